@@ -1,0 +1,33 @@
+# Two commands: `make run` and `make test`. Everything else is a helper of those two.
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-12)
+
+# Tests always run on the real services: local defaults unless the environment points elsewhere.
+TEST_DATABASE_URL ?= $(or $(DATABASE_URL),postgres://postgres@127.0.0.1:5432/sst_agent)
+TEST_REDIS_URL ?= $(or $(REDIS_URL),redis://127.0.0.1:6379/0)
+
+.PHONY: run test install lint bench contracts
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@rm -f $(VENV)/.installed-*; touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py seed_demo
+	@DEBUG=$${DEBUG:-1} bash scripts/serve.sh
+
+test: install
+	@bash scripts/ensure_system_deps.sh
+	@DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) scripts/check_services.py
+	$(VENV)/bin/ruff check .
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) -m pytest $(PYTEST_ARGS)
+
+lint: install
+	$(VENV)/bin/ruff check .

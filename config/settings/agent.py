@@ -1,0 +1,21 @@
+"""Settings of the agent runtime itself: LLM endpoint, TTLs, test control, fault injection."""
+
+from .env import env_bool, env_int, env_str, env_url
+
+# Unset LLM_BASE_URL = no LLM: only the deterministic paths run.
+LLM_BASE_URL = env_url("LLM_BASE_URL", schemes=("http", "https"))
+LLM_MODEL = env_str("LLM_MODEL", "gpt-4o-mini")
+LLM_API_KEY = env_str("LLM_API_KEY")
+LLM_TIMEOUT_SECONDS = env_int("LLM_TIMEOUT_SECONDS", 20, minimum=1)
+
+AGENT_VERSION = env_str("AGENT_VERSION", "0.1.0")
+AGENT_CLARIFICATION_TTL_SECONDS = env_int("AGENT_CLARIFICATION_TTL_SECONDS", 15 * 60, minimum=1)
+AGENT_CONFIRMATION_TTL_SECONDS = env_int("AGENT_CONFIRMATION_TTL_SECONDS", 5 * 60, minimum=1)
+AGENT_OPERATION_CONTEXT_TTL_SECONDS = env_int("AGENT_OPERATION_CONTEXT_TTL_SECONDS", 30 * 60, minimum=1)
+
+# The sample SST API's fault injector: off unless enabled (tests and demos only).
+SST_FAULT_INJECTION = env_bool("SST_FAULT_INJECTION", default=False)
+
+# Test-control API (/api/_test/...): routes exist only when on, and need the token header.
+AGENT_TEST_CONTROL = env_bool("AGENT_TEST_CONTROL", default=False)
+AGENT_TEST_CONTROL_TOKEN = env_str("AGENT_TEST_CONTROL_TOKEN")

@@ -1,0 +1,69 @@
+"""Database, Redis (Celery broker/results, channel layer, cache) and Celery.
+
+Unset DATABASE_URL / REDIS_URL select the embedded default: SQLite, the in-memory channel layer,
+a local-memory cache and eager Celery. One REDIS_URL feeds four logical databases, counted from
+the one the URL names, so the broker, results, channel layer and cache never share keys.
+"""
+
+from urllib.parse import urlparse, urlunparse
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from .base import BASE_DIR
+from .env import env_int, env_url
+
+DATABASE_URL = env_url("DATABASE_URL", schemes=("postgres", "postgresql", "sqlite"))
+if DATABASE_URL:
+    try:
+        _db = dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"DATABASE_URL is malformed: {exc}") from None
+else:
+    _db = {"ENGINE": "django.db.backends.sqlite3", "NAME": str(BASE_DIR / "db.sqlite3")}
+if _db["ENGINE"] == "django.db.backends.sqlite3":
+    _db.setdefault("OPTIONS", {})["timeout"] = 20
+DATABASES = {"default": _db}
+USES_POSTGRES = _db["ENGINE"] == "django.db.backends.postgresql"
+
+REDIS_URL = env_url("REDIS_URL", schemes=("redis", "rediss"))
+
+
+def _redis_db(url: str, offset: int) -> str:
+    parsed = urlparse(url)
+    path = parsed.path.strip("/") or "0"
+    if not path.isdigit():
+        raise ImproperlyConfigured(f"REDIS_URL must end in a database number, got {url!r}")
+    return urlunparse(parsed._replace(path=f"/{int(path) + offset}"))
+
+
+if REDIS_URL:
+    CELERY_BROKER_URL = _redis_db(REDIS_URL, 0)
+    CELERY_RESULT_BACKEND = _redis_db(REDIS_URL, 1)
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [_redis_db(REDIS_URL, 2)]},
+        }
+    }
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                          "LOCATION": _redis_db(REDIS_URL, 3)}}
+    CELERY_TASK_ALWAYS_EAGER = False
+else:
+    CELERY_BROKER_URL = "memory://"
+    CELERY_RESULT_BACKEND = "cache+memory://"
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CELERY_TASK_ALWAYS_EAGER = True
+
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_DEFAULT_QUEUE = "default"
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_WORKER_CONCURRENCY = env_int("CELERY_WORKER_CONCURRENCY", 2, minimum=1)
+CELERY_BEAT_SCHEDULE: dict = {}

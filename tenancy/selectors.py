@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.utils import timezone
+
+from .context import TenantContext
+from .models import AccessToken, Membership, token_digest
+
+SESSION_TENANT_KEY = "tenancy.active_tenant_id"
+
+
+def membership_get(*, user: AbstractBaseUser, tenant_id: object) -> Membership | None:
+    return Membership.objects.select_related("tenant").filter(user=user, tenant_id=tenant_id).first()
+
+
+def context_for_session(*, user: AbstractBaseUser, session: dict) -> TenantContext | None:
+    """The tenant the session chose; a user with exactly one membership needs no choice."""
+    if not user.is_authenticated:
+        return None
+    tenant_id = session.get(SESSION_TENANT_KEY)
+    if tenant_id:
+        membership = membership_get(user=user, tenant_id=tenant_id)
+    else:
+        memberships = list(Membership.objects.select_related("tenant").filter(user=user)[:2])
+        membership = memberships[0] if len(memberships) == 1 else None
+    return TenantContext(user, membership.tenant, membership) if membership else None
+
+
+def context_for_token(*, raw_key: str) -> TenantContext | None:
+    token = (
+        AccessToken.objects.select_related("user", "tenant")
+        .filter(digest=token_digest(raw_key))
+        .first()
+    )
+    if token is None or not token.user.is_active:
+        return None
+    if token.expires_at is not None and token.expires_at <= timezone.now():
+        return None
+    membership = membership_get(user=token.user, tenant_id=token.tenant_id)
+    return TenantContext(token.user, token.tenant, membership) if membership else None

@@ -1,0 +1,8 @@
+from django.urls import path
+
+from . import apis
+
+urlpatterns = [
+    path("me", apis.MeApi.as_view(), name="tenancy-me"),
+    path("switch", apis.SwitchTenantApi.as_view(), name="tenancy-switch"),
+]
