@@ -8,6 +8,6 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/tenancy/", include("tenancy.urls")),
     path("api/sst/", include("sst.urls")),
+    path("api/knowledge/", include("knowledge.urls")),
     path("agent/", include("registry.urls")),
-    path("", include("demo.urls")),
 ]
