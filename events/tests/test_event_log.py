@@ -1,0 +1,104 @@
+from __future__ import annotations
+
+import threading
+import uuid
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import DatabaseError, connection, transaction
+
+from events.models import ConversationEvent, EventType
+from events.selectors import events_after, group_name
+from events.services import event_append
+from tenancy.db import purge_allowed
+
+
+def _append(tenant, conversation_id, type_=EventType.MESSAGE_RECEIVED, version=1):
+    return event_append(tenant=tenant, conversation_id=conversation_id, type=type_, actor="user",
+                        state_version=version, payload={"text": "oi"})
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks are PostgreSQL's")
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_writers_get_gap_free_sequences(tenant):
+    conversation_id = uuid.uuid4()
+    errors: list[BaseException] = []
+
+    def writer() -> None:
+        try:
+            for _ in range(10):
+                _append(tenant, conversation_id)
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=writer) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    seqs = [e["seq"] for e in events_after(tenant=tenant, conversation_id=conversation_id)]
+    assert seqs == list(range(1, 41))
+
+
+@pytest.mark.django_db
+def test_a_rolled_back_append_gives_its_number_back(tenant):
+    conversation_id = uuid.uuid4()
+    _append(tenant, conversation_id)
+    with pytest.raises(RuntimeError), transaction.atomic():
+        _append(tenant, conversation_id)
+        raise RuntimeError("turn failed")
+    assert _append(tenant, conversation_id).seq == 2
+
+
+@pytest.mark.django_db
+def test_events_cannot_be_updated_or_deleted_through_orm_or_sql(tenant):
+    event = _append(tenant, uuid.uuid4())
+    attempts = [
+        lambda: ConversationEvent.objects.for_tenant(tenant).filter(pk=event.pk).update(type="TOPIC_CHANGED"),
+        lambda: ConversationEvent.objects.for_tenant(tenant).filter(pk=event.pk).delete(),
+        lambda: connection.cursor().execute("UPDATE events_conversationevent SET seq = 99"),
+        lambda: connection.cursor().execute("DELETE FROM events_conversationevent"),
+    ]
+    for attempt in attempts:
+        with pytest.raises(DatabaseError), transaction.atomic():
+            attempt()
+    assert ConversationEvent.objects.for_tenant(tenant).get(pk=event.pk).seq == 1
+
+
+@pytest.mark.django_db
+def test_purge_is_the_only_way_to_remove_events_and_never_allows_update(tenant):
+    event = _append(tenant, uuid.uuid4())
+    with pytest.raises(DatabaseError), purge_allowed():
+        ConversationEvent.objects.for_tenant(tenant).filter(pk=event.pk).update(type="TOPIC_CHANGED")
+    with purge_allowed():
+        ConversationEvent.objects.for_tenant(tenant).filter(pk=event.pk).delete()
+    assert not ConversationEvent.objects.for_tenant(tenant).exists()
+
+
+@pytest.mark.django_db
+def test_another_tenant_never_reads_the_conversation_events(tenant, other_tenant):
+    conversation_id = uuid.uuid4()
+    _append(tenant, conversation_id)
+    assert events_after(tenant=other_tenant, conversation_id=conversation_id) == []
+    assert len(events_after(tenant=tenant, conversation_id=conversation_id)) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_events_are_published_after_commit_and_never_for_a_rollback(tenant):
+    conversation_id = uuid.uuid4()
+    layer = get_channel_layer()
+    channel = async_to_sync(layer.new_channel)()
+    async_to_sync(layer.group_add)(group_name(tenant_id=tenant.pk, conversation_id=conversation_id), channel)
+
+    with pytest.raises(RuntimeError), transaction.atomic():
+        _append(tenant, conversation_id, EventType.INTENT_CREATED)
+        raise RuntimeError("rolled back")
+    _append(tenant, conversation_id, EventType.MESSAGE_RECEIVED)
+
+    message = async_to_sync(layer.receive)(channel)
+    assert (message["type"], message["event"]["type"], message["event"]["seq"]) == (
+        "conversation.event", "MESSAGE_RECEIVED", 1)
