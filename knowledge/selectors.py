@@ -31,6 +31,8 @@ from .text import detect_language, fold, query_terms
 EXACT_BOOST = 1000.0
 KEYWORD_BOOST = 10.0
 CONTEXT_WEIGHT = 0.3
+# Breaks ties (an exact entity hit documented in both languages) in favour of the user's language.
+LANGUAGE_BONUS = 0.5
 MIN_COVERAGE = 0.5
 MAX_LIMIT = 50
 
@@ -137,7 +139,8 @@ def _wikilinked(index: KnowledgeIndex, doc: int, ranked: list[int]) -> list[int]
 
 
 def rank(
-    index: KnowledgeIndex, *, query: str, semantic_ids: list[str], names: list[str], context: list[str]
+    index: KnowledgeIndex, *, query: str, semantic_ids: list[str], names: list[str], context: list[str],
+    language: str | None = None,
 ) -> tuple[list[tuple[int, float, bool]], Terms]:
     """Ranked (section, score, exact) and the terms that were searched for (for excerpts)."""
     terms = query_terms(query)
@@ -157,7 +160,8 @@ def rank(
     ranked = sorted(
         (
             (doc, EXACT_BOOST * (doc in exact) + KEYWORD_BOOST * keywords.get(doc, 0)
-             + scores.get(doc, 0.0) + CONTEXT_WEIGHT * boost.get(doc, 0.0), doc in exact)
+             + scores.get(doc, 0.0) + CONTEXT_WEIGHT * boost.get(doc, 0.0)
+             + LANGUAGE_BONUS * (index.sections[doc].language == language), doc in exact)
             for doc in candidates
         ),
         key=lambda item: (-item[1], item[0]),
@@ -207,7 +211,7 @@ def knowledge_search(
     context = _context_texts(ui_context, entity, topic)
     names = [str(entity["name"])] if entity and entity.get("name") else []
     ranked, terms = rank(index, query=query, semantic_ids=_semantic_ids(semantic_id, entity_type, entity),
-                         names=names, context=context)
+                         names=names, context=context, language=language)
     references = tuple(_reference(index, doc, score, exact, terms) for doc, score, exact in ranked[:limit])
     if language is None:
         language = references[0].language if references else "pt"
