@@ -1,1 +1,41 @@
-urlpatterns: list = []
+"""The SST API's URL table (names are part of the contract: capability manifests refer to them)."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from django.urls import path
+
+from . import apis
+
+app_name = "sst"
+
+urlpatterns = [
+    path("companies", apis.CompanyListApi.as_view(), name="company-list"),
+    path("component-types", apis.ComponentTypeListApi.as_view(), name="componenttype-list"),
+    path("employees", apis.EmployeeListApi.as_view(), name="employee-list"),
+    path("employees/count", apis.EmployeeCountApi.as_view(), name="employee-count"),
+    path("employees/<int:id>", apis.EmployeeDetailApi.as_view(), name="employee-detail"),
+    path("permits", apis.PermitListApi.as_view(), name="permit-list"),
+    path("permits/count", apis.PermitCountApi.as_view(), name="permit-count"),
+    path("permits/<int:id>", apis.PermitDetailApi.as_view(), name="permit-detail"),
+    path("permits/<int:id>/validity", apis.PermitValidityApi.as_view(), name="permit-validity"),
+    path("permits/<int:id>/approve", apis.PermitApproveApi.as_view(), name="permit-approve"),
+    path("permits/<int:id>/cancel", apis.PermitCancelApi.as_view(), name="permit-cancel"),
+    path("permits/<int:id>/components", apis.PermitComponentsApi.as_view(), name="permit-components"),
+    path(
+        "permits/<int:id>/components/<int:component_id>",
+        apis.PermitComponentDetailApi.as_view(),
+        name="permit-component-detail",
+    ),
+    path("permits/<int:id>/workers", apis.PermitWorkersApi.as_view(), name="permit-workers"),
+    path(
+        "permits/<int:id>/workers/<int:employee_id>", apis.PermitWorkerDetailApi.as_view(), name="permit-worker-detail"
+    ),
+]
+
+
+@cache
+def route_names() -> frozenset[str]:
+    """Every route's full URL name ("sst:permit-validity"), for fault rules."""
+    return frozenset(f"{app_name}:{pattern.name}" for pattern in urlpatterns)

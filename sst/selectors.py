@@ -1,0 +1,135 @@
+"""Reads of the SST system. Every query names its tenant; missing and "not yours" are one 404."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Prefetch, Q, QuerySet
+
+from tenancy.models import Tenant
+
+from .errors import ObjectNotFound
+from .models import Company, ComponentType, Employee, PermitComponent, PermitWorker, WorkPermit
+from .text import fold
+
+
+def company_list(*, tenant: Tenant, q: str | None = None) -> QuerySet[Company]:
+    companies = Company.objects.for_tenant(tenant)
+    if q:
+        companies = companies.filter(name_folded__contains=fold(q))
+    return companies.order_by("name", "id")
+
+
+def company_get_by_name(*, tenant: Tenant, name: str) -> Company | None:
+    return Company.objects.for_tenant(tenant).filter(name=name).first()
+
+
+def component_type_list(*, tenant: Tenant, q: str | None = None) -> QuerySet[ComponentType]:
+    types = ComponentType.objects.for_tenant(tenant)
+    if q:
+        folded = fold(q)
+        types = types.filter(Q(name_folded__contains=folded) | Q(key__icontains=q.strip()))
+    return types.order_by("name", "id")
+
+
+def component_type_get_by_key(*, tenant: Tenant, key: str) -> ComponentType | None:
+    return ComponentType.objects.for_tenant(tenant).filter(key=key).first()
+
+
+def employee_list(*, tenant: Tenant, q: str | None = None, company_id: int | None = None) -> QuerySet[Employee]:
+    employees = Employee.objects.for_tenant(tenant).select_related("company")
+    if q:
+        employees = employees.filter(name_folded__contains=fold(q))
+    if company_id is not None:
+        employees = employees.filter(company_id=company_id)
+    return employees.order_by("name", "id")
+
+
+def employee_get(*, tenant: Tenant, employee_id: int) -> Employee:
+    employee = Employee.objects.for_tenant(tenant).select_related("company").filter(pk=employee_id).first()
+    if employee is None:
+        raise ObjectNotFound(employee=employee_id)
+    return employee
+
+
+def employee_get_by_name(*, tenant: Tenant, name: str, company: Company) -> Employee | None:
+    return Employee.objects.for_tenant(tenant).filter(name=name, company=company).first()
+
+
+@dataclass(frozen=True)
+class PermitFilters:
+    number: str | None = None
+    company_id: int | None = None
+    company_name: str | None = None
+    status: str | None = None
+    q: str | None = None
+
+
+def _permit_representation_queryset(tenant: Tenant) -> QuerySet[WorkPermit]:
+    # Children are prefetched through tenant-scoped querysets, so the scoping guard holds there too.
+    components = PermitComponent.objects.for_tenant(tenant).select_related("component_type").order_by("id")
+    workers = PermitWorker.objects.for_tenant(tenant).select_related("employee").order_by("id")
+    return (
+        WorkPermit.objects.for_tenant(tenant)
+        .select_related("company", "responsible")
+        .prefetch_related(Prefetch("components", queryset=components), Prefetch("workers", queryset=workers))
+    )
+
+
+def _permit_filtered(permits: QuerySet[WorkPermit], filters: PermitFilters) -> QuerySet[WorkPermit]:
+    if filters.number:
+        permits = permits.filter(number=filters.number.strip())
+    if filters.company_id is not None:
+        permits = permits.filter(company_id=filters.company_id)
+    if filters.company_name:
+        permits = permits.filter(company__name_folded__contains=fold(filters.company_name))
+    if filters.status:
+        permits = permits.filter(status=filters.status)
+    if filters.q:
+        folded = fold(filters.q)
+        permits = permits.filter(
+            Q(number__icontains=filters.q.strip())
+            | Q(company__name_folded__contains=folded)
+            | Q(responsible__name_folded__contains=folded)
+        )
+    return permits
+
+
+def permit_list(*, tenant: Tenant, filters: PermitFilters | None = None) -> QuerySet[WorkPermit]:
+    return _permit_filtered(_permit_representation_queryset(tenant), filters or PermitFilters()).order_by("id")
+
+
+def permit_count(*, tenant: Tenant, filters: PermitFilters | None = None) -> int:
+    return _permit_filtered(WorkPermit.objects.for_tenant(tenant), filters or PermitFilters()).count()
+
+
+def permit_get(*, tenant: Tenant, permit_id: int) -> WorkPermit:
+    permit = _permit_representation_queryset(tenant).filter(pk=permit_id).first()
+    if permit is None:
+        raise ObjectNotFound(permit=permit_id)
+    return permit
+
+
+def permit_get_by_number(*, tenant: Tenant, company: Company, number: str) -> WorkPermit | None:
+    return WorkPermit.objects.for_tenant(tenant).filter(company=company, number=number).first()
+
+
+def permit_component_list(*, tenant: Tenant, permit_id: int) -> QuerySet[PermitComponent]:
+    permit_get_id(tenant=tenant, permit_id=permit_id)
+    return (
+        PermitComponent.objects.for_tenant(tenant)
+        .filter(permit_id=permit_id)
+        .select_related("component_type")
+        .order_by("id")
+    )
+
+
+def permit_worker_list(*, tenant: Tenant, permit_id: int) -> QuerySet[PermitWorker]:
+    permit_get_id(tenant=tenant, permit_id=permit_id)
+    return PermitWorker.objects.for_tenant(tenant).filter(permit_id=permit_id).select_related("employee").order_by("id")
+
+
+def permit_get_id(*, tenant: Tenant, permit_id: int) -> int:
+    if not WorkPermit.objects.for_tenant(tenant).filter(pk=permit_id).exists():
+        raise ObjectNotFound(permit=permit_id)
+    return permit_id
