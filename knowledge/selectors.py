@@ -211,7 +211,7 @@ def knowledge_search(
     context = _context_texts(ui_context, entity, topic)
     names = [str(entity["name"])] if entity and entity.get("name") else []
     ranked, terms = rank(index, query=query, semantic_ids=_semantic_ids(semantic_id, entity_type, entity),
-                         names=names, context=context, language=language)
+                         names=names, context=context, language=language or "pt")
     references = tuple(_reference(index, doc, score, exact, terms) for doc, score, exact in ranked[:limit])
     if language is None:
         language = references[0].language if references else "pt"
