@@ -1,0 +1,230 @@
+"""JSON Schema (draft 2020-12) of a `capabilities/*.yaml` file.
+
+A file holds `resources:` and/or `capabilities:`. What a schema cannot say (references between
+entries, path placeholders, kind/risk coherence) is checked by registry.manifest after it.
+
+Conventions the runtime relies on:
+- `${input.<path>}` / `${result.<path>}` / `${before.<path>}` are references in undo, compensation
+  and verification inputs and assertion values (the step's input, its result, a read taken before).
+- An assertion is `{path, op, value?, when_input?}`; `path` is dotted, `[*]` maps over a list
+  (`components[*].key`); ops: equals, not_equals, contains, not_contains, exists, absent. `when_input`
+  names an input field: the assertion applies only when the step's input has it.
+- A condition (undo) is an assertion evaluated on `{input, result}`.
+"""
+
+from __future__ import annotations
+
+_ID = r"^[a-z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)+$"
+_REF = {"type": "string", "pattern": _ID}
+_TEMPLATE_MAP = {"type": "object", "additionalProperties": {}}
+_LANGS = {"type": "object", "required": ["pt-BR", "en"], "additionalProperties": False,
+          "properties": {"pt-BR": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
+                         "en": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1}}}
+
+ASSERTION = {
+    "type": "object",
+    "required": ["path", "op"],
+    "additionalProperties": False,
+    "properties": {
+        "path": {"type": "string", "minLength": 1},
+        "op": {"enum": ["equals", "not_equals", "contains", "not_contains", "exists", "absent"]},
+        "value": {},
+        "when_input": {"type": "string"},
+    },
+}
+
+_CALL = {
+    "type": "object",
+    "required": ["resource", "method", "path"],
+    "additionalProperties": False,
+    "properties": {
+        "resource": {"type": "string", "minLength": 1},
+        "method": {"enum": ["GET", "POST", "PUT", "PATCH", "DELETE"]},
+        "path": {"type": "string", "pattern": r"^[^/].*$|^$"},
+        "query": {"type": "array", "items": {"type": "string"}},
+        "body": {"type": "array", "items": {"type": "string"}},
+        "if_match": {"type": "string", "description": "input field sent as If-Match (the permit revision)"},
+    },
+}
+
+_NAVIGATION = {
+    "type": "object",
+    "required": ["route"],
+    "additionalProperties": False,
+    "properties": {
+        "route": {"type": "string", "pattern": "^/"},
+        "entity": {"type": "string"},
+        "tab": {"type": "string", "description": "input field naming the tab to open"},
+        "focus": {"type": "string"},
+    },
+}
+
+_INVOCATION = {  # undo / compensation: another capability and how to build its input
+    "type": "object",
+    "required": ["capability", "input"],
+    "properties": {"capability": _REF, "input": _TEMPLATE_MAP},
+}
+
+_UNDO = {
+    **_INVOCATION,
+    "required": ["capability", "input", "expires_after_seconds"],
+    "additionalProperties": False,
+    "properties": {
+        **_INVOCATION["properties"],
+        "conditions": {"type": "array", "items": ASSERTION},
+        "expires_after_seconds": {"type": "integer", "minimum": 1},
+    },
+}
+
+_COMPENSATION = {**_INVOCATION, "additionalProperties": False,
+                 "properties": {**_INVOCATION["properties"], "conditions": {"type": "array", "items": ASSERTION}}}
+
+_VERIFICATION = {
+    "type": "object",
+    "required": ["capability", "input"],
+    "additionalProperties": False,
+    "properties": {
+        "capability": _REF,
+        "input": _TEMPLATE_MAP,
+        "expect": {"enum": ["found", "not_found"], "default": "found"},
+        "assertions": {"type": "array", "items": ASSERTION},
+    },
+}
+
+_RETRY = {
+    "type": "object",
+    "required": ["max_attempts"],
+    "additionalProperties": False,
+    "properties": {
+        "max_attempts": {"type": "integer", "minimum": 1, "maximum": 10},
+        "backoff": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "initial_ms": {"type": "integer", "minimum": 0},
+                "max_ms": {"type": "integer", "minimum": 0},
+                "multiplier": {"type": "number", "minimum": 1},
+            },
+        },
+        "jitter": {"enum": ["none", "full", "equal"]},
+        "retryable": {"type": "array", "uniqueItems": True,
+                      "items": {"enum": ["TIMEOUT", "RATE_LIMIT", "TEMPORARY_UNAVAILABLE", "NETWORK"]}},
+    },
+}
+
+_ADAPTATION = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "max_batch": {"type": "integer", "minimum": 1},
+        "concurrency": {
+            "type": "object", "required": ["min", "initial", "max"], "additionalProperties": False,
+            "properties": {k: {"type": "integer", "minimum": 1} for k in ("min", "initial", "max")},
+        },
+        "timeout_ms": {
+            "type": "object", "required": ["initial", "max"], "additionalProperties": False,
+            "properties": {k: {"type": "integer", "minimum": 1} for k in ("initial", "max")},
+        },
+        "hedgeable": {"type": "boolean"},
+        "fallback_resources": {"type": "array", "items": {"type": "string"}},
+    },
+}
+
+_SLOT = {
+    "type": "object",
+    "required": ["name", "type"],
+    "additionalProperties": False,
+    "properties": {
+        "name": {"type": "string", "pattern": r"^[a-z][a-zA-Z0-9_]*$"},
+        "type": {"type": "string", "minLength": 1},
+        "field": {"type": "string", "description": "input field the slot fills (default: name)"},
+        "required": {"type": "boolean"},
+        "many": {"type": "boolean"},
+        "from_context": {"type": "boolean", "description": "may be taken from the UI selection or the active entity"},
+        "parse": {"enum": ["integer", "text", "enum", "permit_number"]},
+        "values": {"type": "array", "items": {"type": "string"}},
+        "resolver": {
+            "type": "object",
+            "required": ["capability", "by"],
+            "additionalProperties": False,
+            "properties": {
+                "capability": _REF,
+                "by": {"enum": ["name", "number", "key"]},
+                "query_field": {"type": "string"},
+                "value": {"type": "string", "description": "field of the match put into the input (default id)"},
+                "label": {"type": "string"},
+            },
+        },
+        "synonyms": _LANGS,
+    },
+}
+
+_LANGUAGE = {
+    "type": "object",
+    "required": ["entity", "verbs", "phrasings"],
+    "additionalProperties": False,
+    "properties": {
+        "entity": {"type": "string", "minLength": 1},
+        "intent": {"type": "string"},
+        "verbs": _LANGS,
+        "phrasings": _LANGS,
+        "slots": {"type": "array", "items": _SLOT},
+    },
+}
+
+CAPABILITY = {
+    "type": "object",
+    "required": ["id", "description", "kind", "risk", "permissions", "input", "output", "language"],
+    "additionalProperties": False,
+    "properties": {
+        "id": {"type": "string", "pattern": _ID},
+        "description": {"type": "string", "minLength": 10},
+        "kind": {"enum": ["read", "write", "navigation"]},
+        "risk": {"enum": ["read", "low", "medium", "high", "critical"]},
+        "permissions": {"type": "array", "items": {"type": "string"}, "minItems": 1, "uniqueItems": True},
+        "discoverable": {"type": "boolean", "default": True},
+        "call": _CALL,
+        "navigation": _NAVIGATION,
+        "idempotent": {"type": "boolean"},
+        "idempotency_key": {"type": "boolean", "description": "the API honours Idempotency-Key"},
+        "cancellable": {"type": "boolean"},
+        "input": {"type": "object"},
+        "output": {"type": "object"},
+        "undo": _UNDO,
+        "compensation": _COMPENSATION,
+        "verification": _VERIFICATION,
+        "retry": _RETRY,
+        "adaptation": _ADAPTATION,
+        "language": _LANGUAGE,
+    },
+}
+
+RESOURCE = {
+    "type": "object",
+    "required": ["key", "base_path"],
+    "additionalProperties": False,
+    "properties": {
+        "key": {"type": "string", "pattern": r"^[a-z0-9][a-z0-9-]*$"},
+        "description": {"type": "string"},
+        "base_path": {"type": "string", "pattern": "^/.*/$"},
+        "transport": {"enum": ["inprocess", "http"]},
+        "base_url_setting": {"type": "string", "pattern": "^[A-Z][A-Z0-9_]*$"},
+        "timeout_ms": {
+            "type": "object", "required": ["initial", "max"], "additionalProperties": False,
+            "properties": {k: {"type": "integer", "minimum": 1} for k in ("initial", "max")},
+        },
+        "auth": {"enum": ["user_context", "none"]},
+        "fallbacks": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+    },
+}
+
+MANIFEST_FILE = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "additionalProperties": False,
+    "patternProperties": {"^x-": {}},  # YAML anchors shared inside one file
+    "properties": {
+        "resources": {"type": "array", "items": RESOURCE},
+        "capabilities": {"type": "array", "items": CAPABILITY},
+    },
+}
