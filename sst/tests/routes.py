@@ -1,0 +1,67 @@
+"""The SST route table, once, for tests parametrized over every endpoint."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tenancy.models import Role
+
+from .conftest import World
+
+
+@dataclass(frozen=True)
+class Route:
+    name: str
+    method: str
+    path: str  # formatted with permit, component, employee, company, alfa (ids of a World)
+    body: dict[str, Any] | None
+    role: str  # the least role allowed
+
+
+ROUTES = [
+    Route("company-list", "get", "/companies", None, Role.VIEWER),
+    Route("componenttype-list", "get", "/component-types", None, Role.VIEWER),
+    Route("employee-list", "get", "/employees", None, Role.VIEWER),
+    Route("employee-count", "get", "/employees/count", None, Role.VIEWER),
+    Route("employee-detail", "get", "/employees/{employee}", None, Role.VIEWER),
+    Route("permit-list", "get", "/permits", None, Role.VIEWER),
+    Route("permit-list", "post", "/permits", {"company": "{alfa}", "validity_days": 5}, Role.OPERATOR),
+    Route("permit-count", "get", "/permits/count", None, Role.VIEWER),
+    Route("permit-detail", "get", "/permits/{permit}", None, Role.VIEWER),
+    Route("permit-detail", "patch", "/permits/{permit}", {"number": "777"}, Role.OPERATOR),
+    Route("permit-detail", "delete", "/permits/{permit}", None, Role.SUPERVISOR),
+    Route("permit-validity", "post", "/permits/{permit}/validity", {"validity_days": 9}, Role.OPERATOR),
+    Route("permit-approve", "post", "/permits/{permit}/approve", {}, Role.SUPERVISOR),
+    Route("permit-cancel", "post", "/permits/{permit}/cancel", {}, Role.SUPERVISOR),
+    Route("permit-components", "get", "/permits/{permit}/components", None, Role.VIEWER),
+    Route("permit-components", "post", "/permits/{permit}/components", {"component": "hotWork"}, Role.OPERATOR),
+    Route("permit-component-detail", "patch", "/permits/{permit}/components/{component}", {"notes": "n"},
+          Role.OPERATOR),
+    Route("permit-component-detail", "delete", "/permits/{permit}/components/{component}", None, Role.OPERATOR),
+    Route("permit-workers", "get", "/permits/{permit}/workers", None, Role.VIEWER),
+    Route("permit-workers", "post", "/permits/{permit}/workers", {"employee": "{employee}"}, Role.OPERATOR),
+    Route("permit-worker-detail", "delete", "/permits/{permit}/workers/{worker}", None, Role.OPERATOR),
+]
+
+# Routes that address one object by id in the URL: another tenant's id must be a 404 there.
+OBJECT_ROUTES = [r for r in ROUTES if "{" in r.path]
+
+
+def ids_of(world: World, *, employee: int | None = None) -> dict[str, int]:
+    return {
+        "permit": world.permit.pk,
+        "component": world.permit.components.get().pk,
+        "employee": employee or world.joao.pk,
+        "worker": world.maria.pk,
+        "alfa": world.alfa.pk,
+    }
+
+
+def fill(route: Route, ids: dict[str, int], body_ids: dict[str, int] | None = None) -> tuple[str, Any]:
+    """(path, body) of a call; `body_ids` (default `ids`) fill the body's references."""
+    body_ids = body_ids or ids
+    body = None
+    if route.body is not None:
+        body = {k: body_ids[v[1:-1]] if isinstance(v, str) and v.startswith("{") else v for k, v in route.body.items()}
+    return route.path.format(**ids), body
