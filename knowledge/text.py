@@ -11,6 +11,7 @@ and hand-kept on purpose: besides function words they hold the words of an *expl
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from functools import lru_cache
 
@@ -45,7 +46,16 @@ STOP_WORDS = frozenset(
 _PT_MARKERS = frozenset("de da do das dos que não é são em uma um para com os as na no pela pelo ao à".split())
 _EN_MARKERS = frozenset("the of and is are to in for with what this that it be on an".split())
 
-_STEMMERS = {"pt": snowballstemmer.stemmer("portuguese"), "en": snowballstemmer.stemmer("english")}
+_SNOWBALL_NAMES = {"pt": "portuguese", "en": "english"}
+# A Snowball stemmer keeps the word being stemmed in the instance: one per thread, never shared.
+_local = threading.local()
+
+
+def _stemmer(language: str):
+    stemmers = getattr(_local, "stemmers", None)
+    if stemmers is None:
+        stemmers = _local.stemmers = {code: snowballstemmer.stemmer(name) for code, name in _SNOWBALL_NAMES.items()}
+    return stemmers[language]
 
 
 def strip_accents(text: str) -> str:
@@ -67,7 +77,7 @@ def stem(word: str, language: str) -> str:
     """The accent-free Snowball stem of one lower-case word ("permissões" → "permissa")."""
     if language == "pt":
         word = _NASAL_PLURAL.sub("ão", word)
-    return strip_accents(_STEMMERS[language].stemWord(word))
+    return strip_accents(_stemmer(language).stemWord(word))
 
 
 def is_stop_word(word: str) -> bool:

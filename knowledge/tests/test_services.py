@@ -1,7 +1,7 @@
 import io
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.db import IntegrityError, transaction
 
 from demo.seeding.knowledge import seed
@@ -75,3 +75,8 @@ def test_seeding_adds_a_version_when_the_active_one_differs(tenant):
     knowledge_package_create(tenant=tenant, documents=DOCS)
     seed(tenant=tenant, stdout=io.StringIO())
     assert KnowledgePackage.objects.for_tenant(tenant).get(is_active=True).version == 2
+
+
+def test_load_knowledge_refuses_an_unknown_tenant(db):
+    with pytest.raises(CommandError):
+        call_command("load_knowledge", "knowledge/corpus", "--tenant", "no-such-tenant", stdout=io.StringIO())
