@@ -3,7 +3,8 @@
 Retrieval follows PRD-001 §7, each layer scoped to the tenant's active package:
 1. exact — the entity the conversation is about: a semantic id (`component:workingAtHeight`,
    `workPermit.validity`) or a document whose title equals the entity's name (accent- and
-   case-insensitive, SCENARIOS.md);
+   case-insensitive, SCENARIOS.md) — unless the question fully matches other sections and barely
+   any of the entity's, in which case the user changed subject and the entity is only context;
 2. keywords declared by the documents, matched as stemmed phrases in the question;
 3. BM25 over the question, normalised for Portuguese and English (accents, case, stems);
 4. contextual boost from the UI context (focused field, tab, page), the entity and the topic —
@@ -34,6 +35,7 @@ CONTEXT_WEIGHT = 0.3
 # Breaks ties (an exact entity hit documented in both languages) in favour of the user's language.
 LANGUAGE_BONUS = 0.5
 MIN_COVERAGE = 0.5
+FULL_COVERAGE = 0.99
 MAX_LIMIT = 50
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -155,11 +157,19 @@ def rank(
     keywords = _keyword_hits(index, terms)
     scores, matched, total = _bm25(index, terms)
     boost, _, _ = _bm25(index, context_terms)
+    exact_boost = EXACT_BOOST
+    coverage = {doc: mass / total for doc, mass in matched.items()} if total else {}
+    if terms and exact and max(coverage.get(doc, 0.0) for doc in exact) < MIN_COVERAGE and any(
+        value >= FULL_COVERAGE for value in coverage.values()
+    ):
+        # The question names something else outright ("O que é trabalho a quente?" right after
+        # adding "Trabalho em Altura"): the conversation's entity is then only context.
+        exact_boost = 0.0
     candidates = set(exact) | set(keywords)
-    candidates |= {doc for doc, mass in matched.items() if total and mass / total >= min_coverage}
+    candidates |= {doc for doc, value in coverage.items() if value >= min_coverage}
     ranked = sorted(
         (
-            (doc, EXACT_BOOST * (doc in exact) + KEYWORD_BOOST * keywords.get(doc, 0)
+            (doc, exact_boost * (doc in exact) + KEYWORD_BOOST * keywords.get(doc, 0)
              + scores.get(doc, 0.0) + CONTEXT_WEIGHT * boost.get(doc, 0.0)
              + LANGUAGE_BONUS * (index.sections[doc].language == language), doc in exact)
             for doc in candidates

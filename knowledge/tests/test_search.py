@@ -124,3 +124,11 @@ def test_recall_at_3_on_the_labelled_queries_is_at_least_0_8(tenant, corpus_pack
     ]
     assert len(found) >= 20
     assert sum(found) / len(found) >= 0.8, [item["query"] for item, hit in zip(LABELLED, found, strict=True) if not hit]
+
+
+def test_a_question_about_something_else_beats_the_conversation_entity(tenant, corpus_package):
+    entity = {"type": "component", "key": "workingAtHeight", "name": "Trabalho em Altura"}
+    result = knowledge_search(tenant=tenant, query="O que é trabalho a quente?", entity=entity)
+    assert result.references[0].id == "trabalho-a-quente"
+    vague = knowledge_search(tenant=tenant, query="Quais os cuidados desse componente?", entity=entity)
+    assert vague.references[0].id.startswith("trabalho-em-altura")
