@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Model, QuerySet
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from .models import ComponentType
@@ -30,6 +32,7 @@ class TextField(serializers.CharField):
         self.validators.append(_encodable)
 
 
+@extend_schema_field(OpenApiTypes.INT)
 class TenantReferenceField(serializers.PrimaryKeyRelatedField):
     """An integer id of a `model` row of the request's tenant."""
 
@@ -52,6 +55,7 @@ class TenantReferenceField(serializers.PrimaryKeyRelatedField):
         return super().to_internal_value(data)
 
 
+@extend_schema_field(OpenApiTypes.STR)
 class ComponentKeyField(serializers.SlugRelatedField):
     """A component catalog key ("workingAtHeight") of the request's tenant."""
 
