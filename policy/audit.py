@@ -1,0 +1,38 @@
+"""`audit_record`: the one writer of AuditEvent, for every app.
+
+Call it inside the transaction of the change it records, so both commit or neither does. The
+row is append-only (a trigger refuses UPDATE; DELETE/TRUNCATE need the maintainer role).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from tenancy.models import Tenant
+
+from .canonical import canonical_json
+from .models import AuditEvent
+
+
+def _jsonable(value: Any) -> Any:
+    """Old/new values must be JSON; refuse silently-lossy values early (and keep them canonical)."""
+    canonical_json(value)
+    return value
+
+
+def audit_record(*, tenant: Tenant | None, actor: Any, event_type: str, target_type: str, target_id: str = "",
+                 old: Any = None, new: Any = None, extra: dict[str, Any] | None = None) -> AuditEvent:
+    """Record who changed what (old → new). `tenant=None` only for platform-wide changes."""
+    with transaction.atomic():
+        return AuditEvent.objects.create(
+            tenant=tenant,
+            actor=actor if getattr(actor, "pk", None) else None,
+            event_type=event_type,
+            target_type=target_type,
+            target_id=str(target_id),
+            data=_jsonable({"old": old, "new": new, **(extra or {})}),
+            created_at=timezone.now(),
+        )
