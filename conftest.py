@@ -36,6 +36,12 @@ def client_for(user, tenant: Tenant) -> APIClient:
     return client
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings) -> None:
+    # Every test user hashes a password; PBKDF2 at production cost would dominate the suite.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def tenant(db) -> Tenant:
     return make_tenant("Acme")
