@@ -29,6 +29,7 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _REFERENCE = re.compile(r"\$\{([^}]*)\}")
 _REFERENCE_ROOTS = ("input", "result", "before")
 _FILE_VALIDATOR = jsonschema.Draft202012Validator(MANIFEST_FILE)
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when built with it: ~10x faster
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ def manifest_read(directory: Path) -> Manifest:
 def _read_file(path: Path, manifest: Manifest, entries: list, errors: list[ManifestError]) -> None:
     name = path.name
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER) or {}  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
         errors.append(ManifestError(name, None, "(yaml)", str(exc).replace("\n", " ")))
         return

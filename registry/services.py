@@ -161,6 +161,12 @@ def _transition(*, version: CapabilityVersion, to_status: str, actor: AbstractBa
     return version
 
 
+def _synced(original: CapabilityVersion, locked: CapabilityVersion) -> CapabilityVersion:
+    """Keep the caller's instance in step with the row it asked to move."""
+    original.status = locked.status
+    return locked
+
+
 def _require_reason(reason: str) -> str:
     if not reason or not reason.strip():
         raise RegistryRefusal("REASON_REQUIRED")
@@ -179,8 +185,8 @@ def _require_staff(actor: AbstractBaseUser | None, *permissions: str) -> None:
 def capability_submit(*, version: CapabilityVersion, actor: AbstractBaseUser | None,
                       reason: str = "submitted for approval") -> CapabilityVersion:
     """DRAFT → PENDING_APPROVAL. The author (or the loader on the author's behalf) submits."""
-    return _transition(version=_lock(version), to_status=CapabilityStatus.PENDING_APPROVAL, actor=actor,
-                       reason=_require_reason(reason))
+    return _synced(version, _transition(version=_lock(version), to_status=CapabilityStatus.PENDING_APPROVAL,
+                                        actor=actor, reason=_require_reason(reason)))
 
 
 @transaction.atomic
@@ -206,7 +212,7 @@ def capability_approve(*, version: CapabilityVersion, approver: AbstractBaseUser
     CapabilityApproval.objects.create(capability_version=locked, kind=kind, approver=approver, reason=reason)
     if {a.kind for a in given} | {kind} == set(ApprovalKind.values):
         _activate(locked, approver)
-    return locked
+    return _synced(version, locked)
 
 
 def _activate(version: CapabilityVersion, approver: AbstractBaseUser) -> None:
@@ -226,7 +232,8 @@ def capability_suspend(*, version: CapabilityVersion, actor: AbstractBaseUser, r
     """ACTIVE → SUSPENDED: from the commit on, no snapshot taken anywhere serves it."""
     reason = _require_reason(reason)
     _require_staff(actor, *APPROVE_PERMISSION.values())
-    return _transition(version=_lock(version), to_status=CapabilityStatus.SUSPENDED, actor=actor, reason=reason)
+    return _synced(version, _transition(version=_lock(version), to_status=CapabilityStatus.SUSPENDED, actor=actor,
+                                        reason=reason))
 
 
 @transaction.atomic
@@ -234,14 +241,16 @@ def capability_resume(*, version: CapabilityVersion, actor: AbstractBaseUser, re
     """SUSPENDED → ACTIVE: the same, already approved definition; a technical approver decides."""
     reason = _require_reason(reason)
     _require_staff(actor, APPROVE_PERMISSION[ApprovalKind.TECHNICAL])
-    return _transition(version=_lock(version), to_status=CapabilityStatus.ACTIVE, actor=actor, reason=reason)
+    return _synced(version, _transition(version=_lock(version), to_status=CapabilityStatus.ACTIVE, actor=actor,
+                                        reason=reason))
 
 
 @transaction.atomic
 def capability_retire(*, version: CapabilityVersion, actor: AbstractBaseUser, reason: str) -> CapabilityVersion:
     reason = _require_reason(reason)
     _require_staff(actor, *APPROVE_PERMISSION.values())
-    return _transition(version=_lock(version), to_status=CapabilityStatus.RETIRED, actor=actor, reason=reason)
+    return _synced(version, _transition(version=_lock(version), to_status=CapabilityStatus.RETIRED, actor=actor,
+                                        reason=reason))
 
 
 # --- per-tenant blocks ----------------------------------------------------------------------
