@@ -1,6 +1,8 @@
 """The sample SST system's data: companies, employees, the component catalog and work permits.
 
-Every model is tenant-owned. `*_folded` columns hold the name lower-cased and without accents so
+Every model is tenant-owned. References between SST rows use RESTRICT, not PROTECT: a company
+with permits cannot be deleted on its own, but deleting a whole tenant (which cascades to both)
+removes everything of it. `*_folded` columns hold the name lower-cased and without accents so
 that "joao" finds "João" with a plain indexed LIKE on PostgreSQL and SQLite alike (the `unaccent`
 extension would tie search to PostgreSQL and to an extension the embedded default lacks).
 """
@@ -34,7 +36,7 @@ class Company(TenantOwnedModel):
 class Employee(TenantOwnedModel):
     name = models.CharField(max_length=NAME_MAX_LENGTH)
     name_folded = models.CharField(max_length=NAME_MAX_LENGTH, editable=False)
-    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="employees")
+    company = models.ForeignKey(Company, on_delete=models.RESTRICT, related_name="employees")
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
@@ -67,7 +69,7 @@ class PermitStatus(models.TextChoices):
 class WorkPermit(TenantOwnedModel):
     # Numbers are unique per company: two companies of one tenant may both have permit "123".
     number = models.CharField(max_length=NUMBER_MAX_LENGTH)
-    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="permits")
+    company = models.ForeignKey(Company, on_delete=models.RESTRICT, related_name="permits")
     status = models.CharField(max_length=16, choices=PermitStatus.choices, default=PermitStatus.DRAFT)
     validity_days = models.PositiveIntegerField()
     responsible = models.ForeignKey(
@@ -102,7 +104,7 @@ class WorkPermit(TenantOwnedModel):
 
 class PermitComponent(TenantOwnedModel):
     permit = models.ForeignKey(WorkPermit, on_delete=models.CASCADE, related_name="components")
-    component_type = models.ForeignKey(ComponentType, on_delete=models.PROTECT, related_name="+")
+    component_type = models.ForeignKey(ComponentType, on_delete=models.RESTRICT, related_name="+")
     notes = models.CharField(max_length=NOTES_MAX_LENGTH, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -117,7 +119,7 @@ class PermitComponent(TenantOwnedModel):
 
 class PermitWorker(TenantOwnedModel):
     permit = models.ForeignKey(WorkPermit, on_delete=models.CASCADE, related_name="workers")
-    employee = models.ForeignKey(Employee, on_delete=models.PROTECT, related_name="+")
+    employee = models.ForeignKey(Employee, on_delete=models.RESTRICT, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta(TenantOwnedModel.Meta):

@@ -31,3 +31,20 @@ def test_scoped_and_related_queries_work(world, other_world):
     permit = WorkPermit.objects.for_tenant(world.tenant).get(number="123")
     assert [c.component_type.key for c in permit.components.all()] == ["workingAtHeight"]
     assert permit.pk != other_world.permit.pk
+
+
+def test_deleting_a_tenant_removes_all_its_sst_rows_and_nothing_else(world, other_world):
+    from sst.faults import fault_add
+
+    fault_add(tenant=world.tenant, route="sst:permit-detail", status=503)
+    world.tenant.delete()
+    assert not WorkPermit.objects.for_tenant(world.tenant).exists()
+    assert not PermitComponent.objects.for_tenant(world.tenant).exists()
+    assert WorkPermit.objects.for_tenant(other_world.tenant).count() == 1
+
+
+def test_a_company_with_permits_cannot_be_deleted_on_its_own(world):
+    from django.db.models import RestrictedError
+
+    with pytest.raises(RestrictedError):
+        world.alfa.delete()
