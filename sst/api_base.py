@@ -173,7 +173,7 @@ class SstApi(APIView):
         # DRF looks the handler up after initial(): run this request's handler in one transaction
         # with the storing of its answer. The view instance lives for this request only.
         handler_name = request.method.lower()
-        setattr(self, handler_name, self._recorded(getattr(self, handler_name)))
+        setattr(self, handler_name, self._recorded(getattr(self, handler_name, self.http_method_not_allowed)))
 
     def _recorded(self, handler: Callable[..., Response]) -> Callable[..., Response]:
         def run(request: Request, *args: Any, **kwargs: Any) -> Response:

@@ -127,3 +127,9 @@ def test_a_malformed_key_is_a_bad_request(key, world, operator_client):
     response = call(operator_client, "post", f"/permits/{world.permit.pk}/validity", {"validity_days": 5},
                     **{"Idempotency-Key": key})
     assert (response.status_code, response.json()["code"]) == (400, "INVALID_IDEMPOTENCY_KEY")
+
+
+def test_a_keyed_call_to_a_method_the_route_lacks_is_a_405(world, operator_client):
+    response = operator_client.put(f"/api/sst/permits/{world.permit.pk}/validity", {"validity_days": 5},
+                                   format="json", HTTP_IDEMPOTENCY_KEY="put-1")
+    assert response.status_code == 405
