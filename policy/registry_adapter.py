@@ -1,13 +1,15 @@
-"""The one place policy touches the registry's internals.
+"""The one place policy touches the registry.
 
-The registry has no read API for policy's needs yet (a hot-path `registry_snapshot()` is being
-written), so this module reads its models directly and hands the engine plain frozen data. When
-the registry publishes selectors, only this module changes. What policy needs from registry:
+Reads go through `registry.selectors.registry_snapshot()` (one version read, then the process's
+immutable snapshot of ACTIVE capabilities and tenant blocks). What the snapshot does not carry is
+read here from the registry's models, and only on the rare paths that need it:
 
-- `capability_facts(keys)`: for each capability id, every version asked for plus the ACTIVE one
-  (status, kind, risk, required permissions, resource key, preconditions), in one query;
-- `blocked_capabilities(tenant, keys)`: the tenant's `TenantCapabilityBlock`s;
-- `permissions_for_role(role)`: the role → permission mapping (registry.roles).
+- a version that is not the ACTIVE one (to tell CAPABILITY_VERSION_STALE from NOT_ACTIVE/UNKNOWN);
+- the Capability primary key, which guardian's `use_capability` grants are keyed by (cached per
+  process: a capability row is never deleted — its versions PROTECT it — so key → pk never changes).
+
+Missing in registry (would let this module shrink): the capability pk (or the guardian grants)
+and `preconditions` in the capability spec, and a "version status" lookup for non-ACTIVE versions.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from typing import Any
 
 from django.db.models import Q
 
-from registry.models import Capability, CapabilityStatus, CapabilityVersion, TenantCapabilityBlock
+from registry.models import Capability, CapabilityStatus, CapabilityVersion
 from registry.roles import permissions_for_role as _registry_permissions_for_role
+from registry.selectors import registry_snapshot
 
 from .rules import PRECONDITIONS
 
@@ -48,44 +51,64 @@ class CapabilityFacts:
         return next((v.version for v in self.versions.values() if v.status == ACTIVE), None)
 
 
-def _preconditions(key: str, row: CapabilityVersion) -> tuple[dict[str, Any], ...]:
-    declared = getattr(row, "preconditions", None)  # when the registry's definition carries them
-    if isinstance(declared, list):
+def _preconditions(key: str, definition: Any) -> tuple[dict[str, Any], ...]:
+    declared = getattr(definition, "preconditions", None)  # once the registry's definition carries them
+    if isinstance(declared, list | tuple):
         return tuple(declared)
     return PRECONDITIONS.get(key, ())
 
 
-def capability_facts(wanted: Iterable[tuple[str, int]]) -> dict[str, CapabilityFacts]:
-    """The asked-for versions and the ACTIVE version of each capability id."""
+def _facts(key: str, row: Any, *, resource: str, risk: str, status: str) -> VersionFacts:
+    return VersionFacts(version=row.version, status=status, kind=row.kind, risk=risk,
+                        required_permissions=frozenset(row.required_permissions or ()), resource=resource,
+                        preconditions=_preconditions(key, row))
+
+
+_pks: dict[str, int] = {}
+_pks_version: list[int | None] = [None]
+
+
+def _capability_pks(keys: set[str], version: int | None) -> dict[str, int]:
+    # Dropped whenever the registry version moves (every capability insert moves it), so a key
+    # rolled back and re-created (tests) is never served a stale pk.
+    if version is None or version != _pks_version[0]:
+        _pks.clear()
+        _pks_version[0] = version
+    unknown = keys - _pks.keys()
+    if unknown:
+        _pks.update(Capability.objects.filter(key__in=unknown).values_list("key", "pk"))
+    return {key: _pks[key] for key in keys if key in _pks}
+
+
+def capability_facts(wanted: Iterable[tuple[str, int]], *, tenant: Any = None) -> tuple[dict[str, CapabilityFacts],
+                                                                                        frozenset[str]]:
+    """(facts per capability id: the asked-for versions and the ACTIVE one; ids blocked for `tenant`)."""
     wanted = list(wanted)
-    keys = {key for key, _ in wanted}
-    if not keys:
-        return {}
-    wanted_q = Q(status=ACTIVE)
-    for key, version in wanted:
-        wanted_q |= Q(capability__key=key, version=version)
-    rows = (CapabilityVersion.objects.filter(capability__key__in=keys).filter(wanted_q)
-            .select_related("capability", "resource"))
+    snapshot = registry_snapshot()
     result: dict[str, CapabilityFacts] = {}
-    for row in rows:
-        key = row.capability.key
-        facts = result.setdefault(key, CapabilityFacts(key=key, pk=row.capability_id))
-        facts.versions[row.version] = VersionFacts(
-            version=row.version, status=row.status, kind=row.kind, risk=row.risk_level,
-            required_permissions=frozenset(row.required_permissions or ()),
-            resource=row.resource.key if row.resource_id else "",
-            preconditions=_preconditions(key, row),
-        )
-    return result
-
-
-def capability_pks(keys: Iterable[str]) -> dict[str, int]:
-    return dict(Capability.objects.filter(key__in=list(keys)).values_list("key", "pk"))
-
-
-def blocked_capabilities(*, tenant: Any, keys: Iterable[str]) -> frozenset[str]:
-    return frozenset(TenantCapabilityBlock.objects.for_tenant(tenant).filter(capability__key__in=list(keys))
-                     .values_list("capability__key", flat=True))
+    off_snapshot: list[tuple[str, int]] = []
+    pks = _capability_pks({key for key, _ in wanted}, snapshot.version)
+    for key, version in wanted:
+        if key not in pks:
+            continue
+        facts = result.setdefault(key, CapabilityFacts(key=key, pk=pks[key]))
+        spec = snapshot.capabilities.get(key)
+        if spec is not None:
+            facts.versions[spec.version] = _facts(key, spec, resource=spec.resource.key if spec.resource else "",
+                                                  risk=spec.risk_level, status=ACTIVE)
+        if spec is None or spec.version != version:
+            off_snapshot.append((key, version))
+    if off_snapshot:
+        query = Q()
+        for key, version in off_snapshot:
+            query |= Q(capability__key=key, version=version)
+        for row in CapabilityVersion.objects.filter(query).select_related("capability", "resource"):
+            key = row.capability.key
+            result[key].versions.setdefault(row.version, _facts(
+                key, row, resource=row.resource.key if row.resource_id else "", risk=row.risk_level,
+                status=row.status))
+    blocked = snapshot.blocked.get(str(getattr(tenant, "pk", tenant)), frozenset()) if tenant is not None else ()
+    return result, frozenset(blocked) & {key for key, _ in wanted}
 
 
 def permissions_for_role(role: str | None) -> frozenset[str]:
