@@ -1,0 +1,73 @@
+"""The BENCH.md convention in one place: timing, percentiles from every sample, one JSON line.
+
+    from _common import django_setup, summarize, time_calls, emit
+    django_setup()
+    samples = time_calls(fn, n=1000, warmup=100)     # milliseconds, one per call
+    emit("my_bench", {**summarize(samples), "baseline": summarize(other), "ratio": ...})
+
+Percentiles use the nearest-rank method on all samples (no averaging of averages); `emit` prints
+exactly one JSON line (last on stdout) and writes the same object to bench/results/<name>.json.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+
+
+def django_setup() -> None:
+    """Make the project importable and configure Django (settings from the environment, as the tests)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+
+
+def percentile(sorted_samples: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100) of already sorted samples."""
+    if not sorted_samples:
+        raise ValueError("no samples")
+    rank = max(1, math.ceil(q / 100 * len(sorted_samples)))
+    return sorted_samples[rank - 1]
+
+
+def summarize(samples_ms: Sequence[float], digits: int = 5) -> dict[str, Any]:
+    ordered = sorted(samples_ms)
+    return {"n": len(ordered), **{f"p{q}_ms": round(percentile(ordered, q), digits) for q in (50, 95, 99)}}
+
+
+def time_calls(fn: Callable[[int], Any], *, n: int, warmup: int = 0) -> list[float]:
+    """Call fn(i) `warmup` times untimed, then `n` times timed; one sample (ms) per call."""
+    for i in range(warmup):
+        fn(i)
+    clock = time.perf_counter_ns
+    samples = []
+    for i in range(n):
+        start = clock()
+        fn(i)
+        samples.append((clock() - start) / 1e6)
+    return samples
+
+
+def ratio(ours: dict[str, Any], baseline: dict[str, Any], key: str = "p50_ms") -> float | None:
+    return round(ours[key] / baseline[key], 5) if baseline.get(key) else None
+
+
+def emit(name: str, result: dict[str, Any]) -> dict[str, Any]:
+    """Write bench/results/<name>.json and print the same object as the last stdout line."""
+    payload = {"name": name, **result}
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"{name}.json").write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    print(json.dumps(payload, sort_keys=True), flush=True)
+    return payload
