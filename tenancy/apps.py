@@ -4,3 +4,6 @@ from django.apps import AppConfig
 class TenancyConfig(AppConfig):
     name = "tenancy"
     verbose_name = "Tenancy"
+
+    def ready(self) -> None:
+        from . import schema  # noqa: F401 - registers the OpenAPI authentication extensions

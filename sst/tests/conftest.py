@@ -45,12 +45,6 @@ def build_world(tenant: Tenant) -> World:
     return World(tenant, alfa, beta, joao, maria, types, permit)
 
 
-@pytest.fixture(autouse=True)
-def _fast_password_hashing(settings) -> None:
-    # make_user hashes a password per user; PBKDF2 at production cost dominates these tests.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def world(tenant) -> World:
     return build_world(tenant)
