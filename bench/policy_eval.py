@@ -1,0 +1,154 @@
+"""Policy engine latency: evaluate and revalidate, the decision apart from its database round trips.
+
+Loads the real manifest and activates it through the registry's approval services
+(demo.seeding.registry) and creates a tenant and an operator, inside one transaction that is rolled
+back at the end (nothing is left behind, and no append-only row is ever deleted). Then times:
+
+- `p50_ms`/`p95_ms`/`p99_ms`: `decide()` for a three-step plan (read + two writes) on live state
+  already gathered — evaluate's CPU part (input canonicalisation, risk table, preconditions);
+- `revalidate`: revalidate's CPU part for one step — binding checks against an already-read
+  receipt, input hash, and the live `decide()` on already-gathered state;
+- `evaluate_db` / `revalidate_db`: the database round trips alone (gather; receipt read + gather +
+  check insert), reported separately as the issue asks;
+- `evaluate_total` / `revalidate_total`: the public functions end to end;
+- `baseline`: one `SELECT 1` round trip on the same connection, so `ratio` says what fraction of a
+  single round trip the decision costs.
+
+Target: P50 under 1 ms for each CPU part.
+
+    DATABASE_URL=postgres://… REDIS_URL=redis://… .venv/bin/python bench/policy_eval.py
+"""
+
+from __future__ import annotations
+
+import io
+import time
+import uuid
+
+from _common import django_setup, emit, ratio, summarize, time_calls
+
+django_setup()
+
+from django.contrib.auth import get_user_model  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
+from django.utils import timezone  # noqa: E402
+
+from demo.seeding.registry import seed  # noqa: E402
+from policy.canonical import canonical_input_hash  # noqa: E402
+from policy.engine import Step, decide, gather  # noqa: E402
+from policy.models import PolicyReceipt  # noqa: E402
+from policy.services import Approval, _binding_problem, evaluate, receipt_issue, revalidate  # noqa: E402
+from registry.selectors import snapshot_clear  # noqa: E402
+from tenancy.models import Role  # noqa: E402
+from tenancy.services import membership_grant, tenant_create  # noqa: E402
+
+NAME = "policy_eval"
+N = 3_000
+N_DB = 1_000
+WARMUP = 200
+TARGET_P50_MS = 1.0
+
+
+class _Rollback(Exception):
+    pass
+
+
+def _world():
+    tenant = tenant_create(slug=f"bench-policy-{uuid.uuid4().hex[:8]}", name="Bench policy")
+    user = get_user_model().objects.create_user(username=f"bench-operator-{uuid.uuid4().hex[:8]}")
+    membership_grant(user=user, tenant=tenant, role=Role.OPERATOR)
+    return tenant, user
+
+
+def measure() -> dict:
+    seed(stdout=io.StringIO())
+    snapshot_clear()
+    tenant, operator = _world()
+    validity_input = {"id": 1, "validity_days": 30, "note": "Renovação — equipe de manutenção"}
+    steps = [
+        {"id": "read", "capability": "workPermit.read", "version": 1, "input": {"id": 1},
+         "targets": [{"type": "workPermit", "id": 1}]},
+        {"id": "validity", "capability": "workPermit.updateValidity", "version": 1, "input": validity_input,
+         "targets": [{"type": "workPermit", "id": 1, "revision": 3}]},
+        {"id": "component", "capability": "workPermit.components.add", "version": 1,
+         "input": {"id": 1, "component": "workingAtHeight", "notes": "andaime"},
+         "targets": [{"type": "workPermit", "id": 1}]},
+    ]
+    facts = {"workPermit:1": {"tenant": str(tenant.pk), "status": "DRAFT", "revision": 3}}
+    parsed = [Step.parse(s) for s in steps]
+    first = evaluate(actor=operator, tenant=tenant, steps=steps, facts=facts)
+    assert first.outcome == "REQUIRE_CONFIRMATION", first.to_dict()
+
+    state = gather(actor=operator, tenant=tenant, steps=parsed, agent_version="bench")
+    decide_ms = time_calls(lambda i: decide(state=state, steps=steps, facts=facts), n=N, warmup=WARMUP)
+    gather_ms = time_calls(lambda i: gather(actor=operator, tenant=tenant, steps=parsed, agent_version="bench"),
+                           n=N_DB, warmup=WARMUP)
+    evaluate_ms = time_calls(lambda i: evaluate(actor=operator, tenant=tenant, steps=steps, facts=facts),
+                             n=N_DB, warmup=WARMUP)
+
+    plan_id, plan_hash = uuid.uuid4(), "a" * 64
+    receipt = receipt_issue(actor=operator, tenant=tenant, plan_id=plan_id, plan_hash=plan_hash, steps=steps,
+                            facts=facts, approval=Approval(confirmation_id=uuid.uuid4(), plan_id=plan_id,
+                                                           plan_hash=plan_hash, level="soft",
+                                                           approved_by=operator.pk, approved_at=timezone.now()))
+    assert receipt.decision == "ALLOW", receipt.reasons
+    started = timezone.now()
+    step = Step.parse({**steps[1]})
+    one_state = gather(actor=operator, tenant=tenant, steps=[step], agent_version="bench")
+
+    def revalidate_cpu(i: int) -> None:
+        now = timezone.now()
+        problem = _binding_problem(receipt=receipt, actor=operator, plan_id=plan_id, step_id="validity",
+                                   key="workPermit.updateValidity", version=1,
+                                   input_hash=canonical_input_hash(validity_input), started=started, now=now)
+        assert problem is None, problem
+        assert decide(state=one_state, steps=[step], facts=facts, execution_ids=[str(plan_id)]).outcome != "DENY"
+
+    def revalidate_full(i: int) -> None:
+        result = revalidate(receipt_id=receipt.pk, actor=operator, tenant=tenant, plan_id=plan_id,
+                            step_id="validity", capability=("workPermit.updateValidity", 1), input=validity_input,
+                            facts=facts, execution_started_at=started)
+        assert result.ok, result
+
+    def revalidate_db(i: int) -> None:
+        PolicyReceipt.objects.for_tenant(tenant).filter(pk=receipt.pk).first()
+        gather(actor=operator, tenant=tenant, steps=[step], agent_version="bench")
+
+    revalidate_cpu_ms = time_calls(revalidate_cpu, n=N, warmup=WARMUP)
+    revalidate_db_ms = time_calls(revalidate_db, n=N_DB, warmup=WARMUP)
+    revalidate_ms = time_calls(revalidate_full, n=N_DB, warmup=WARMUP)
+
+    def select_one(i: int) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+
+    baseline = summarize(time_calls(select_one, n=N_DB, warmup=WARMUP))
+    ours = summarize(decide_ms)
+    revalidate_cpu_summary = summarize(revalidate_cpu_ms)
+    return {
+        **ours, "baseline": baseline, "ratio": ratio(ours, baseline),
+        "revalidate": revalidate_cpu_summary,
+        "revalidate_p50_ms": revalidate_cpu_summary["p50_ms"], "revalidate_p95_ms": revalidate_cpu_summary["p95_ms"],
+        "evaluate_db": summarize(gather_ms), "revalidate_db": summarize(revalidate_db_ms),
+        "evaluate_total": summarize(evaluate_ms), "revalidate_total": summarize(revalidate_ms),
+        "steps": len(steps), "target_p50_ms": TARGET_P50_MS,
+        "meets_target": ours["p50_ms"] < TARGET_P50_MS and revalidate_cpu_summary["p50_ms"] < TARGET_P50_MS,
+    }
+
+
+def main() -> None:
+    result: dict = {}
+    began = time.monotonic()
+    try:
+        with transaction.atomic():
+            result = measure()
+            raise _Rollback
+    except _Rollback:
+        pass
+    snapshot_clear()
+    emit(NAME, {**result, "wall_seconds": round(time.monotonic() - began, 1)})
+
+
+if __name__ == "__main__":
+    main()
