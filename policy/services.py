@@ -60,7 +60,7 @@ __all__ = [
 
 
 def receipt_ttl() -> timedelta:
-    seconds = getattr(settings, "POLICY_RECEIPT_TTL_SECONDS", None) or settings.AGENT_CONFIRMATION_TTL_SECONDS
+    seconds = settings.POLICY_RECEIPT_TTL_SECONDS
     return timedelta(seconds=int(seconds))
 
 

@@ -11,6 +11,8 @@ LLM_TIMEOUT_SECONDS = env_int("LLM_TIMEOUT_SECONDS", 20, minimum=1)
 AGENT_VERSION = env_str("AGENT_VERSION", "0.1.0")
 AGENT_CLARIFICATION_TTL_SECONDS = env_int("AGENT_CLARIFICATION_TTL_SECONDS", 15 * 60, minimum=1)
 AGENT_CONFIRMATION_TTL_SECONDS = env_int("AGENT_CONFIRMATION_TTL_SECONDS", 5 * 60, minimum=1)
+# Bounds when an execution may *start* after its ALLOW receipt was issued (invariant 3).
+POLICY_RECEIPT_TTL_SECONDS = env_int("POLICY_RECEIPT_TTL_SECONDS", 5 * 60, minimum=1)
 AGENT_OPERATION_CONTEXT_TTL_SECONDS = env_int("AGENT_OPERATION_CONTEXT_TTL_SECONDS", 30 * 60, minimum=1)
 
 # The sample SST API's fault injector: off unless enabled (tests and demos only).
