@@ -9,5 +9,8 @@ urlpatterns = [
     path("api/tenancy/", include("tenancy.urls")),
     path("api/sst/", include("sst.urls")),
     path("api/knowledge/", include("knowledge.urls")),
+    path("api/_test/", include("demo.testcontrol.urls")),
     path("agent/", include("registry.urls")),
+    path("agent/", include("execution.urls")),
+    path("agent/", include("conversations.urls")),
 ]
