@@ -1,0 +1,133 @@
+"""A scenario `world` (SCENARIOS.md) loaded into one tenant, through the sst and knowledge services.
+
+`world_problems(world)` lists what a world names but lacks (an employee, a component, a company of
+an employee): the scenario runner reports such a file as invalid before playing it, and the
+test-control API answers 400 with the same messages. `world_seed(tenant=…, world=…)` then creates
+companies, employees, the component catalog, permits (moved to their status through the permit
+lifecycle services) and the knowledge package.
+
+Defaults the format leaves open: a permit without `validity_days` gets 30 days (the SST default
+the knowledge corpus states); a company named only by a permit or an employee is created too
+(SCENARIOS.md's own `other_tenant` example lists no companies). A knowledge document whose title
+equals a component's name, ignoring case and accents, is that component's document
+(`semantic_ids: [component:<key>]`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.db import transaction
+
+from knowledge.services import knowledge_package_create
+from sst import services as sst_services
+from sst.models import Company, ComponentType, Employee, PermitStatus
+from sst.text import fold
+from tenancy.models import Tenant
+
+DEFAULT_VALIDITY_DAYS = 30
+
+World = Mapping[str, Any]
+
+
+class WorldError(ValueError):
+    """The world names something it lacks; `problems` lists each one."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+def world_companies(world: World) -> list[str]:
+    """Every company the world names, in first-mention order (listed, then employees', then permits')."""
+    names = [*world.get("companies", []), *(e["company"] for e in world.get("employees", [])),
+             *(p["company"] for p in world.get("permits", []))]
+    return list(dict.fromkeys(names))
+
+
+def component_lookup(world: World) -> dict[str, Mapping[str, Any]]:
+    """Catalog entries by their name and by their key, both folded (names and keys refer alike)."""
+    lookup: dict[str, Mapping[str, Any]] = {}
+    for component in world.get("components", []):
+        lookup[fold(component["key"])] = component
+        lookup[fold(component["name"])] = component
+    return lookup
+
+
+def world_problems(world: World, *, where: str = "world") -> list[str]:
+    """What the world's permits (and its other tenant) name but the world lacks."""
+    employees = {e["name"] for e in world.get("employees", [])}
+    components = component_lookup(world)
+    problems: list[str] = []
+    seen: set[tuple[str, str]] = set()
+    for index, permit in enumerate(world.get("permits", [])):
+        at = f"{where}.permits[{index}]"
+        key = (permit["company"], permit["number"])
+        if key in seen:
+            problems.append(f"{at}: permit {permit['number']!r} of {permit['company']!r} is listed twice")
+        seen.add(key)
+        if permit.get("responsible") is not None and permit["responsible"] not in employees:
+            problems.append(f"{at}.responsible: unknown employee {permit['responsible']!r}")
+        problems += [f"{at}.workers: unknown employee {name!r}" for name in permit.get("workers", [])
+                     if name not in employees]
+        problems += [f"{at}.components: unknown component {name!r}" for name in permit.get("components", [])
+                     if fold(name) not in components]
+    if world.get("other_tenant") is not None:
+        problems += world_problems(world["other_tenant"], where=f"{where}.other_tenant")
+    return problems
+
+
+@transaction.atomic
+def world_seed(*, tenant: Tenant, world: World) -> None:
+    """Load `world` (without its `other_tenant`) into `tenant`; raises WorldError first if it is incomplete."""
+    problems = world_problems({k: v for k, v in world.items() if k != "other_tenant"})
+    if problems:
+        raise WorldError(problems)
+    companies = {name: sst_services.company_create(tenant=tenant, name=name) for name in world_companies(world)}
+    employees = {e["name"]: sst_services.employee_create(tenant=tenant, company=companies[e["company"]],
+                                                         name=e["name"])
+                 for e in world.get("employees", [])}
+    types = {c["key"]: sst_services.component_type_create(tenant=tenant, key=c["key"], name=c["name"],
+                                                           undoable=c.get("undoable", True))
+             for c in world.get("components", [])}
+    for permit in world.get("permits", []):
+        _permit_seed(tenant, permit, companies, employees, types, component_lookup(world))
+    if world.get("knowledge"):
+        knowledge_package_create(tenant=tenant, documents=_documents(world), source="scenario world")
+
+
+def _permit_seed(tenant: Tenant, permit: Mapping[str, Any], companies: dict[str, Company],
+                 employees: dict[str, Employee], types: dict[str, ComponentType],
+                 components: dict[str, Mapping[str, Any]]) -> None:
+    created = sst_services.permit_create(
+        tenant=tenant,
+        company=companies[permit["company"]],
+        number=permit["number"],
+        validity_days=permit.get("validity_days", DEFAULT_VALIDITY_DAYS),
+        responsible=employees[permit["responsible"]] if permit.get("responsible") else None,
+        component_types=[types[components[fold(name)]["key"]] for name in permit.get("components", [])],
+        workers=[employees[name] for name in permit.get("workers", [])],
+    )
+    _move_to_status(tenant, created.pk, permit.get("status", PermitStatus.DRAFT))
+
+
+def _move_to_status(tenant: Tenant, permit_id: int, status: str) -> None:
+    # Through the lifecycle services, so a seeded status is one the SST system could have reached.
+    if status in (PermitStatus.APPROVED, PermitStatus.CLOSED):
+        sst_services.permit_approve(tenant=tenant, permit_id=permit_id)
+    if status == PermitStatus.CLOSED:
+        sst_services.permit_close(tenant=tenant, permit_id=permit_id)
+    if status == PermitStatus.CANCELLED:
+        sst_services.permit_cancel(tenant=tenant, permit_id=permit_id, reason="scenario world")
+
+
+def _documents(world: World) -> list[dict[str, Any]]:
+    by_name = {fold(c["name"]): c["key"] for c in world.get("components", [])}
+    documents = []
+    for number, doc in enumerate(world["knowledge"], start=1):
+        document: dict[str, Any] = {"title": doc["title"], "body": doc["body"], "source": f"world-document-{number}"}
+        if fold(doc["title"]) in by_name:
+            document["semantic_ids"] = [f"component:{by_name[fold(doc['title'])]}"]
+        documents.append(document)
+    return documents
