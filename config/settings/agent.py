@@ -15,6 +15,10 @@ AGENT_CONFIRMATION_TTL_SECONDS = env_int("AGENT_CONFIRMATION_TTL_SECONDS", 5 * 6
 POLICY_RECEIPT_TTL_SECONDS = env_int("POLICY_RECEIPT_TTL_SECONDS", 5 * 60, minimum=1)
 AGENT_OPERATION_CONTEXT_TTL_SECONDS = env_int("AGENT_OPERATION_CONTEXT_TTL_SECONDS", 30 * 60, minimum=1)
 
+# Where registered resources live over HTTP; unset = reached in-process (embedded default, fast tests).
+SST_API_BASE_URL = env_url("SST_API_BASE_URL", schemes=("http", "https"))
+KNOWLEDGE_API_BASE_URL = env_url("KNOWLEDGE_API_BASE_URL", schemes=("http", "https"))
+
 # The sample SST API's fault injector: off unless enabled (tests and demos only).
 SST_FAULT_INJECTION = env_bool("SST_FAULT_INJECTION", default=False)
 

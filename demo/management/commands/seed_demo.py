@@ -12,10 +12,12 @@ from typing import TextIO
 
 from django.core.management.base import BaseCommand
 
+from demo.seeding import knowledge as knowledge_seed
+from demo.seeding import registry as registry_seed
 from demo.seeding import sst
 from tenancy.models import Tenant
 
-FOLLOW_UP_SEEDERS: list[Callable[..., None]] = []
+FOLLOW_UP_SEEDERS: list[Callable[..., None]] = [registry_seed.seed, knowledge_seed.seed]
 
 
 class Command(BaseCommand):
