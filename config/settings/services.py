@@ -8,6 +8,7 @@ the one the URL names, so the broker, results, channel layer and cache never sha
 from urllib.parse import urlparse, urlunparse
 
 import dj_database_url
+from kombu import Exchange, Queue
 from django.core.exceptions import ImproperlyConfigured
 
 from .base import BASE_DIR
@@ -66,4 +67,20 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_CONCURRENCY = env_int("CELERY_WORKER_CONCURRENCY", 2, minimum=1)
-CELERY_BEAT_SCHEDULE: dict = {}
+
+# Execution (issue 5). A task whose worker died unacknowledged is redelivered by Redis after the
+# visibility timeout, which must exceed the longest step (max timeout x attempts + backoff); a
+# StepRun's lease is the same span, so a redelivered step is taken over only once its lease expired.
+EXECUTION_VISIBILITY_TIMEOUT_SECONDS = env_int("EXECUTION_VISIBILITY_TIMEOUT_SECONDS", 300, minimum=1)
+EXECUTION_STEP_LEASE_SECONDS = EXECUTION_VISIBILITY_TIMEOUT_SECONDS
+EXECUTION_RETRY_BUDGET = env_int("EXECUTION_RETRY_BUDGET", 10, minimum=0)
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": EXECUTION_VISIBILITY_TIMEOUT_SECONDS,
+    # How often a worker looks for unacknowledged messages older than the visibility timeout.
+    "unacked_restore_interval": max(1, min(60, EXECUTION_VISIBILITY_TIMEOUT_SECONDS // 5)),
+}
+# A worker started without -Q consumes every queue listed here (`make run`'s worker included).
+CELERY_TASK_QUEUES = tuple(Queue(name, Exchange(name), routing_key=name) for name in ("default", "execution"))
+CELERY_BEAT_SCHEDULE: dict = {
+    "execution-watchdog": {"task": "execution.watchdog", "schedule": 60.0, "options": {"queue": "execution"}},
+}

@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+import structlog
+from django.test import Client
+
+
+@pytest.mark.django_db
+def test_metrics_are_hidden_without_the_token_or_a_staff_session(settings, operator):
+    settings.METRICS_TOKEN = "scrape-secret"
+    client = Client()
+    assert client.get("/metrics").status_code == 404
+    assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer wrong").status_code == 404
+    client.force_login(operator)  # a tenant operator is not staff
+    assert client.get("/metrics").status_code == 404
+    response = Client().get("/metrics", HTTP_AUTHORIZATION="Bearer scrape-secret")
+    assert response.status_code == 200 and b"python_info" in response.content
+
+
+@pytest.mark.django_db
+def test_each_request_gets_an_id_and_honours_a_safe_incoming_one():
+    client = Client()
+    generated = client.get("/api/tenancy/me")["X-Request-ID"]
+    assert len(generated) == 32
+    assert client.get("/api/tenancy/me", HTTP_X_REQUEST_ID="abc-123")["X-Request-ID"] == "abc-123"
+    assert client.get("/api/tenancy/me", HTTP_X_REQUEST_ID="<script>")["X-Request-ID"] != "<script>"
+
+
+def test_log_lines_are_json_with_the_bound_context(capsys):
+    from django.conf import settings
+
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.config.dictConfigClass(settings.LOGGING).configure_formatter(
+        settings.LOGGING["formatters"]["json"]))
+    logger = logging.getLogger("test.observability")
+    logger.addHandler(handler)
+    structlog.contextvars.bind_contextvars(conversationId="c-1", tenantId="t-1")
+    try:
+        structlog.get_logger("test.observability").warning("turn_settled", status="SUCCESS")
+    finally:
+        structlog.contextvars.clear_contextvars()
+        logger.removeHandler(handler)
+    line = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
+    assert (line["event"], line["conversationId"], line["tenantId"], line["status"]) == (
+        "turn_settled", "c-1", "t-1", "SUCCESS")
