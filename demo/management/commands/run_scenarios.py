@@ -1,0 +1,52 @@
+"""`manage.py run_scenarios PATH [PATH ...] [--live URL --token T]` — play conversation scenarios (SCENARIOS.md).
+
+In-process by default (test control and fault injection switched on for this run only, Celery
+tasks inline); `--live URL` plays against a running server and its workers through the
+test-control API, which that server must have enabled. Exit status 1 when any scenario failed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from demo.scenarios.client import ApiClient
+from demo.scenarios.runner import scenarios_run
+from demo.scenarios.transport import LiveTransport, in_process
+
+TOKEN_ENV = "AGENT_TEST_CONTROL_TOKEN"
+
+
+class Command(BaseCommand):
+    help = "Play conversation scenario files (or folders of them) and judge every turn."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("paths", nargs="+", help="scenario files or folders")
+        parser.add_argument("--live", metavar="URL", help="play against a running server instead of in-process")
+        parser.add_argument("--token", help=f"test-control token for --live (default: ${TOKEN_ENV})")
+        parser.add_argument("--settle-seconds", type=float, default=30.0,
+                            help="how long a turn may stay busy before it counts as failed (default 30)")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["live"]:
+            outcomes = self._live(options)
+        else:
+            with in_process() as transport:
+                outcomes = scenarios_run(options["paths"], ApiClient(transport), out=self.stdout,
+                                         settle_seconds=options["settle_seconds"])
+        if not outcomes or not all(o.passed for o in outcomes):
+            sys.exit(1)
+
+    def _live(self, options: dict[str, Any]) -> list:
+        token = options["token"] or os.environ.get(TOKEN_ENV)
+        if not token:
+            raise CommandError(f"--live needs the server's test-control token: --token or ${TOKEN_ENV}")
+        transport = LiveTransport(options["live"], token)
+        try:
+            return scenarios_run(options["paths"], ApiClient(transport), out=self.stdout,
+                                 settle_seconds=options["settle_seconds"])
+        finally:
+            transport.close()
