@@ -81,6 +81,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 # A worker started without -Q consumes every queue listed here (`make run`'s worker included).
 CELERY_TASK_QUEUES = tuple(Queue(name, Exchange(name), routing_key=name) for name in ("default", "execution"))
+CELERY_TASK_ROUTES = {"execution.*": {"queue": "execution"}}
 CELERY_BEAT_SCHEDULE: dict = {
     "execution-watchdog": {"task": "execution.watchdog", "schedule": 60.0, "options": {"queue": "execution"}},
 }

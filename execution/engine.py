@@ -1,0 +1,537 @@
+"""The step engine: claim → condition → fresh facts → policy revalidation → call → classify →
+verify → persist → advance (PRD-006 §15-§28, ARCHITECTURE.md invariants 3, 8, 9).
+
+Tasks carry ids only. Each transition is committed before the next step is dispatched
+(`transaction.on_commit`), so a worker killed at any point leaves a checkpoint another worker
+resumes from: a completed StepRun is never claimed again; a `running` one is taken over only once
+its lease (≥ the broker's visibility timeout) has expired; a mutating call repeated after a crash
+carries the same `Idempotency-Key` and is replayed by the API, not applied twice.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+import structlog
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from planning.conditions import assertion_holds, holds
+from planning.models import PlanStep
+from planning.references import MISSING, Ref, drop_nulls, get_path, resolve
+from policy.services import revalidate
+from registry.selectors import CapabilitySpec, RegistrySnapshot, registry_snapshot
+
+from .errors import ErrorClass, Outcome
+from .messages import both
+from .models import IN_FLIGHT, Execution, ExecutionStatus, StepRun, StepStatus, TimelineType
+from .runtime import navigation_instruction, read_facts, session_for
+from .timeline import conversation_event, timeline_add
+from .tool_runtime import ToolResult, ToolSession
+
+log = structlog.get_logger(__name__)
+
+IN_PROGRESS_CODE = "IDEMPOTENCY_IN_PROGRESS"
+FAILED_DEPS = frozenset({StepStatus.SKIPPED, StepStatus.FAILED, StepStatus.UNKNOWN, StepStatus.COMPENSATED})
+
+
+def step_lease() -> timedelta:
+    return timedelta(seconds=int(getattr(settings, "EXECUTION_STEP_LEASE_SECONDS", 300)))
+
+
+@dataclass
+class StepOutcome:
+    status: str  # completed | failed | skipped | unknown | retry
+    result: Any = None
+    error: dict[str, Any] | None = None
+    input: Any = None
+    calls: int = 0
+    call_ms: float = 0.0
+    retry_after_s: float | None = None
+    entries: list[tuple[str, dict[str, Any], Any]] = field(default_factory=list)
+
+    def note(self, type_: str, **data: Any) -> None:
+        self.entries.append((type_, data, timezone.now()))
+
+    def count(self, result: ToolResult) -> ToolResult:
+        self.calls += 1
+        self.call_ms += result.latency_ms
+        return result
+
+
+def _error(code: str, *, error_class: str | None = None, status: int | None = None, **extra: Any) -> dict[str, Any]:
+    return {"code": code, "class": error_class, "status": status, **extra}
+
+
+# --- dispatch --------------------------------------------------------------------------------
+
+
+def dispatch(execution_id: Any, step_id: str, *, countdown: float = 0) -> None:
+    """Send the step's task once the current transaction commits (never before)."""
+    from .tasks import run_step_task
+
+    args = (str(execution_id), step_id)
+    transaction.on_commit(lambda: run_step_task.apply_async(args, countdown=countdown or None))
+
+
+def dispatch_compensation(execution_id: Any) -> None:
+    from .tasks import compensate_task
+
+    transaction.on_commit(lambda: compensate_task.apply_async((str(execution_id),)))
+
+
+# --- run one step ----------------------------------------------------------------------------
+
+
+def run_step(execution_id: Any, step_id: str) -> None:
+    execution = Execution.objects.all_tenants().select_related("tenant", "actor").filter(pk=execution_id).first()
+    if execution is None:
+        return
+    run = _claim(execution, step_id)
+    if run is None:
+        return
+    plan_step = PlanStep.objects.for_tenant(execution.tenant_id).get(plan_id=execution.plan_id, step_id=step_id)
+    try:
+        outcome = perform(execution, run, plan_step)
+    except Exception as exc:  # noqa: BLE001 - a bug in one step fails that step, it does not wedge the execution
+        log.exception("step_crashed", execution=str(execution.pk), step=step_id)
+        outcome = StepOutcome("failed", error=_error("INTERNAL_ERROR", detail=type(exc).__name__))
+    if _record(execution, run, plan_step, outcome):
+        advance(execution.pk)
+
+
+def _claim(execution: Execution, step_id: str) -> StepRun | None:
+    now = timezone.now()
+    with transaction.atomic():
+        claimed = (StepRun.objects.for_tenant(execution.tenant_id)
+                   .filter(execution=execution, step_id=step_id, execution__status=ExecutionStatus.RUNNING)
+                   .filter(Q(status__in=[StepStatus.PENDING, StepStatus.DISPATCHED])
+                           | Q(status=StepStatus.RUNNING, lease_until__lt=now))
+                   .update(status=StepStatus.RUNNING, attempts=F("attempts") + 1, started_at=now,
+                           lease_until=now + step_lease()))
+        if claimed != 1:
+            return None
+        run = StepRun.objects.for_tenant(execution.tenant_id).get(execution=execution, step_id=step_id)
+        timeline_add(execution=execution, type=TimelineType.STEP_STARTED, step_id=step_id, at=now,
+                     data={"attempt": run.attempts})
+    return run
+
+
+def _results(execution: Execution) -> dict[str, Any]:
+    rows = (StepRun.objects.for_tenant(execution.tenant_id)
+            .filter(execution=execution, status=StepStatus.COMPLETED).values_list("step_id", "result"))
+    return dict(rows)
+
+
+def step_lookup(results: Mapping[str, Any], item: Any = MISSING):
+    def lookup(ref: Ref) -> Any:
+        if ref.root == "item":
+            return MISSING if item is MISSING else get_path(item, ref.path)
+        if ref.root != "steps" or ref.step_id not in results:
+            return MISSING
+        return get_path(results[ref.step_id], ref.path)
+    return lookup
+
+
+def perform(execution: Execution, run: StepRun, plan_step: PlanStep) -> StepOutcome:
+    snapshot = registry_snapshot()
+    tenant = execution.tenant
+    spec = snapshot.get(plan_step.capability_id, tenant=tenant)
+    if spec is None or spec.version != plan_step.capability_version:
+        return StepOutcome("failed", error=_error("CAPABILITY_CHANGED", pinned=plan_step.capability_version,
+                                                  active=spec.version if spec else None))
+    results = _results(execution)
+    lookup = step_lookup(results)
+    if plan_step.condition:
+        condition = plan_step.condition
+        if not holds(resolve(condition["ref"], lookup), condition["op"], resolve(condition.get("value"), lookup)):
+            return StepOutcome("skipped", result={"condition": False})
+    session = session_for(user_id=execution.actor_id, tenant=tenant)
+    outcome = StepOutcome("running")
+    facts, fact_results = read_facts(session=session, snapshot=snapshot, tenant=tenant, targets=plan_step.targets)
+    for result in fact_results:
+        outcome.count(result)
+        if result.retryable:
+            outcome.status, outcome.error = "retry", _error("FACTS_UNAVAILABLE", error_class=result.error_class)
+            return outcome
+    check = revalidate(receipt_id=execution.receipt_id, actor=execution.actor, tenant=tenant,
+                       plan_id=execution.plan_id, step_id=plan_step.step_id,
+                       capability=(plan_step.capability_id, plan_step.capability_version), input=plan_step.input,
+                       facts=facts, execution_started_at=execution.started_at, execution_id=execution.pk)
+    if not check.ok:
+        outcome.status = "failed"
+        outcome.error = _error(check.code, policy=True, reasons=[r.to_dict() for r in check.reasons],
+                               check=check.check_id)
+        return outcome
+    if plan_step.for_each:
+        return _perform_each(execution, plan_step, spec, session, snapshot, results, outcome)
+    values = drop_nulls(resolve(plan_step.input, lookup))
+    outcome.input = values
+    if spec.kind == "navigation":
+        outcome.status = "completed"
+        outcome.result = navigation_instruction(spec, values, label=_label_for(results, values))
+        return outcome
+    return _call(execution, plan_step, spec, session, snapshot, values, _key(execution, plan_step), outcome, lookup)
+
+
+def _label_for(results: Mapping[str, Any], values: Mapping[str, Any]) -> str | None:
+    wanted = next((v for k, v in values.items() if k.endswith("_id")), None)
+    for result in results.values():
+        if isinstance(result, Mapping) and result.get("id") == wanted:
+            return str(result.get("number") or result.get("name") or wanted)
+    return str(wanted) if wanted is not None else None
+
+
+def _key(execution: Execution, plan_step: PlanStep, suffix: str = "") -> str:
+    return f"agent:{execution.plan_id}:{plan_step.step_id}{suffix}"
+
+
+def _invalid_input(spec: CapabilitySpec, values: Mapping[str, Any]) -> dict[str, Any] | None:
+    errors = [e.message for e in spec.input_validator.iter_errors(dict(values))]
+    return _error("INPUT_INVALID", errors=errors[:5]) if errors else None
+
+
+def _timeout_ms(spec: CapabilitySpec) -> int | None:
+    timeout = (spec.adaptation or {}).get("timeout_ms") or {}
+    return timeout.get("initial") if isinstance(timeout, Mapping) else None
+
+
+def _call(execution: Execution, plan_step: PlanStep, spec: CapabilitySpec, session: ToolSession,
+          snapshot: RegistrySnapshot, values: dict[str, Any], key: str, outcome: StepOutcome, lookup) -> StepOutcome:
+    invalid = _invalid_input(spec, values)
+    if invalid:
+        outcome.status, outcome.error = "failed", invalid
+        return outcome
+    result = outcome.count(session.invoke(capability=spec, input=values, idempotency_key=key,
+                                          timeout_ms=_timeout_ms(spec)))
+    if result.outcome == Outcome.SUCCEEDED:
+        outcome.result = result.body
+        verdict = _verify(spec, session, snapshot, values, result.body, outcome)
+        if verdict is not True:
+            outcome.status = "failed" if verdict is False else "unknown"
+            outcome.error = _error("VERIFICATION_FAILED" if verdict is False else "VERIFICATION_UNAVAILABLE")
+            return outcome
+        if plan_step.postconditions and not _postconditions(plan_step, result.body, lookup, outcome):
+            outcome.status, outcome.error = "failed", _error("VERIFICATION_FAILED", postconditions=True)
+            return outcome
+        outcome.status = "completed"
+        return outcome
+    if result.outcome == Outcome.UNKNOWN and not spec.idempotent:
+        return _unknown(spec, session, snapshot, values, result, outcome)
+    return _failure(spec, session, snapshot, plan_step, values, result, outcome)
+
+
+def _failure(spec: CapabilitySpec, session: ToolSession, snapshot: RegistrySnapshot, plan_step: PlanStep,
+             values: Mapping[str, Any], result: ToolResult, outcome: StepOutcome) -> StepOutcome:
+    error = _error(result.error_code or str(result.error_class), error_class=result.error_class,
+                   status=result.status_code)
+    if result.error_code == IN_PROGRESS_CODE:
+        # Another request with our key is still running (a crashed worker's): wait, never a conflict.
+        outcome.status, outcome.error, outcome.retry_after_s = "retry", error, 2.0
+    elif result.retryable or result.outcome == Outcome.UNKNOWN:
+        outcome.status, outcome.error = "retry", error
+    elif result.error_class == ErrorClass.CONFLICT:
+        outcome.status, outcome.error = "failed", _conflict(session, snapshot, values, error)
+    else:
+        outcome.status, outcome.error = "failed", error
+    return outcome
+
+
+def _conflict(session: ToolSession, snapshot: RegistrySnapshot, values: Mapping[str, Any],
+              error: dict[str, Any]) -> dict[str, Any]:
+    """PRD-006 §26: never retried; tell the user what changed (the revision now)."""
+    current = None
+    read = snapshot.get("workPermit.read")
+    if read is not None and values.get("permit_id"):
+        fresh = session.invoke(capability=read, input={"permit_id": values["permit_id"]})
+        current = fresh.body.get("revision") if isinstance(fresh.body, Mapping) else None
+    expected = values.get("expected_revision")
+    return {**error, "code": "CONFLICT", "expected_revision": expected, "current_revision": current,
+            "message": both("error.CONFLICT", expected=expected, current=current)}
+
+
+def _unknown(spec: CapabilitySpec, session: ToolSession, snapshot: RegistrySnapshot, values: dict[str, Any],
+             result: ToolResult, outcome: StepOutcome) -> StepOutcome:
+    """A non-idempotent write with no answer: read to find out, never call again blindly."""
+    verdict = _verify(spec, session, snapshot, values, None, outcome)
+    if verdict is True:
+        outcome.status, outcome.result = "completed", {"verified_after_unknown": True}
+        return outcome
+    outcome.status = "unknown"
+    outcome.error = _error("UNKNOWN_OUTCOME", error_class=result.error_class, detail=result.error_code)
+    return outcome
+
+
+def _verify(spec: CapabilitySpec, session: ToolSession, snapshot: RegistrySnapshot, values: Mapping[str, Any],
+            body: Any, outcome: StepOutcome) -> bool | None:
+    """True/False from the capability's verification read; None when it cannot tell."""
+    verification = spec.verification
+    if spec.kind != "write" or not verification:
+        return True
+
+    def lookup(ref: Ref) -> Any:
+        source = values if ref.root == "input" else body if ref.root == "result" else None
+        return MISSING if source is None else get_path(source, ref.path)
+
+    read_input = resolve(dict(verification.get("input", {})), lookup)
+    read_spec = snapshot.get(verification.get("capability", ""))
+    outcome.note(TimelineType.VERIFICATION_STARTED, capability=verification.get("capability"))
+    if read_spec is None or any(v is None for v in read_input.values()):
+        outcome.note(TimelineType.VERIFICATION_FAILED, reason="cannot_read")
+        return None
+    read = outcome.count(session.invoke(capability=read_spec, input=read_input))
+    if verification.get("expect") == "not_found":
+        ok: bool | None = read.status_code == 404
+    elif read.outcome != Outcome.SUCCEEDED:
+        ok = None
+    else:
+        ok = all(assertion_holds(read.body, {**a, "value": resolve(a.get("value"), lookup)})
+                 for a in verification.get("assertions", []) if not a.get("when_input") or a["when_input"] in values)
+    outcome.note(TimelineType.VERIFICATION_COMPLETED if ok else TimelineType.VERIFICATION_FAILED,
+                 capability=read_spec.id, ok=ok)
+    return ok
+
+
+def _postconditions(plan_step: PlanStep, body: Any, lookup, outcome: StepOutcome) -> bool:
+    outcome.note(TimelineType.VERIFICATION_STARTED, postconditions=len(plan_step.postconditions))
+    failed = [a for a in plan_step.postconditions
+              if not assertion_holds(body, {**a, "value": resolve(a.get("value"), lookup)})]
+    outcome.note(TimelineType.VERIFICATION_FAILED if failed else TimelineType.VERIFICATION_COMPLETED,
+                 failed=[a.get("path") for a in failed])
+    return not failed
+
+
+def _perform_each(execution: Execution, plan_step: PlanStep, spec: CapabilitySpec, session: ToolSession,
+                  snapshot: RegistrySnapshot, results: Mapping[str, Any], outcome: StepOutcome) -> StepOutcome:
+    items = resolve(plan_step.for_each, step_lookup(results))
+    items = items if isinstance(items, list) else []
+    inputs, bodies, revision = [], [], None
+    for index, item in enumerate(items):
+        lookup = step_lookup(results, item)
+        values = drop_nulls(resolve(plan_step.input, lookup))
+        inputs.append(values)
+        single = StepOutcome("running")
+        _call(execution, plan_step, spec, session, snapshot, values, _key(execution, plan_step, f":{index}"),
+              single, lookup)
+        outcome.calls += single.calls
+        outcome.call_ms += single.call_ms
+        outcome.entries += single.entries
+        if single.status != "completed":
+            outcome.status, outcome.error = single.status, {**(single.error or {}), "item": index}
+            outcome.retry_after_s, outcome.input = single.retry_after_s, {"items": inputs}
+            outcome.result = {"items": bodies, "count": len(bodies), "revision": revision}
+            return outcome
+        bodies.append(single.result)
+        if isinstance(single.result, Mapping):
+            revision = single.result.get("permit_revision", single.result.get("revision", revision))
+    outcome.status, outcome.input = "completed", {"items": inputs}
+    outcome.result = {"items": bodies, "count": len(bodies), "revision": revision}
+    return outcome
+
+
+# --- persist ---------------------------------------------------------------------------------
+
+_FINAL_STATUS = {"completed": StepStatus.COMPLETED, "failed": StepStatus.FAILED, "skipped": StepStatus.SKIPPED,
+                 "unknown": StepStatus.UNKNOWN}
+_FINAL_ENTRY = {"completed": TimelineType.STEP_COMPLETED, "failed": TimelineType.STEP_FAILED,
+                "skipped": TimelineType.STEP_SKIPPED, "unknown": TimelineType.STEP_UNKNOWN}
+
+
+def _retry_delay(spec_policy: Mapping[str, Any], attempt: int) -> float:
+    backoff = spec_policy.get("backoff") or {}
+    delay_ms = min(backoff.get("initial_ms", 200) * backoff.get("multiplier", 2) ** (attempt - 1),
+                   backoff.get("max_ms", 5000))
+    if spec_policy.get("jitter", "full") == "full":
+        delay_ms = random.uniform(delay_ms / 2, delay_ms)  # noqa: S311 - jitter, not security
+    return delay_ms / 1000
+
+
+def _may_retry(execution: Execution, run: StepRun, plan_step: PlanStep, outcome: StepOutcome) -> float | None:
+    spec = registry_snapshot().get(plan_step.capability_id)
+    policy = dict(spec.retry_policy) if spec else {}
+    retryable = set(policy.get("retryable", [])) | {"TIMEOUT", "RATE_LIMIT", "TEMPORARY_UNAVAILABLE", "NETWORK"}
+    error = outcome.error or {}
+    if error.get("class") not in retryable and error.get("code") != IN_PROGRESS_CODE:
+        return None
+    if run.attempts >= int(policy.get("max_attempts", 3)):
+        return None
+    # One budget per execution: a flapping API cannot turn a plan into a retry storm.
+    spent = Execution.objects.for_tenant(execution.tenant_id).filter(pk=execution.pk, retry_budget__gt=0).update(
+        retry_budget=F("retry_budget") - 1)
+    if spent != 1:
+        return None
+    return max(outcome.retry_after_s or 0, _retry_delay(policy, run.attempts))
+
+
+def _record(execution: Execution, run: StepRun, plan_step: PlanStep, outcome: StepOutcome) -> bool:
+    """Persist the outcome if this worker still holds the step; False when it lost it (taken over)."""
+    now = timezone.now()
+    with transaction.atomic():
+        for type_, data, at in outcome.entries:
+            timeline_add(execution=execution, type=type_, step_id=run.step_id, data=data, at=at)
+        delay = _may_retry(execution, run, plan_step, outcome) if outcome.status == "retry" else None
+        if outcome.status == "retry" and delay is None:
+            outcome.status = "failed"
+        base = StepRun.objects.for_tenant(execution.tenant_id).filter(pk=run.pk, status=StepStatus.RUNNING,
+                                                                      attempts=run.attempts)
+        common = {"calls": F("calls") + outcome.calls, "call_ms": F("call_ms") + outcome.call_ms}
+        if delay is not None:
+            if base.update(status=StepStatus.DISPATCHED, error=outcome.error, dispatched_at=now, **common) != 1:
+                transaction.set_rollback(True)
+                return False
+            timeline_add(execution=execution, type=TimelineType.RETRY_SCHEDULED, step_id=run.step_id,
+                         data={"attempt": run.attempts, "delay_ms": round(delay * 1000), "error": outcome.error})
+            dispatch(execution.pk, run.step_id, countdown=delay)
+            return False
+        status = _FINAL_STATUS[outcome.status]
+        if base.update(status=status, result=outcome.result, error=outcome.error, input=outcome.input,
+                       finished_at=now, lease_until=None, **common) != 1:
+            transaction.set_rollback(True)
+            return False
+        timeline_add(execution=execution, type=_FINAL_ENTRY[outcome.status], step_id=run.step_id, at=now,
+                     data={"attempt": run.attempts, **({"error": outcome.error} if outcome.error else {})})
+        _progress(execution, plan_step, status)
+    return True
+
+
+def _progress(execution: Execution, plan_step: PlanStep, status: str) -> None:
+    if execution.conversation_id is None:
+        return
+    runs = StepRun.objects.for_tenant(execution.tenant_id).filter(execution=execution)
+    done = runs.filter(status__in=[StepStatus.COMPLETED, StepStatus.SKIPPED, StepStatus.FAILED,
+                                   StepStatus.UNKNOWN]).count()
+    conversation_event(execution=execution, type="EXECUTION_PROGRESS", payload={
+        "step_id": plan_step.step_id, "capability": plan_step.capability_id, "label": plan_step.label,
+        "status": status, "done": done, "total": runs.count()})
+
+
+# --- advance and settle ----------------------------------------------------------------------
+
+
+def advance(execution_id: Any) -> None:
+    """Dispatch every ready step, cascade skips, stop on failure, settle when nothing is left."""
+    compensate = False
+    with transaction.atomic():
+        execution = (Execution.objects.all_tenants().select_for_update(of=("self",)).select_related("plan", "tenant")
+                     .filter(pk=execution_id).first())
+        if execution is None or execution.status != ExecutionStatus.RUNNING:
+            return
+        runs = {r.step_id: r for r in StepRun.objects.for_tenant(execution.tenant_id).filter(execution=execution)}
+        steps = {s.step_id: s for s in PlanStep.objects.for_tenant(execution.tenant_id).filter(plan=execution.plan_id)}
+        failed = [r for r in runs.values() if r.status in (StepStatus.FAILED, StepStatus.UNKNOWN)]
+        if failed and not execution.plan.allow_partial:
+            compensate = _stop(execution, runs, steps, failed)
+        else:
+            _cascade_skips(execution, runs, steps)
+            ready = [sid for sid, r in runs.items() if r.status == StepStatus.PENDING
+                     and all(runs[d].status == StepStatus.COMPLETED for d in steps[sid].depends_on)]
+            now = timezone.now()
+            for step_id in ready:
+                StepRun.objects.for_tenant(execution.tenant_id).filter(pk=runs[step_id].pk).update(
+                    status=StepStatus.DISPATCHED, dispatched_at=now)
+                runs[step_id].status = StepStatus.DISPATCHED
+                dispatch(execution.pk, step_id)
+            if not any(r.status in (StepStatus.PENDING, *IN_FLIGHT) for r in runs.values()):
+                settle(execution, _final_status(execution, runs))
+    if compensate:
+        dispatch_compensation(execution_id)
+
+
+def _cascade_skips(execution: Execution, runs: dict[str, StepRun], steps: dict[str, PlanStep]) -> None:
+    changed = True
+    while changed:
+        changed = False
+        for step_id, run in runs.items():
+            if run.status == StepStatus.PENDING and any(runs[d].status in FAILED_DEPS
+                                                        for d in steps[step_id].depends_on):
+                _skip(execution, run, "DEPENDENCY_NOT_COMPLETED")
+                changed = True
+
+
+def _skip(execution: Execution, run: StepRun, code: str) -> None:
+    StepRun.objects.for_tenant(execution.tenant_id).filter(pk=run.pk, status=StepStatus.PENDING).update(
+        status=StepStatus.SKIPPED, error={"code": code}, finished_at=timezone.now())
+    run.status = StepStatus.SKIPPED
+    timeline_add(execution=execution, type=TimelineType.STEP_SKIPPED, step_id=run.step_id, data={"code": code})
+
+
+def _stop(execution: Execution, runs: dict[str, StepRun], steps: dict[str, PlanStep], failed: list[StepRun]) -> bool:
+    """The plan cannot continue: skip what has not started; once nothing is in flight, compensate or fail."""
+    for run in runs.values():
+        if run.status == StepStatus.PENDING:
+            _skip(execution, run, "PLAN_STOPPED")
+    if any(r.status in IN_FLIGHT for r in runs.values()):
+        return False
+    codes = {(r.error or {}).get("code") for r in failed}
+    unknown = any(r.status == StepStatus.UNKNOWN for r in failed)
+    compensable = [r for r in runs.values() if r.status == StepStatus.COMPLETED and steps[r.step_id].compensation]
+    first = min(failed, key=lambda r: r.finished_at or timezone.now())
+    error = {"code": "STEP_UNKNOWN" if unknown else (first.error or {}).get("code"), "step_id": first.step_id,
+             "step_error": first.error}
+    if unknown or "KILL_SWITCH" in codes or not compensable:
+        # UNKNOWN: a human decides (undoing around an unknown effect could make it worse).
+        settle(execution, ExecutionStatus.FAILED, error=error, needs_review=unknown)
+        return False
+    Execution.objects.for_tenant(execution.tenant_id).filter(pk=execution.pk).update(
+        status=ExecutionStatus.COMPENSATING, error=error)
+    _plan_status(execution, "compensating")
+    return True
+
+
+def _final_status(execution: Execution, runs: dict[str, StepRun]) -> str:
+    statuses = [r.status for r in runs.values()]
+    if any(s in (StepStatus.FAILED, StepStatus.UNKNOWN) for s in statuses):
+        return (ExecutionStatus.PARTIALLY_COMPLETED if StepStatus.COMPLETED in statuses
+                else ExecutionStatus.FAILED)
+    return ExecutionStatus.COMPLETED
+
+
+_EVENT_FOR = {ExecutionStatus.COMPLETED: "EXECUTION_COMPLETED", ExecutionStatus.PARTIALLY_COMPLETED:
+              "EXECUTION_COMPLETED", ExecutionStatus.FAILED: "EXECUTION_FAILED",
+              ExecutionStatus.COMPENSATED: "EXECUTION_FAILED", ExecutionStatus.CANCELLED: "EXECUTION_CANCELLED"}
+_ENTRY_FOR = {ExecutionStatus.COMPLETED: TimelineType.EXECUTION_COMPLETED,
+              ExecutionStatus.PARTIALLY_COMPLETED: TimelineType.EXECUTION_PARTIALLY_COMPLETED,
+              ExecutionStatus.FAILED: TimelineType.EXECUTION_FAILED,
+              ExecutionStatus.COMPENSATED: TimelineType.EXECUTION_COMPENSATED,
+              ExecutionStatus.CANCELLED: TimelineType.EXECUTION_CANCELLED}
+
+
+def _plan_status(execution: Execution, status: str) -> None:
+    from planning.services import IllegalTransition, plan_status_set
+
+    plan = execution.plan
+    plan.refresh_from_db(fields=["status"])
+    try:
+        plan_status_set(plan=plan, status=status)
+    except IllegalTransition:
+        log.warning("plan_status_not_mirrored", plan=str(plan.pk), status=status)
+
+
+def settle(execution: Execution, status: str, *, error: dict[str, Any] | None = None,
+           needs_review: bool = False) -> None:
+    """The one place an execution ends: status, timeline, conversation event, plan mirror, hooks on commit."""
+    from .hooks import run_completion_hooks
+
+    now = timezone.now()
+    fields: dict[str, Any] = {"status": status, "finished_at": now, "needs_review": needs_review}
+    if error is not None:
+        fields["error"] = error
+    updated = (Execution.objects.for_tenant(execution.tenant_id)
+               .filter(pk=execution.pk, finished_at__isnull=True).update(**fields))
+    if updated != 1:
+        return
+    for key, value in fields.items():
+        setattr(execution, key, value)
+    _plan_status(execution, status)
+    timeline_add(execution=execution, type=_ENTRY_FOR[status], at=now,
+                 data={"error": execution.error} if execution.error else {})
+    conversation_event(execution=execution, type=_EVENT_FOR[status],
+                       payload={"status": status, "error": execution.error, "needs_review": needs_review})
+    execution_id = execution.pk
+    transaction.on_commit(lambda: run_completion_hooks(execution_id))

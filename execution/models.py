@@ -1,0 +1,148 @@
+"""Executions, their step runs and the append-only execution timeline (PRD-006 §21-§22, §32).
+
+Every transition is a conditional UPDATE committed before the next step is dispatched, so any
+worker can pick an execution up from its last checkpoint: a completed StepRun is never run again,
+and a StepRun left `running` by a dead worker is taken over once its lease has expired (the lease
+is the broker's visibility timeout, after which the unacknowledged task is redelivered).
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+from planning.models import ExecutionPlan
+from tenancy.scoping import TenantOwnedModel
+
+
+class ExecutionStatus(models.TextChoices):
+    RUNNING = "running"
+    VERIFYING = "verifying"
+    COMPLETED = "completed"
+    PARTIALLY_COMPLETED = "partially_completed"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    COMPENSATING = "compensating"
+    COMPENSATED = "compensated"
+
+
+SETTLED = frozenset({ExecutionStatus.COMPLETED, ExecutionStatus.PARTIALLY_COMPLETED, ExecutionStatus.FAILED,
+                     ExecutionStatus.CANCELLED, ExecutionStatus.COMPENSATED})
+
+
+class StepStatus(models.TextChoices):
+    PENDING = "pending"
+    DISPATCHED = "dispatched"
+    RUNNING = "running"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+    COMPENSATED = "compensated"
+    UNKNOWN = "unknown"
+
+
+IN_FLIGHT = frozenset({StepStatus.DISPATCHED, StepStatus.RUNNING})
+STEP_DONE = frozenset({StepStatus.COMPLETED, StepStatus.FAILED, StepStatus.SKIPPED, StepStatus.COMPENSATED,
+                       StepStatus.UNKNOWN})
+
+
+class Execution(TenantOwnedModel):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    plan = models.OneToOneField(ExecutionPlan, on_delete=models.PROTECT, related_name="execution")
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    receipt_id = models.UUIDField()
+    conversation_id = models.UUIDField(null=True, blank=True)
+    language = models.CharField(max_length=8, default="pt-BR")
+    status = models.CharField(max_length=24, choices=ExecutionStatus.choices, default=ExecutionStatus.RUNNING)
+    needs_review = models.BooleanField(default=False)
+    retry_budget = models.PositiveIntegerField()
+    error = models.JSONField(null=True, blank=True)
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta(TenantOwnedModel.Meta):
+        ordering = ["started_at"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(status__in=ExecutionStatus.values), name="execution_status_valid"),
+        ]
+        indexes = [models.Index(fields=["status", "started_at"], name="execution_status_started")]
+
+    def __str__(self) -> str:
+        return f"execution {self.pk} ({self.status})"
+
+    @property
+    def settled(self) -> bool:
+        return self.status in SETTLED
+
+
+class StepRun(TenantOwnedModel):
+    execution = models.ForeignKey(Execution, on_delete=models.CASCADE, related_name="step_runs")
+    step_id = models.CharField(max_length=100)
+    position = models.PositiveIntegerField()
+    status = models.CharField(max_length=16, choices=StepStatus.choices, default=StepStatus.PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    calls = models.PositiveIntegerField(default=0)
+    input = models.JSONField(null=True, blank=True)  # resolved, as sent
+    result = models.JSONField(null=True, blank=True)
+    error = models.JSONField(null=True, blank=True)
+    compensation = models.JSONField(null=True, blank=True)
+    call_ms = models.FloatField(default=0)  # time spent inside the Tool Runtime's calls (bench)
+    dispatched_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    lease_until = models.DateTimeField(null=True, blank=True)
+
+    class Meta(TenantOwnedModel.Meta):
+        ordering = ["execution", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["execution", "step_id"], name="steprun_unique"),
+            models.CheckConstraint(condition=models.Q(status__in=StepStatus.values), name="steprun_status_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.step_id} ({self.status})"
+
+
+class TimelineType(models.TextChoices):
+    PLAN_CREATED = "PLAN_CREATED"
+    PLAN_VALIDATED = "PLAN_VALIDATED"
+    CONFIRMATION_RECEIVED = "CONFIRMATION_RECEIVED"
+    EXECUTION_STARTED = "EXECUTION_STARTED"
+    STEP_STARTED = "STEP_STARTED"
+    STEP_COMPLETED = "STEP_COMPLETED"
+    STEP_FAILED = "STEP_FAILED"
+    STEP_SKIPPED = "STEP_SKIPPED"
+    STEP_UNKNOWN = "STEP_UNKNOWN"
+    RETRY_SCHEDULED = "RETRY_SCHEDULED"
+    VERIFICATION_STARTED = "VERIFICATION_STARTED"
+    VERIFICATION_COMPLETED = "VERIFICATION_COMPLETED"
+    VERIFICATION_FAILED = "VERIFICATION_FAILED"
+    COMPENSATION_STARTED = "COMPENSATION_STARTED"
+    COMPENSATION_COMPLETED = "COMPENSATION_COMPLETED"
+    COMPENSATION_FAILED = "COMPENSATION_FAILED"
+    EXECUTION_COMPLETED = "EXECUTION_COMPLETED"
+    EXECUTION_PARTIALLY_COMPLETED = "EXECUTION_PARTIALLY_COMPLETED"
+    EXECUTION_FAILED = "EXECUTION_FAILED"
+    EXECUTION_CANCELLED = "EXECUTION_CANCELLED"
+    EXECUTION_COMPENSATED = "EXECUTION_COMPENSATED"
+    EXECUTION_RESUMED = "EXECUTION_RESUMED"
+
+
+class TimelineEntry(TenantOwnedModel):
+    """Append-only (database trigger, migration 0002): the audit of what the execution did, in order."""
+
+    id = models.BigAutoField(primary_key=True)
+    execution = models.ForeignKey(Execution, on_delete=models.CASCADE, related_name="timeline")
+    type = models.CharField(max_length=40, choices=TimelineType.choices)
+    step_id = models.CharField(max_length=100, blank=True)
+    at = models.DateTimeField()
+    data = models.JSONField(default=dict)
+
+    class Meta(TenantOwnedModel.Meta):
+        ordering = ["execution", "id"]
+        indexes = [models.Index(fields=["tenant", "execution", "id"], name="timeline_tenant_exec")]
+
+    def __str__(self) -> str:
+        return f"{self.at:%H:%M:%S} {self.type} {self.step_id}"

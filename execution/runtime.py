@@ -1,0 +1,83 @@
+"""What a step needs around the Tool Runtime: a reusable session per (user, tenant) in this process,
+the fresh facts about a step's targets (read through read capabilities, ARCHITECTURE.md "policy is
+pure"), and navigation instructions built from the capability's `navigation` block.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from django.contrib.auth import get_user_model
+
+from registry.selectors import CapabilitySpec, RegistrySnapshot
+from tenancy.models import Tenant
+
+from .tool_runtime import TOKEN_TTL, ToolResult, ToolSession
+
+# type → (read capability, its id field). Facts for other types are not read (policy then denies
+# a step targeting them with TARGET_FACTS_MISSING: fail closed).
+READERS: dict[str, tuple[str, str]] = {
+    "workPermit": ("workPermit.read", "permit_id"),
+    "employee": ("employee.read", "employee_id"),
+}
+
+_local = threading.local()
+# A session's token lives TOKEN_TTL; reuse it for well under that.
+_SESSION_REUSE_S = TOKEN_TTL.total_seconds() / 3
+
+
+def session_for(*, user_id: int, tenant: Tenant) -> ToolSession:
+    """One ToolSession per (user, tenant) per thread, renewed before its token expires."""
+    sessions: dict[tuple[int, Any], tuple[float, ToolSession]] = getattr(_local, "sessions", None) or {}
+    _local.sessions = sessions
+    key = (user_id, tenant.pk)
+    cached = sessions.get(key)
+    if cached and time.monotonic() - cached[0] < _SESSION_REUSE_S:
+        return cached[1]
+    if cached:
+        cached[1].close()
+    session = ToolSession(user=get_user_model().objects.get(pk=user_id), tenant=tenant)
+    sessions[key] = (time.monotonic(), session)
+    return session
+
+
+def sessions_close() -> None:
+    for _, session in (getattr(_local, "sessions", None) or {}).values():
+        session.close()
+    _local.sessions = {}
+
+
+def read_facts(*, session: ToolSession, snapshot: RegistrySnapshot, tenant: Tenant,
+               targets: Iterable[Mapping[str, Any]]) -> tuple[dict[str, Any], list[ToolResult]]:
+    """`{"<type>:<id>": {tenant, exists, status?, revision?}}` read now, and the raw results (for errors)."""
+    facts: dict[str, Any] = {}
+    results: list[ToolResult] = []
+    for target in targets:
+        reader = READERS.get(target["type"])
+        spec = snapshot.get(reader[0], tenant=tenant) if reader else None
+        if spec is None:
+            continue
+        result = session.invoke(capability=spec, input={reader[1]: target["id"]})
+        results.append(result)
+        key = f"{target['type']}:{target['id']}"
+        if result.status_code == 404:
+            facts[key] = {"tenant": str(tenant.pk), "exists": False}
+        elif result.outcome == "succeeded" and isinstance(result.body, Mapping):
+            facts[key] = {"tenant": str(tenant.pk), "exists": True, "status": result.body.get("status"),
+                          "revision": result.body.get("revision")}
+    return facts, results
+
+
+def navigation_instruction(spec: CapabilitySpec, values: Mapping[str, Any], *, label: str | None) -> dict[str, Any]:
+    """`{route, entity: {type, id, label}, tab}` from the capability's declared route; no URL by hand."""
+    nav = spec.navigation or {}
+    route = str(nav.get("route", "")).format_map({k: str(v) for k, v in values.items()})
+    id_field = next((f for f in spec.input_schema.get("required", []) if f.endswith("_id")), None)
+    entity_id = values.get(id_field) if id_field else None
+    tab_field = nav.get("tab")
+    return {"route": route, "entity": {"type": nav.get("entity"), "id": str(entity_id) if entity_id is not None
+                                       else None, "label": label},
+            "tab": values.get(tab_field) if tab_field else None}

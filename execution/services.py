@@ -1,0 +1,170 @@
+"""Execution services: start, cancel, resume, kill, and the watchdog sweep.
+
+`execution_start` trusts nothing the client says about authority: the receipt id comes from the
+server's own record (the conversation runtime passes the id `policy.receipt_issue` returned), and
+the receipt must be an ALLOW for this tenant, actor, plan id and plan hash, issued before and
+expiring after now. Each step then re-validates it with live facts (engine.perform).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from planning.models import ExecutionPlan, PlanStatus
+from planning.selectors import plan_steps
+from planning.services import IllegalTransition, plan_status_set
+from policy.models import Outcome, PolicyReceipt, Scope, Stage
+from policy.services import kill_switch_set
+from tenancy.models import Tenant
+
+from .engine import advance, settle
+from .models import Execution, ExecutionStatus, StepRun, StepStatus, TimelineType
+from .timeline import conversation_event, timeline_add
+
+
+class ExecutionError(Exception):
+    def __init__(self, code: str, detail: str = "") -> None:
+        super().__init__(code)
+        self.code, self.detail = code, detail
+
+
+def retry_budget() -> int:
+    return int(getattr(settings, "EXECUTION_RETRY_BUDGET", 10))
+
+
+def _receipt(*, tenant: Tenant, actor: Any, plan: ExecutionPlan, receipt_id: Any) -> PolicyReceipt:
+    try:
+        pk = receipt_id if isinstance(receipt_id, uuid.UUID) else uuid.UUID(str(receipt_id))
+    except ValueError as exc:
+        raise ExecutionError("RECEIPT_INVALID") from exc
+    receipt = PolicyReceipt.objects.for_tenant(tenant).filter(pk=pk).first()
+    now = timezone.now()
+    if (receipt is None or receipt.decision != Outcome.ALLOW or receipt.actor_id != actor.pk
+            or receipt.plan_id != plan.pk or receipt.plan_hash != plan.canonical_hash
+            or receipt.expires_at is None or not receipt.issued_at <= now <= receipt.expires_at):
+        raise ExecutionError("RECEIPT_INVALID", "No valid ALLOW receipt for this plan, actor and tenant.")
+    return receipt
+
+
+def execution_start(*, plan: ExecutionPlan, receipt_id: Any, actor: Any, tenant: Tenant) -> Execution:
+    """Start executing an approved plan; the ready steps are enqueued after commit (inline when eager).
+
+    Starting the same plan twice returns the first execution (a plan runs once; a retry is a new plan).
+    """
+    if plan.tenant_id != tenant.pk or plan.actor_id != actor.pk:
+        raise ExecutionError("PLAN_NOT_FOUND")
+    existing = Execution.objects.for_tenant(tenant).filter(plan=plan).first()
+    if existing is not None:
+        return existing
+    receipt = _receipt(tenant=tenant, actor=actor, plan=plan, receipt_id=receipt_id)
+    try:
+        with transaction.atomic():
+            execution = _create(plan=plan, receipt=receipt, actor=actor, tenant=tenant)
+            advance(execution.pk)
+    except IntegrityError:
+        return Execution.objects.for_tenant(tenant).get(plan=plan)
+    return execution
+
+
+def _create(*, plan: ExecutionPlan, receipt: PolicyReceipt, actor: Any, tenant: Tenant) -> Execution:
+    locked = ExecutionPlan.objects.for_tenant(tenant).select_for_update().get(pk=plan.pk)
+    try:
+        plan_status_set(plan=locked, status=PlanStatus.RUNNING)
+    except IllegalTransition as exc:
+        raise ExecutionError("PLAN_NOT_RUNNABLE", locked.status) from exc
+    now = timezone.now()
+    execution = Execution.objects.create(
+        tenant=tenant, plan=locked, actor=actor, receipt_id=receipt.pk, conversation_id=plan.conversation_id,
+        language=plan.language, retry_budget=retry_budget(), started_at=now)
+    steps = plan_steps(plan=locked)
+    StepRun.objects.bulk_create([StepRun(tenant=tenant, execution=execution, step_id=s.step_id, position=s.position)
+                                 for s in steps])
+    timeline_add(execution=execution, type=TimelineType.PLAN_CREATED, at=plan.created_at,
+                 data={"template": plan.template, "planner": plan.planner, "hash": plan.canonical_hash})
+    timeline_add(execution=execution, type=TimelineType.PLAN_VALIDATED, at=plan.validated_at,
+                 data={"risk": plan.risk, "steps": len(steps)})
+    if receipt.stage == Stage.CONFIRMATION:
+        timeline_add(execution=execution, type=TimelineType.CONFIRMATION_RECEIVED, at=receipt.issued_at,
+                     data={"receipt": str(receipt.pk), "level": receipt.level})
+    timeline_add(execution=execution, type=TimelineType.EXECUTION_STARTED, at=now, data={"receipt": str(receipt.pk)})
+    conversation_event(execution=execution, type="EXECUTION_STARTED", payload={
+        "plan_id": str(plan.pk), "total": len(steps),
+        "steps": [{"id": s.step_id, "capability": s.capability_id, "label": s.label} for s in steps]})
+    return execution
+
+
+def execution_cancel(*, execution_id: Any, tenant: Tenant, actor: Any, reason: str = "") -> Execution:
+    """Stop what has not finished: nothing more is dispatched; a step already calling finishes and is recorded."""
+    with transaction.atomic():
+        execution = Execution.objects.for_tenant(tenant).select_for_update(of=("self",)).select_related(
+            "plan", "tenant").filter(pk=execution_id).first()
+        if execution is None:
+            raise ExecutionError("NOT_FOUND")
+        if execution.settled:
+            return execution
+        StepRun.objects.for_tenant(tenant).filter(execution=execution, status=StepStatus.PENDING).update(
+            status=StepStatus.SKIPPED, error={"code": "CANCELLED"}, finished_at=timezone.now())
+        settle(execution, ExecutionStatus.CANCELLED,
+               error={"code": "CANCELLED", "by": getattr(actor, "pk", None), "reason": reason})
+    return execution
+
+
+def execution_kill(*, execution_id: Any, tenant: Tenant, actor: Any, reason: str) -> Execution:
+    """Raise an EXECUTION kill switch (runtime admins only; policy enforces) and cancel the execution."""
+    execution = Execution.objects.for_tenant(tenant).filter(pk=execution_id).first()
+    if execution is None:
+        raise ExecutionError("NOT_FOUND")
+    kill_switch_set(actor=actor, scope=Scope.EXECUTION, tenant=tenant, target=str(execution.pk),
+                    reason=reason or "killed from the API")
+    return execution_cancel(execution_id=execution.pk, tenant=tenant, actor=actor, reason=reason)
+
+
+def execution_resume(*, execution_id: Any, tenant: Tenant) -> Execution:
+    """Pick an execution up from its last checkpoint: steps whose lease expired go back to the queue.
+
+    Completed steps are never re-run; a taken-over step repeats its call with the same idempotency
+    key. Pins (capability version, receipt, target revision) are re-validated by each step.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        execution = Execution.objects.for_tenant(tenant).select_for_update(of=("self",)).filter(
+            pk=execution_id).first()
+        if execution is None:
+            raise ExecutionError("NOT_FOUND")
+        if execution.status != ExecutionStatus.RUNNING:
+            return execution
+        stale = StepRun.objects.for_tenant(tenant).filter(execution=execution).filter(
+            Q(status=StepStatus.RUNNING, lease_until__lt=now)
+            | Q(status=StepStatus.DISPATCHED, dispatched_at__lt=now - _dispatch_grace()))
+        stale_ids = list(stale.values_list("step_id", flat=True))
+        stale.update(status=StepStatus.PENDING, lease_until=None)
+        if stale_ids:
+            timeline_add(execution=execution, type=TimelineType.EXECUTION_RESUMED, data={"steps": stale_ids})
+    advance(execution.pk)
+    return execution
+
+
+def _dispatch_grace():
+    from .engine import step_lease
+
+    return step_lease()
+
+
+def execution_watchdog() -> int:
+    """Beat sweep: resume running executions with a step stuck past its lease. Returns how many."""
+    now = timezone.now()
+    stuck = (StepRun.objects.all_tenants().filter(execution__status=ExecutionStatus.RUNNING)
+             .filter(Q(status=StepStatus.RUNNING, lease_until__lt=now)
+                     | Q(status=StepStatus.DISPATCHED, dispatched_at__lt=now - _dispatch_grace()))
+             .values_list("execution_id", "tenant_id").distinct())
+    count = 0
+    for execution_id, tenant_id in stuck:
+        execution_resume(execution_id=execution_id, tenant=Tenant.objects.get(pk=tenant_id))
+        count += 1
+    return count

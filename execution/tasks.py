@@ -1,0 +1,37 @@
+"""Celery tasks: ids in, one engine call. Retries are decided by the engine's classifier (never a
+blanket autoretry on mutating steps); `acks_late` + `reject_on_worker_lost` make a task whose
+worker died go back to the queue for another worker (config/settings/services.py)."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+QUEUE = "execution"
+
+
+@shared_task(name="execution.run_step", acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def run_step_task(execution_id: str, step_id: str) -> None:
+    from .engine import run_step
+
+    run_step(execution_id, step_id)
+
+
+@shared_task(name="execution.compensate", acks_late=True, reject_on_worker_lost=True,
+             ignore_result=True)
+def compensate_task(execution_id: str) -> None:
+    from .compensation import compensate
+
+    compensate(execution_id)
+
+
+@shared_task(name="execution.watchdog", ignore_result=True)
+def watchdog_task() -> int:
+    from .services import execution_watchdog
+
+    return execution_watchdog()
+
+
+@shared_task(name="execution.ping")
+def ping_task(value: int) -> int:
+    """A bare round trip, the baseline of bench/step_dispatch.py."""
+    return value
