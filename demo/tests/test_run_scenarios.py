@@ -1,0 +1,109 @@
+"""`manage.py run_scenarios`: files that must fail fail for their own reason, a valid file passes, exit codes."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from django.conf import settings
+from django.core.management import call_command
+
+from demo.scenarios.loader import InvalidScenario, scenario_files, scenario_load
+from demo.scenarios.schema import SCHEMA_PATH
+from demo.testcontrol.services import WORLD_SLUG_PREFIX
+from tenancy.models import Tenant
+
+FIXTURES = Path(settings.BASE_DIR) / "tests" / "scenarios"
+SHARED = Path(settings.BASE_DIR).parent / "shared"
+
+# file → (verdict, turn, the start of the reason): each must fail for its own reason.
+MUST_FAIL = {
+    "wrong_world_fact.yaml": ("FAIL", 2, "world: expected {'permit': '77', 'validity_days': 13}"),
+    "wrong_status.yaml": ("FAIL", 1, "status: expected 'CLOSED'"),
+    "missing_event.yaml": ("FAIL", 1, "events: expected ['EXECUTION_COMPENSATED']"),
+    "text_not_said.yaml": ("FAIL", 1, "says: expected 'hipopótamo azul'"),
+    "wrong_navigation.yaml": ("FAIL", 1, "navigation: expected {'permit': '77'}, observed None"),
+    "wrong_candidates.yaml": ("FAIL", 1, "candidates: expected 3, observed 0"),
+    "wrong_llm_calls.yaml": ("FAIL", 1, "llm_calls: expected 7"),
+    "breaks_schema.yaml": ("INVALID", None, "turns[0]"),
+    "unknown_employee.yaml": ("INVALID", None, "world.permits[0].responsible: unknown employee 'Fulano de Tal'"),
+}
+
+
+def run(*paths: Path | str) -> tuple[int, list[str]]:
+    out = io.StringIO()
+    with pytest.raises(SystemExit) as exit_info:
+        call_command("run_scenarios", *map(str, paths), stdout=out)
+        raise SystemExit(0)
+    return exit_info.value.code, out.getvalue().splitlines()
+
+
+@pytest.fixture
+def clean_clock():
+    from tenancy import clock
+
+    yield
+    clock.reset()
+
+
+def test_the_schema_copy_equals_the_shared_design_schema():
+    shared = SHARED / "design" / "scenario.schema.json"
+    if not shared.exists():
+        pytest.skip("../shared/design is not beside this checkout")
+    assert json.loads(SCHEMA_PATH.read_text()) == json.loads(shared.read_text())
+
+
+def test_every_shared_scenario_is_a_valid_file():
+    folder = SHARED / "scenarios"
+    if not folder.exists():
+        pytest.skip("../shared/scenarios is not beside this checkout")
+    files = scenario_files([folder])
+    assert len(files) >= 20
+    for path in files:
+        scenario_load(path)  # raises InvalidScenario
+
+
+def test_every_must_fail_file_fails_for_its_own_reason(db, clean_clock):
+    code, lines = run(FIXTURES / "must_fail")
+    assert code == 1
+    assert lines[-1] == f"0 passed, {len(MUST_FAIL)} failed"
+    for name, (verdict, turn, reason) in MUST_FAIL.items():
+        line = next(line for line in lines if f"/{name})" in line)
+        assert line.startswith(f"{verdict} "), line
+        after = line.split("): ", 1)[1] if turn is None else line.split(f") turn {turn}: ", 1)[1]
+        assert reason in after, line
+
+
+def test_a_scenario_exercising_every_directive_passes_and_leaves_no_world_behind(db, clean_clock):
+    code, lines = run(FIXTURES / "pass" / "world_and_directives.yaml")
+    assert lines == ["PASS harness-world-and-directives", "1 passed, 0 failed"]
+    assert code == 0
+    assert not Tenant.objects.filter(slug__startswith=WORLD_SLUG_PREFIX).exists()
+
+
+def test_a_missing_file_is_reported_invalid_and_counted_failed(db, tmp_path):
+    code, lines = run(tmp_path / "nope.yaml", FIXTURES / "pass")
+    assert code == 1
+    assert lines[0].startswith("INVALID nope") and "cannot read" in lines[0]
+    assert lines[-1] == "1 passed, 1 failed"
+
+
+def test_a_file_naming_a_component_its_world_lacks_in_an_expectation_is_invalid(tmp_path):
+    data = yaml.safe_load((FIXTURES / "pass" / "world_and_directives.yaml").read_text())
+    data["turns"][0]["expect"]["world"].append({"permit": "78", "components": ["Espaço Confinado"]})
+    data["turns"][1]["ui"]["selection"] = {"permit": "404"}
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True))
+    with pytest.raises(InvalidScenario) as error:
+        scenario_load(path)
+    text = " | ".join(error.value.problems)
+    assert "unknown component 'Espaço Confinado'" in text and "no permit '404'" in text
+
+
+def test_the_final_line_is_exactly_n_passed_m_failed(db, clean_clock):
+    _, lines = run(FIXTURES / "pass", FIXTURES / "must_fail" / "wrong_status.yaml")
+    assert re.fullmatch(r"\d+ passed, \d+ failed", lines[-1]) and lines[-1] == "1 passed, 1 failed"
