@@ -89,13 +89,14 @@ def dispatch_compensation(execution_id: Any) -> None:
 # --- run one step ----------------------------------------------------------------------------
 
 
-def run_step(execution_id: Any, step_id: str) -> None:
+def run_step(execution_id: Any, step_id: str) -> float | None:
+    """Run one step. Returns seconds to wait when another worker still holds the step's lease."""
     execution = Execution.objects.all_tenants().select_related("tenant", "actor").filter(pk=execution_id).first()
     if execution is None:
-        return
+        return None
     run = _claim(execution, step_id)
     if run is None:
-        return
+        return _lease_left(execution, step_id)
     plan_step = PlanStep.objects.for_tenant(execution.tenant_id).get(plan_id=execution.plan_id, step_id=step_id)
     try:
         outcome = perform(execution, run, plan_step)
@@ -104,6 +105,17 @@ def run_step(execution_id: Any, step_id: str) -> None:
         outcome = StepOutcome("failed", error=_error("INTERNAL_ERROR", detail=type(exc).__name__))
     if _record(execution, run, plan_step, outcome):
         advance(execution.pk)
+    return None
+
+
+def _lease_left(execution: Execution, step_id: str) -> float | None:
+    """A redelivered task can arrive just before the dead holder's lease ends: come back then, don't drop it."""
+    lease = (StepRun.objects.for_tenant(execution.tenant_id)
+             .filter(execution=execution, step_id=step_id, status=StepStatus.RUNNING,
+                     execution__status=ExecutionStatus.RUNNING).values_list("lease_until", flat=True).first())
+    if lease is None:
+        return None
+    return max(0.0, (lease - timezone.now()).total_seconds()) + 0.5
 
 
 def _claim(execution: Execution, step_id: str) -> StepRun | None:

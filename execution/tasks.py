@@ -6,14 +6,13 @@ from __future__ import annotations
 
 from celery import shared_task
 
-QUEUE = "execution"
-
-
 @shared_task(name="execution.run_step", acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def run_step_task(execution_id: str, step_id: str) -> None:
     from .engine import run_step
 
-    run_step(execution_id, step_id)
+    wait = run_step(execution_id, step_id)
+    if wait is not None and not run_step_task.app.conf.task_always_eager:
+        run_step_task.apply_async((execution_id, step_id), countdown=wait)
 
 
 @shared_task(name="execution.compensate", acks_late=True, reject_on_worker_lost=True,

@@ -15,3 +15,26 @@ def _fresh_tool_sessions():
     sessions_close()
     yield
     sessions_close()
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, django_db_blocker):
+    from .worker import WorkerProcess, purge_queues
+
+    with django_db_blocker.unblock():
+        purge_queues()
+        worker = WorkerProcess()
+        worker.start()
+        yield worker
+        worker.stop()
+
+
+@pytest.fixture
+def worker(celery_worker_process):
+    from .worker import purge_queues
+
+    if celery_worker_process.process is None or celery_worker_process.process.poll() is not None:
+        celery_worker_process.start()
+    purge_queues()
+    yield celery_worker_process
+    purge_queues()
