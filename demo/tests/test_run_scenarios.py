@@ -107,3 +107,21 @@ def test_a_file_naming_a_component_its_world_lacks_in_an_expectation_is_invalid(
 def test_the_final_line_is_exactly_n_passed_m_failed(db, clean_clock):
     _, lines = run(FIXTURES / "pass", FIXTURES / "must_fail" / "wrong_status.yaml")
     assert re.fullmatch(r"\d+ passed, \d+ failed", lines[-1]) and lines[-1] == "1 passed, 1 failed"
+
+
+def test_live_mode_plays_through_http_and_the_test_control_api(live_server, settings, clean_clock):
+    settings.AGENT_TEST_CONTROL = True
+    settings.AGENT_TEST_CONTROL_TOKEN = "live-token"  # noqa: S105
+    settings.SST_FAULT_INJECTION = True
+    code, lines = run(FIXTURES / "pass", FIXTURES / "must_fail" / "wrong_world_fact.yaml", "--live", live_server.url,
+                      "--token", "live-token")
+    assert lines[0] == "PASS harness-world-and-directives"
+    assert lines[1].startswith("FAIL must-fail-wrong-world-fact") and " turn 2: world:" in lines[1]
+    assert (lines[-1], code) == ("1 passed, 1 failed", 1)
+    assert not Tenant.objects.filter(slug__startswith=WORLD_SLUG_PREFIX).exists()
+
+
+def test_live_mode_against_a_server_without_test_control_fails_every_scenario(live_server, settings):
+    settings.AGENT_TEST_CONTROL = False
+    code, lines = run(FIXTURES / "pass", "--live", live_server.url, "--token", "whatever")
+    assert code == 1 and "HTTP 404" in lines[0] and lines[-1] == "0 passed, 1 failed"
