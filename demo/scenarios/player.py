@@ -271,25 +271,31 @@ def _remember_confirmations(conversation: ConversationPlay, response: Mapping[st
 
 def _execution(play: ScenarioPlay, token: str, turn: Mapping[str, Any], response: Mapping[str, Any],
                state: Any) -> tuple[Mapping[str, Any] | None, Any]:
-    """The turn's execution as it ended: re-read when the turn answered while it still ran.
+    """The turn's execution as it ended, and what else the user was told once it settled (for `says`).
 
-    Returns (execution, what was re-read for `says`).
+    A turn answered while it still ran is stale: the settled state's `last_response` (and
+    `last_result`) hold the final reply, and the execution is re-read until it is terminal.
     """
+    state = mapping(state)
+    stale = turn.get("status") in BUSY
+    settled_reply = [state.get("last_response"), state.get("last_result")] if stale else []
     execution = mapping(response.get("execution")) or None
-    if execution is None and turn.get("status") in BUSY:
-        # Answered before the execution existed: the settled state's last result names it.
-        last = mapping(mapping(state).get("last_result")).get("execution") or mapping(state).get("execution")
-        if isinstance(last, Mapping) and str(last.get("id")) not in play.executions_seen:
-            execution = last
+    if execution is None and stale:
+        for source in settled_reply:
+            found = mapping(mapping(source).get("execution"))
+            if found and str(found.get("id")) not in play.executions_seen:
+                execution = found
+                break
     if execution is None:
-        return None, None
-    reread = None
+        return None, settled_reply
     if execution.get("status") not in TERMINAL_EXECUTION and execution.get("id"):
         reread = _execution_settled(play, token, str(execution["id"]))
-        execution = reread or execution
+        if reread:
+            execution = reread
+            settled_reply = [*settled_reply, reread]
     if execution.get("id"):
         play.executions_seen.add(str(execution["id"]))
-    return execution, [reread, mapping(state).get("last_result")] if reread else None
+    return execution, settled_reply
 
 
 def _execution_settled(play: ScenarioPlay, token: str, execution_id: str) -> Mapping[str, Any] | None:

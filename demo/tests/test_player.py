@@ -68,8 +68,10 @@ class FakeAgent:
                 conversation["status"] = "SUCCESS"
                 self.executions[conversation["execution"]]["status"] = "completed"
                 self._event(conversation, "EXECUTION_COMPLETED")
+                conversation["last_response"] = {"type": "execution", "message": "Validade alterada."}
         pending = conversation["pending"]
         return {"id": "…", "status": conversation["status"], "version": 3,
+                "last_response": conversation.get("last_response"),
                 "pending_confirmation": None if pending is None else {"id": pending["id"], "status": "PENDING"}}
 
     def _execution(self, execution_id: str) -> HttpResult:
