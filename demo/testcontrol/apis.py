@@ -51,6 +51,12 @@ class ControlApi(APIView):
         return super().handle_exception(exc)
 
 
+class FaultInjectionOff(exceptions.APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "FAULT_INJECTION_OFF"
+    default_detail = "SST_FAULT_INJECTION is off on this server: a fault would never be injected."
+
+
 class WorldCreateApi(ControlApi):
     def post(self, request: Request) -> Response:
         errors = schema_errors(request.data, definition="world")
@@ -89,6 +95,9 @@ class FaultsApi(ControlApi):
             return attrs
 
     def post(self, request: Request) -> Response:
+        if not settings.SST_FAULT_INJECTION:
+            # A rule the SST API would ignore makes a scenario fail far from the cause: refuse it here.
+            raise FaultInjectionOff()
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data

@@ -234,3 +234,11 @@ def test_the_clock_moves_forward_for_ttl_checks_and_never_back(control):
     assert abs(timezone.datetime.fromisoformat(answer.json()["now"]) - clock.now()) < timedelta(seconds=60)
     bad = control.post("/api/_test/clock", {"advance_seconds": -5}, format="json")
     assert bad.status_code == 400 and "advance_seconds" in bad.json()["errors"]
+
+
+def test_a_fault_is_refused_when_the_server_would_not_inject_it(control, settings):
+    body = create(control, sample_world())
+    settings.SST_FAULT_INJECTION = False
+    fault = {"tenant": body["tenant"], "capability": "workPermit.updateValidity", "status": 503}
+    answer = control.post("/api/_test/faults", fault, format="json")
+    assert answer.status_code == 409 and answer.json()["code"] == "FAULT_INJECTION_OFF"
