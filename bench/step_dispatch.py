@@ -1,0 +1,136 @@
+"""Per-step orchestration overhead on a real Celery worker vs a bare Celery round trip (same run).
+
+What a step costs beyond the SST API itself: from the moment it is dispatched (its `dispatched_at`,
+persisted before the task is sent) to its persisted result (`finished_at`), minus the time spent
+inside the Tool Runtime's calls (`call_ms`: the fresh facts read and the capability call). That
+includes the broker hop, the claim, policy revalidation (receipt + live checks, recorded), the
+timeline rows and the advance that dispatches the next step. The baseline is a bare round trip of a
+no-op task through the same broker and worker (`apply_async(...).get()`).
+
+It builds a throw-away database `<DATABASE_URL name>_bench_dispatch` (migrated here, dropped at
+the end), loads and approves the real manifest, starts one worker process (prefork, 2) on it, and
+runs chains of sequential `workPermit.read` steps.
+
+    DATABASE_URL=postgres://… REDIS_URL=redis://… .venv/bin/python bench/step_dispatch.py
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import time
+from urllib.parse import urlparse, urlunparse
+
+from _common import ROOT, emit, ratio, summarize
+
+NAME = "step_dispatch"
+CHAINS, STEPS_PER_CHAIN, BASELINE_N, WARMUP = 20, 10, 200, 20
+
+
+def _bench_database() -> tuple[str, str]:
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith("postgres"):
+        sys.exit("step_dispatch needs DATABASE_URL=postgres://… and REDIS_URL=redis://… (a real worker)")
+    parsed = urlparse(url)
+    name = f"{parsed.path.strip('/')}_bench_dispatch"
+    return urlunparse(parsed._replace(path="/postgres")), urlunparse(parsed._replace(path=f"/{name}"))
+
+
+def _recreate(admin_url: str, name: str, *, create: bool) -> None:
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if create:
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def main() -> None:
+    admin_url, bench_url = _bench_database()
+    bench_name = urlparse(bench_url).path.strip("/")
+    _recreate(admin_url, bench_name, create=True)
+    os.environ["DATABASE_URL"] = bench_url
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connections
+
+    call_command("migrate", verbosity=0, stdout=io.StringIO())
+    from tests.execution.worker import WorkerProcess, purge_queues
+
+    purge_queues()
+    worker = WorkerProcess()
+    worker.log = ROOT / "bench" / "results" / "step_dispatch-worker.log"
+    try:
+        worker.start()
+        result = measure()
+    finally:
+        worker.stop()
+        purge_queues()
+        connections.close_all()
+        _recreate(admin_url, bench_name, create=False)
+    emit(NAME, result)
+
+
+def measure() -> dict:
+    from django.contrib.auth import get_user_model
+
+    from execution.models import StepRun
+    from execution.services import execution_start
+    from execution.tasks import ping_task
+    from planning.services import plan_from_steps
+    from policy.services import decision_record
+    from sst import services as sst
+    from tenancy.models import Role
+    from tenancy.services import membership_grant, tenant_create
+    from tests.execution.helpers import facts_for, wait_settled
+    from tests.registry_fixtures import activate_manifest
+
+    activate_manifest()
+    tenant = tenant_create(slug="bench-dispatch", name="Bench")
+    user = get_user_model().objects.create_user(username="bench-operator", password="x" * 12)
+    membership_grant(user=user, tenant=tenant, role=Role.OPERATOR)
+    permit = sst.permit_create(tenant=tenant, company=sst.company_create(tenant=tenant, name="Alfa"), validity_days=9)
+
+    def chain() -> list:
+        steps = [{"id": f"r{i}", "capability": "workPermit.read", "input": {"permit_id": permit.pk},
+                  "depends_on": [f"r{i - 1}"] if i else []} for i in range(STEPS_PER_CHAIN)]
+        plan = plan_from_steps(tenant=tenant, actor=user, steps=steps, template="bench.chain")
+        _, receipt = decision_record(actor=user, tenant=tenant, plan_id=plan.pk, plan_hash=plan.canonical_hash,
+                                     steps=[s.as_policy_step() for s in plan.steps.all_tenants()],
+                                     facts=facts_for(plan, tenant))
+        execution = wait_settled(execution_start(plan=plan, receipt_id=receipt.pk, actor=user, tenant=tenant), 60)
+        assert execution.status == "completed", execution.error
+        return list(StepRun.objects.for_tenant(tenant).filter(execution=execution))
+
+    for _ in range(2):  # warm-up: imports, connections, snapshot, token
+        chain()
+    overhead, wall, calls = [], [], []
+    started = time.perf_counter()
+    for _ in range(CHAINS):
+        for run in chain():
+            total_ms = (run.finished_at - run.dispatched_at).total_seconds() * 1000
+            wall.append(total_ms)
+            calls.append(run.call_ms)
+            overhead.append(total_ms - run.call_ms)
+    elapsed = time.perf_counter() - started
+    for i in range(WARMUP):
+        ping_task.apply_async((i,)).get(timeout=10)
+    baseline = []
+    for i in range(BASELINE_N):
+        t0 = time.perf_counter_ns()
+        ping_task.apply_async((i,)).get(timeout=10)
+        baseline.append((time.perf_counter_ns() - t0) / 1e6)
+    ours, base = summarize(overhead), summarize(baseline)
+    return {**ours, "baseline": base, "ratio": ratio(ours, base), "overhead_p50_ms": ours["p50_ms"],
+            "step_wall": summarize(wall), "sst_call": summarize(calls),
+            "steps_per_second": round(len(overhead) / elapsed, 2)}
+
+
+if __name__ == "__main__":
+    main()
