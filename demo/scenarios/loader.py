@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from demo.seeding.world import component_lookup, world_companies, world_problems
+from demo.seeding.world import component_lookup, name_problems, world_companies, world_problems
 from sst.text import fold
 
 from .schema import schema_errors
@@ -125,15 +125,7 @@ def _match_problems(world: Mapping[str, Any], match: Mapping[str, str]) -> list[
 
 
 def _fact_problems(world: Mapping[str, Any], fact: Mapping[str, Any], at: str) -> list[str]:
-    employees = {e["name"] for e in world.get("employees", [])}
-    components = component_lookup(world)
-    problems = _company_problems(world, fact.get("company"), f"{at}.company")
-    if fact.get("responsible") is not None and fact["responsible"] not in employees:
-        problems.append(f"{at}.responsible: unknown employee {fact['responsible']!r}")
-    problems += [f"{at}.workers: unknown employee {name!r}" for name in fact.get("workers", [])
-                 if name not in employees]
-    problems += [f"{at}.components: unknown component {name!r}" for name in fact.get("components", [])
-                 if fold(name) not in components]
+    problems = _company_problems(world, fact.get("company"), f"{at}.company") + name_problems(world, fact, at)
     if "permit" not in fact and set(fact) - {"permits", "other_tenant_unchanged"}:
         problems.append(f"{at}: permit fields without `permit`")
     return problems

@@ -55,10 +55,22 @@ def component_lookup(world: World) -> dict[str, Mapping[str, Any]]:
     return lookup
 
 
-def world_problems(world: World, *, where: str = "world") -> list[str]:
-    """What the world's permits (and its other tenant) name but the world lacks."""
+def name_problems(world: World, item: Mapping[str, Any], at: str) -> list[str]:
+    """The `responsible`, `workers` and `components` of a permit (or a fact about one) the world lacks."""
     employees = {e["name"] for e in world.get("employees", [])}
     components = component_lookup(world)
+    problems = []
+    if item.get("responsible") is not None and item["responsible"] not in employees:
+        problems.append(f"{at}.responsible: unknown employee {item['responsible']!r}")
+    problems += [f"{at}.workers: unknown employee {name!r}" for name in item.get("workers", [])
+                 if name not in employees]
+    problems += [f"{at}.components: unknown component {name!r}" for name in item.get("components", [])
+                 if fold(name) not in components]
+    return problems
+
+
+def world_problems(world: World, *, where: str = "world") -> list[str]:
+    """What the world's permits (and its other tenant) name but the world lacks."""
     problems: list[str] = []
     seen: set[tuple[str, str]] = set()
     for index, permit in enumerate(world.get("permits", [])):
@@ -67,12 +79,7 @@ def world_problems(world: World, *, where: str = "world") -> list[str]:
         if key in seen:
             problems.append(f"{at}: permit {permit['number']!r} of {permit['company']!r} is listed twice")
         seen.add(key)
-        if permit.get("responsible") is not None and permit["responsible"] not in employees:
-            problems.append(f"{at}.responsible: unknown employee {permit['responsible']!r}")
-        problems += [f"{at}.workers: unknown employee {name!r}" for name in permit.get("workers", [])
-                     if name not in employees]
-        problems += [f"{at}.components: unknown component {name!r}" for name in permit.get("components", [])
-                     if fold(name) not in components]
+        problems += name_problems(world, permit, at)
     if world.get("other_tenant") is not None:
         problems += world_problems(world["other_tenant"], where=f"{where}.other_tenant")
     return problems
