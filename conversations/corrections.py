@@ -1,0 +1,125 @@
+"""Corrections (PRD-010 §19-§20, §48-§49): the user says what is right — another permit, another
+company's permit with the same number, another component, another value. An explicit correction
+outranks every inference; the pending or last intent is changed (never a new, unrelated one), the
+earlier confirmation is invalidated, and planner and policy run again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import lexicon
+from .matching import mention
+from .operations import slot_values
+from .reads import entity_ref
+from .state import situation_for
+from .statemachine import Status
+from .turns import Turn
+from .understanding import Extractor, SlotValue, number_positions
+
+
+def _base_intent(turn: Turn) -> dict[str, Any] | None:
+    pending = turn.conversation.pending_confirmation
+    if pending is not None and pending.status == "PENDING":
+        return dict(pending.intent)
+    if turn.conversation.active_intent:
+        return dict(turn.conversation.active_intent)
+    navigation = (turn.conversation.context or {}).get("last_navigation") or {}
+    return dict(navigation["intent"]) if navigation.get("intent") else None
+
+
+def correction_apply(turn: Turn, remainder: list[str]) -> None:
+    from .runtime import allowed_capabilities, clarify, navigate_state, understand
+
+    base = _base_intent(turn)
+    parts = list(remainder)
+    while parts and (parts[0] in lexicon.CORRECTION_LEADS or parts[0] in lexicon.FILLER):
+        parts = parts[1:]
+    if base is None or base.get("capability") not in turn.grammar.capabilities:
+        return understand(turn, parts, allowed_capabilities(turn))
+    cap = turn.grammar.capabilities[base["capability"]]
+    extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation))
+    slots = dict(base.get("slots") or {})
+    changed: list[str] = []
+    ambiguous: dict[str, list[dict[str, Any]]] = {}
+    for slot in cap.slots:
+        if slot.parse != "permit_number" or slot.type == "text":
+            continue
+        current = (slot_values(base, slot.name) or [None])[0]
+        number = _number_for(turn, extractor, cap, slot, parts)
+        if number is None and current is not None:
+            number = _same_number_other_company(parts, current)
+        if number is None:
+            continue
+        from .understanding import Extraction
+
+        probe = Extraction()
+        extractor.resolve_number(slot, number, parts, probe)
+        if probe.values.get(slot.name):
+            slots[slot.name] = [v.to_dict() for v in probe.values[slot.name]]
+            changed.append(slot.name)
+        elif probe.ambiguous.get(slot.name):
+            ambiguous[slot.name] = probe.ambiguous[slot.name]
+    others = extractor.extract(cap, parts, use_context=False)
+    for name, values in others.values.items():
+        slot = cap.slot(name)
+        if slot is None or slot.parse == "permit_number" or name in changed:
+            continue
+        if slot.parse == "integer" and any(n[1] == str(v.get("label")) for n in number_positions(parts)
+                                           for vals in slots.values() for v in vals if v.get("entity")):
+            continue
+        slots[name] = [v.to_dict() for v in values]
+        changed.append(name)
+    for name, options in others.ambiguous.items():
+        ambiguous.setdefault(name, options)
+    turn.event("CORRECTION_RECEIVED", {"intent_id": base.get("id"), "changed": changed}, actor="user")
+    state = {**base, "slots": slots}
+    if ambiguous:
+        from .understanding import Extraction
+
+        return clarify(turn, state, Extraction(values={}, ambiguous=ambiguous))
+    if not changed:
+        return understand(turn, parts, allowed_capabilities(turn))
+    import uuid
+
+    state["id"] = str(uuid.uuid4())
+    turn.go(Status.CORRECTING)
+    for name in changed:
+        for value in slots[name]:
+            entity = value.get("entity")
+            if entity and entity.get("type") and turn.reader.read_capability(str(entity["type"])):
+                from .state import entity_activate
+
+                entity_activate(turn.conversation, entity, version=turn.version)
+    if cap.kind == "navigation":
+        return navigate_state(turn, cap, state)
+    from .operations import plan_and_decide
+
+    plan_and_decide(turn, state)
+
+
+def _number_for(turn: Turn, extractor: Extractor, cap, slot, parts: list[str]) -> str | None:
+    explicit = extractor.explicit_number(slot, parts, cap)
+    if explicit is not None:
+        return explicit[1]
+    bare = [d for _, d, unit in number_positions(parts) if not unit]
+    if not bare:
+        return None
+    # A bare number in a correction names a permit only if the tenant has one with that number.
+    return bare[0] if turn.reader.search(slot, bare[0]) else None
+
+
+def _same_number_other_company(parts: list[str], current: SlotValue) -> str | None:
+    """"não, a da Beta": the same number, in the company the user names."""
+    entity = current.entity or {}
+    company = entity.get("company")
+    if not company or not entity.get("label"):
+        return None
+    return str(entity["label"]) if mention(parts, [company], "name") is None and _names_company(parts) else None
+
+
+def _names_company(parts: list[str]) -> bool:
+    return any(len(p) >= 3 and p not in lexicon.ARTICLES and p not in lexicon.DEMONSTRATIVES for p in parts)
+
+
+__all__ = ["correction_apply", "entity_ref"]

@@ -1,0 +1,230 @@
+"""The fast path's grammar, derived from the registry's language metadata (never from code).
+
+For every ACTIVE capability with a `language` block this builds: its verbs (pt-BR and en, as
+folded token sequences), its keywords (the content words of its verbs and phrasings, without the
+`{slot}` placeholders), and its slots. Entity synonyms come from the slots of every capability:
+a slot of type `employee` that lists "funcionário" makes "funcionário" name an employee anywhere.
+
+A grammar is immutable and cached per registry version, like the snapshot it comes from.
+Word comparison (`same_word`) is accent/case-insensitive and tolerant of inflection: Snowball
+stems in both languages, or a long common prefix ("coloque"/"coloca", "abra"/"abre") — the
+Portuguese imperative and indicative differ only in the last vowel, which stemmers do not fold.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from knowledge.text import stem
+from registry.selectors import CapabilitySpec, RegistrySnapshot
+
+from .lexicon import ARTICLES, tokens
+
+_PLACEHOLDER = re.compile(r"\{[^}]*\}")
+_CAMEL = re.compile(r"[A-Z]?[a-z]+")
+
+
+@lru_cache(maxsize=50_000)
+def _stems(word: str) -> frozenset[str]:
+    return frozenset({stem(word, "pt"), stem(word, "en")})
+
+
+@lru_cache(maxsize=200_000)
+def same_word(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    if len(a) < 3 or len(b) < 3 or a.isdigit() or b.isdigit():
+        return False
+    if _stems(a) & _stems(b) and min(len(a), len(b)) >= 4:
+        return True
+    prefix = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        prefix += 1
+    return prefix >= 3 and prefix >= max(len(a), len(b)) - 3
+
+
+def camel_parts(identifier: str) -> list[str]:
+    """"permitWorker" → ["permit", "worker"]."""
+    return [p.lower() for p in _CAMEL.findall(identifier)]
+
+
+def content(parts: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(p for p in parts if p not in ARTICLES)
+
+
+@dataclass(frozen=True)
+class Verb:
+    capability: str
+    words: tuple[str, ...]  # folded content tokens, e.g. ("muda", "validade")
+    language: str
+
+
+@dataclass(frozen=True)
+class SlotSpec:
+    name: str
+    type: str
+    required: bool
+    many: bool
+    from_context: bool
+    parse: str | None
+    field: str  # the input field the value goes to
+    resolver: Mapping[str, Any] | None
+    values: tuple[str, ...]
+    synonyms: frozenset[str]  # folded single words and phrases
+
+
+@dataclass(frozen=True)
+class CapabilityGrammar:
+    id: str
+    kind: str
+    entity: str
+    intent: str
+    verbs: tuple[Verb, ...]
+    keywords: frozenset[str]
+    slots: tuple[SlotSpec, ...]
+
+    def slot(self, name: str) -> SlotSpec | None:
+        return next((s for s in self.slots if s.name == name), None)
+
+    @property
+    def types(self) -> frozenset[str]:
+        return frozenset({self.entity, *(s.type for s in self.slots)})
+
+
+@dataclass(frozen=True)
+class Grammar:
+    version: int | None
+    capabilities: Mapping[str, CapabilityGrammar]
+    # entity type → folded synonym phrases ("permissao", "permissao de trabalho", "pt", ...)
+    synonyms: Mapping[str, frozenset[tuple[str, ...]]]
+    # folded synonym word → entity/capability-entity types it names (for enum values like tabs)
+    concepts: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+    def types_named_in(self, parts: list[str]) -> dict[str, tuple[int, int]]:
+        """Entity types whose synonym occurs in `parts`, with the (start, end) of the occurrence."""
+        found: dict[str, tuple[int, int]] = {}
+        for type_, phrases in self.synonyms.items():
+            for phrase in sorted(phrases, key=len, reverse=True):
+                at = find_phrase(parts, phrase)
+                if at is not None:
+                    found[type_] = at
+                    break
+        return found
+
+    def enum_value(self, slot: SlotSpec, parts: list[str]) -> str | None:
+        """The enum value a message names for `slot`: the value itself, or a synonym whose concept matches it."""
+        for part in parts:
+            for value in slot.values:
+                if same_word(part, value.lower()):
+                    return value
+        for part in parts:
+            if not any(same_word(part, s) for s in slot.synonyms if " " not in s):
+                continue
+            for concept in self.concepts.get(part, ()) | _concepts_like(self.concepts, part):
+                for value in slot.values:
+                    if any(same_word(c, value.lower()) for c in camel_parts(concept)):
+                        return value
+        return None
+
+
+def _concepts_like(concepts: Mapping[str, frozenset[str]], word: str) -> frozenset[str]:
+    hits: set[str] = set()
+    for synonym, types in concepts.items():
+        if same_word(word, synonym):
+            hits |= types
+    return frozenset(hits)
+
+
+def find_phrase(parts: list[str], phrase: tuple[str, ...]) -> tuple[int, int] | None:
+    """First (start, end) where `phrase` occurs in `parts` word by word (same_word)."""
+    n = len(phrase)
+    if n == 0:
+        return None
+    for i in range(len(parts) - n + 1):
+        if all(same_word(parts[i + k], phrase[k]) for k in range(n)):
+            return i, i + n
+    return None
+
+
+def _folded_list(values: Any) -> list[tuple[str, ...]]:
+    out = []
+    for value in values or ():
+        parts = tuple(tokens(str(value)))
+        if parts:
+            out.append(parts)
+    return out
+
+
+def _slot(raw: Mapping[str, Any]) -> SlotSpec:
+    synonyms = raw.get("synonyms") or {}
+    folded = frozenset(" ".join(p) for lang in synonyms.values() for p in _folded_list(lang))
+    return SlotSpec(
+        name=str(raw["name"]), type=str(raw.get("type", "text")), required=bool(raw.get("required")),
+        many=bool(raw.get("many")), from_context=bool(raw.get("from_context")), parse=raw.get("parse"),
+        field=str(raw.get("field") or raw["name"]), resolver=raw.get("resolver"),
+        values=tuple(str(v) for v in raw.get("values") or ()), synonyms=folded,
+    )
+
+
+def _capability(spec: CapabilitySpec) -> CapabilityGrammar | None:
+    language = spec.language or {}
+    if not language:
+        return None
+    verbs: list[Verb] = []
+    keywords: set[str] = set()
+    for lang, entries in (language.get("verbs") or {}).items():
+        for parts in _folded_list(entries):
+            words = content(parts)
+            if words and not (len(words) == 1 and words[0] in ARTICLES):
+                verbs.append(Verb(spec.id, words, lang))
+                keywords.update(words)
+    for entries in (language.get("phrasings") or {}).values():
+        for phrasing in entries or ():
+            keywords.update(content(tokens(_PLACEHOLDER.sub(" ", str(phrasing)))))
+    slots = tuple(_slot(s) for s in language.get("slots") or () if isinstance(s, Mapping) and s.get("name"))
+    return CapabilityGrammar(id=spec.id, kind=spec.kind, entity=str(language.get("entity", "")),
+                             intent=str(language.get("intent", "")), verbs=tuple(verbs),
+                             keywords=frozenset(k for k in keywords if len(k) > 2), slots=slots)
+
+
+def grammar_build(snapshot: RegistrySnapshot) -> Grammar:
+    capabilities: dict[str, CapabilityGrammar] = {}
+    synonyms: dict[str, set[tuple[str, ...]]] = {}
+    concepts: dict[str, set[str]] = {}
+    for key, spec in snapshot.capabilities.items():
+        grammar = _capability(spec)
+        if grammar is None:
+            continue
+        capabilities[key] = grammar
+        for slot in grammar.slots:
+            if slot.type in ("text", "integer", "knowledgeRef") or slot.parse == "enum":
+                continue
+            for phrase in slot.synonyms:
+                synonyms.setdefault(slot.type, set()).add(tuple(phrase.split()))
+                if " " not in phrase:
+                    concepts.setdefault(phrase, set()).update({slot.type, grammar.entity})
+    return Grammar(version=snapshot.version, capabilities=capabilities,
+                   synonyms={k: frozenset(v) for k, v in synonyms.items()},
+                   concepts={k: frozenset(v) for k, v in concepts.items()})
+
+
+_lock = threading.Lock()
+_cache: dict[int | None, Grammar] = {}
+
+
+def grammar_for(snapshot: RegistrySnapshot) -> Grammar:
+    cached = _cache.get(snapshot.version)
+    if cached is not None and snapshot.version is not None:
+        return cached
+    grammar = grammar_build(snapshot)
+    with _lock:
+        _cache.clear()
+        _cache[snapshot.version] = grammar
+    return grammar

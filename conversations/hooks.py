@@ -1,0 +1,245 @@
+"""What reaches a conversation from outside a turn: an execution settling (execution's completion
+hook), a reviewer's decision (policy's review hook), and the TTL sweep. Each one locks the row,
+applies one transition through the table, bumps the version and appends its events, like a turn.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+import structlog
+from django.db import transaction
+
+from events.services import event_append
+from execution.composer import compose
+from execution.models import Execution
+from execution.selectors import execution_detail
+from registry.selectors import registry_snapshot
+from tenancy import clock
+from tenancy.models import Tenant
+
+from . import messages
+from .grammar import grammar_for
+from .models import Clarification, Confirmation, Conversation, PendingStatus
+from .reads import entity_ref
+from .state import entity_remember
+from .statemachine import Status, check_transition
+
+log = structlog.get_logger(__name__)
+
+OUTCOME = {"completed": Status.SUCCESS, "partially_completed": Status.PARTIAL_SUCCESS, "failed": Status.FAILED,
+           "compensated": Status.FAILED, "cancelled": Status.CANCELLED}
+
+
+def _lock(tenant_id: Any, conversation_id: Any) -> Conversation | None:
+    return (Conversation.objects.for_tenant(tenant_id).select_for_update(of=("self",))
+            .select_related("tenant").filter(pk=conversation_id).first())
+
+
+def _save(conversation: Conversation, read_version: int) -> None:
+    from .services import _save as save
+
+    save(conversation, read_version=read_version, now=clock.now())
+
+
+def execution_view(detail: Mapping[str, Any], language: str) -> dict[str, Any]:
+    return {"id": detail["id"], "status": detail["status"],
+            "steps": [{"id": s["id"], "capability": s["capability"], "status": s["status"],
+                       "label": (s.get("label") or {}).get(language) or (s.get("label") or {}).get("pt-BR")}
+                      for s in detail["steps"]]}
+
+
+def _labels(intent: Mapping[str, Any]) -> dict[str, str]:
+    labels: dict[str, str] = {}
+    for values in (intent.get("slots") or {}).values():
+        for value in values:
+            labels[str(value.get("value"))] = str(value.get("label"))
+    return labels
+
+
+def _created(detail: Mapping[str, Any], grammar: Any) -> list[dict[str, Any]]:
+    """Entities the execution created, newest last: a permit, a component added to it..."""
+    created = []
+    for step in detail["steps"]:
+        cap = grammar.capabilities.get(step["capability"])
+        result = step.get("result")
+        if cap is None or cap.kind != "write" or step["status"] != "completed" or cap.intent not in ("create", "add"):
+            continue
+        for item in result if isinstance(result, list) else [result]:
+            if isinstance(item, Mapping) and item.get("id") is not None:
+                label = "number" if item.get("number") is not None else "name"
+                created.append(entity_ref(cap.entity, item, label_field=label))
+    return created
+
+
+def _message(execution: Execution, detail: Mapping[str, Any], intent: Mapping[str, Any], grammar: Any,
+             language: str) -> tuple[str, str]:
+    """(response type, text): a read answers, a write reports; failed items are named as the user named them."""
+    labels = _labels(intent)
+    caps = [grammar.capabilities.get(s["capability"]) for s in detail["steps"]]
+    if all(c is not None and c.kind == "read" for c in caps) and execution.status == "completed":
+        for step, cap in zip(detail["steps"], caps, strict=True):
+            result = step.get("result")
+            if cap.intent == "count" and isinstance(result, Mapping) and "count" in result:
+                noun = messages.term(f"{_last_part(cap.entity)}s", language)
+                return "answer", messages.say("answer.count", language, count=result["count"], entity=noun)
+        return "answer", compose(execution, language)
+    text = compose(execution, language)
+    failed = [s for s in detail["steps"] if s["status"] in ("failed", "unknown")]
+    if failed:
+        names = []
+        for step in failed:
+            plan_input = (step.get("input") or {})
+            names.extend(labels[str(v)] for v in plan_input.values() if str(v) in labels)
+        if names and execution.status == "partially_completed":
+            text = messages.say("execution.partial", language, detail=f"{text} {messages.join_list(names, language)}")
+    kind = "error" if execution.status in ("failed", "compensated") else "execution"
+    return kind, text
+
+
+def _last_part(entity: str) -> str:
+    from .grammar import camel_parts
+
+    parts = camel_parts(entity)
+    return parts[-1] if parts else entity
+
+
+def on_execution_settled(execution: Execution) -> None:
+    """Completion hook (registered in AppConfig.ready): SUCCESS / PARTIAL_SUCCESS / FAILED / CANCELLED."""
+    if execution.conversation_id is None:
+        return
+    with transaction.atomic():
+        conversation = _lock(execution.tenant_id, execution.conversation_id)
+        if conversation is None:
+            return
+        operation = conversation.active_operation or {}
+        if str(operation.get("execution_id")) != str(execution.pk) and str(operation.get("plan_id")) != str(
+                execution.plan_id):
+            return
+        read_version = conversation.version
+        grammar = grammar_for(registry_snapshot())
+        detail = execution_detail(execution=execution)
+        _inputs(execution, detail)
+        language = conversation.language
+        kind, text = _message(execution, detail, operation.get("intent") or {}, grammar, language)
+        created = _created(detail, grammar)
+        view = execution_view(detail, language)
+        outcome = OUTCOME.get(execution.status, Status.FAILED)
+        if conversation.status in (Status.EXECUTING, Status.CANCELLING):
+            conversation.status = check_transition(conversation.status, outcome)
+        operation["status"] = execution.status
+        operation["execution_id"] = str(execution.pk)
+        conversation.active_operation = operation
+        for ref in created:
+            entity_remember(conversation, ref)
+        conversation.last_result = {
+            "operation_id": operation.get("operation_id"), "execution_id": str(execution.pk),
+            "plan_id": str(execution.plan_id), "capability": operation.get("capability"),
+            "status": execution.status, "created": created, "message": text, "intent": operation.get("intent"),
+            "execution": view, "error": execution.error, "finished_at": (execution.finished_at or clock.now())
+            .isoformat(), "confirmation_id": operation.get("confirmation_id"),
+        }
+        conversation.last_response = {
+            "type": kind, "message": text, "template": f"execution.{execution.status}", "citations": [],
+            "navigation": _navigation(detail), "clarification": None, "confirmation": None, "execution": view,
+            "error": {"code": (execution.error or {}).get("code") or "EXECUTION_FAILED", "detail": text}
+            if kind == "error" else None,
+        }
+        _save(conversation, read_version)
+
+
+def _inputs(execution: Execution, detail: dict[str, Any]) -> None:
+    from planning.models import PlanStep
+
+    inputs = dict(PlanStep.objects.for_tenant(execution.tenant_id).filter(plan=execution.plan_id)
+                  .values_list("step_id", "input"))
+    for step in detail["steps"]:
+        step["input"] = inputs.get(step["id"]) or {}
+
+
+def _navigation(detail: Mapping[str, Any]) -> dict[str, Any] | None:
+    for step in reversed(detail["steps"]):
+        result = step.get("result")
+        if step["status"] == "completed" and isinstance(result, Mapping) and result.get("route"):
+            return dict(result)
+    return None
+
+
+# --- human review ----------------------------------------------------------------------------
+
+
+def on_review_decided(outcome: Mapping[str, Any]) -> None:
+    """Policy's review hook: tell the requester's conversation; on approval, start the plan."""
+    from policy.models import ReviewStatus
+
+    tenant = Tenant.objects.filter(pk=outcome["tenant_id"]).first()
+    if tenant is None:
+        return
+    confirmation = (Confirmation.objects.for_tenant(tenant).select_related("user")
+                    .filter(review_request_id=outcome["request_id"]).first())
+    if confirmation is None:
+        return
+    from .review import review_apply
+
+    review_apply(tenant=tenant, confirmation=confirmation, approved=outcome["status"] == ReviewStatus.APPROVED,
+                 reviewer_id=int(outcome["reviewer_id"]), reason=str(outcome.get("reason") or ""))
+
+
+# --- TTL sweep -------------------------------------------------------------------------------
+
+
+def pending_expire() -> int:
+    """Mark pending clarifications/confirmations and operation contexts past their TTL as EXPIRED.
+
+    Idempotent and safe with two beat processes: each row is claimed with a conditional UPDATE
+    under the conversation lock, so a second sweeper finds nothing left to do.
+    """
+    now = clock.now()
+    count = 0
+    due = list(Confirmation.objects.all_tenants().filter(status=PendingStatus.PENDING, expires_at__lte=now)
+               .values_list("conversation_id", "tenant_id").distinct()[:500])
+    due += list(Clarification.objects.all_tenants().filter(status=PendingStatus.PENDING, expires_at__lte=now)
+                .values_list("conversation_id", "tenant_id").distinct()[:500])
+    for conversation_id, tenant_id in set(due):
+        count += _expire_one(tenant_id, conversation_id)
+    return count
+
+
+def _expire_one(tenant_id: Any, conversation_id: Any) -> int:
+    now = clock.now()
+    with transaction.atomic():
+        conversation = _lock(tenant_id, conversation_id)
+        if conversation is None:
+            return 0
+        read_version = conversation.version
+        events: list[tuple[str, dict[str, Any], Any]] = []
+        for model, event_type, field in ((Confirmation, "CONFIRMATION_EXPIRED", "decided_at"),
+                                         (Clarification, "CLARIFICATION_EXPIRED", "closed_at")):
+            rows = list(model.objects.for_tenant(tenant_id).filter(conversation=conversation,
+                                                                   status=PendingStatus.PENDING, expires_at__lte=now))
+            for row in rows:
+                claimed = model.objects.for_tenant(tenant_id).filter(pk=row.pk, status=PendingStatus.PENDING).update(
+                    status=PendingStatus.EXPIRED, **{field: now})
+                if claimed:
+                    key = "confirmation_id" if model is Confirmation else "clarification_id"
+                    events.append((event_type, {key: str(row.pk)}, getattr(row, "operation_id", None)))
+        if not events:
+            return 0
+        operation = conversation.active_operation or {}
+        if operation.get("status") in ("awaiting_confirmation", "planning"):
+            operation["status"] = "expired"
+            conversation.active_operation = operation
+        if conversation.status in (Status.CONFIRMATION_REQUIRED, Status.CLARIFICATION_REQUIRED):
+            conversation.status = check_transition(conversation.status, Status.IDLE)
+        conversation.pending_confirmation = (Confirmation.objects.for_tenant(tenant_id)
+                                             .filter(pk=conversation.pending_confirmation_id).first()
+                                             if conversation.pending_confirmation_id else None)
+        conversation.pending_clarification = None
+        _save(conversation, read_version)
+        for event_type, payload, operation_id in events:
+            event_append(tenant=conversation.tenant, conversation_id=conversation.pk, type=event_type,
+                         actor="system", state_version=conversation.version, payload=payload,
+                         operation_id=uuid.UUID(str(operation_id)) if operation_id else None)
+    return len(events)

@@ -1,0 +1,277 @@
+"""Generic language rules of the fast path: control words (yes, no, cancel, undo, retry, resume,
+correction markers), reference words and language detection, in pt-BR and English.
+
+These are the closed-class words of the two languages, not domain vocabulary: everything about
+the business (verbs of capabilities, entity synonyms, names) comes from the registry's language
+metadata and the tenant's data (see `grammar.py`). Every comparison is on folded text (no accents,
+lower case), so "não", "nao" and "NÃO" are the same word.
+"""
+
+from __future__ import annotations
+
+import re
+
+from knowledge.text import fold, words
+
+_PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
+
+
+def tokens(text: str) -> list[str]:
+    """Folded words of a message ("Não, a da Beta!" → ["nao", "a", "da", "beta"])."""
+    return words(fold(text))
+
+
+def _set(text: str) -> frozenset[str]:
+    return frozenset(" ".join(tokens(line)) for line in text.strip().splitlines() if line.strip())
+
+
+# Whole-message phrases (after dropping FILLER words at either end).
+CONFIRM = _set("""
+sim
+s
+confirmo
+confirma
+confirmado
+confirmar
+pode
+pode sim
+pode seguir
+pode ir
+pode fazer
+pode executar
+pode continuar
+ok
+okay
+claro
+claro que sim
+isso
+isso mesmo
+exato
+certo
+correto
+positivo
+manda ver
+vai
+segue
+siga
+prossiga
+faz
+faca
+faca isso
+sim pode
+sim confirmo
+yes
+y
+yeah
+yep
+yup
+sure
+confirm
+confirmed
+go ahead
+do it
+proceed
+correct
+right
+yes please
+of course
+""")
+DECLINE = _set("""
+nao
+n
+nao quero
+negativo
+nope
+no
+no thanks
+""")
+CANCEL = _set("""
+cancela
+cancele
+cancelar
+cancelado
+cancela isso
+cancela tudo
+cancele isso
+cancelar isso
+cancela a operacao
+cancele a operacao
+esquece
+esqueca
+esquece isso
+esqueca isso
+nao faca
+nao faz
+nao faca isso
+pare
+para
+parar
+para tudo
+pare tudo
+deixa pra la
+deixa para la
+deixe pra la
+deixe para la
+deixa
+desisto
+aborta
+aborte
+abortar
+cancel
+cancel it
+cancel that
+cancel this
+stop
+stop it
+never mind
+nevermind
+forget it
+forget that
+abort
+dont
+don t
+do not
+dont do it
+don t do it
+do not do it
+""")
+UNDO = _set("""
+desfaca
+desfaz
+desfazer
+desfaca isso
+desfaz isso
+desfazer isso
+desfaca a ultima
+desfaca a ultima operacao
+volta atras
+volte atras
+reverte
+reverta
+reverter
+undo
+undo it
+undo that
+undo this
+revert
+revert it
+revert that
+roll back
+rollback
+""")
+RETRY = _set("""
+tente novamente
+tenta novamente
+tente de novo
+tenta de novo
+tentar novamente
+tentar de novo
+de novo
+novamente
+repete
+repita
+refaca
+refaz
+try again
+retry
+try it again
+again
+redo
+one more time
+""")
+RESUME = _set("""
+continue
+continua
+continuar
+retome
+retoma
+retomar
+retomar operacao
+resume
+carry on
+continue please
+""")
+FILLER = frozenset(tokens("""
+por favor, favor, obrigado, obrigada, valeu, entao, então, agora, ah, ai, aí, hum, bom, tá, ta, please, thanks,
+thank you, well, then, now, oh, ok, e, and
+"""))
+NEGATIONS = frozenset({"nao", "no", "not", "nope"})
+# A correction opens with one of these (then says what is right).
+CORRECTION_OPENERS = tuple(tuple(tokens(p)) for p in """
+nao
+no
+na verdade
+ah nao
+errado
+errei
+eu quis dizer
+quis dizer
+quero dizer
+melhor
+aliás
+alias
+actually
+i meant
+i mean
+wrong
+rather
+sorry
+""".strip().splitlines())
+# "quero X" / "é a 456" / "a da Beta": phrasing of the right value once a correction opened.
+CORRECTION_LEADS = frozenset(tokens("quero queria prefiro e era seria is it s i want want instead"))
+
+# Demonstratives and pronouns that point at something in context (§10).
+DEMONSTRATIVES = frozenset(tokens("""
+isso isto esse essa esses essas este esta estes estas aquele aquela aquilo aqueles aquelas ele ela dele dela
+nele nela atual anterior ultimo ultima mesmo mesma this that these those it its current previous last same
+"""))
+PREVIOUS = frozenset(tokens("anterior ultimo ultima previous last"))
+CREATED = frozenset(tokens("ela ele nela nele dela dele it criada criado nova novo new created"))
+QUESTION_WORDS = frozenset(tokens("qual quais quanto quantos quantas quando que what which how when"))
+COUNT_WORDS = frozenset(tokens("quantos quantas quanto how many count total"))
+EXPLAIN_MARKERS = frozenset(tokens("explique explica explicar explain significa mean"))
+# Units that bind a bare number to an integer slot ("45 dias", "30 days").
+DAY_UNITS = frozenset(tokens("dia dias day days"))
+ARTICLES = frozenset(tokens("""o a os as um uma uns umas de da do das dos em na no nas nos para pra por pelo pela
+com e ao à the an of to in on for with by at from"""))
+
+_PT_MARKERS = frozenset(tokens("""o a os as de da do que nao e em uma um para com na no pela pelo esse essa este esta
+isso sim voce eu quero abra abre va mude altere adicione exclua cancela desfaca quantos quantas qual explique
+agora entao"""))
+_EN_MARKERS = frozenset(tokens("""the of and is are to in for with what this that it be on an yes no open go show
+add remove delete change set how many which explain undo cancel try again please permit"""))
+
+
+def strip_filler(parts: list[str]) -> list[str]:
+    start, end = 0, len(parts)
+    while start < end and parts[start] in FILLER:
+        start += 1
+    while end > start and parts[end - 1] in FILLER:
+        end -= 1
+    return parts[start:end]
+
+
+def phrase(text: str) -> str:
+    """The message as one folded phrase without punctuation or leading/trailing filler."""
+    return " ".join(strip_filler(tokens(text)))
+
+
+def detect_language(text: str, default: str) -> str:
+    """"pt-BR" or "en" for one message; a message with no clue keeps `default` (the conversation's)."""
+    parts = tokens(text)
+    pt = sum(p in _PT_MARKERS for p in parts) + (2 if re.search(r"[ãõçáéíóúâêô]", text.casefold()) else 0)
+    en = sum(p in _EN_MARKERS for p in parts)
+    if pt == en:
+        return default
+    return "pt-BR" if pt > en else "en"
+
+
+def correction_remainder(text: str) -> list[str] | None:
+    """The words after a correction opener ("Não, a da Beta" → ["a", "da", "beta"]), or None."""
+    parts = tokens(text)
+    while parts and parts[0] in FILLER - NEGATIONS:
+        parts = parts[1:]
+    for opener in sorted(CORRECTION_OPENERS, key=len, reverse=True):
+        if opener and tuple(parts[: len(opener)]) == opener and len(parts) > len(opener):
+            return parts[len(opener):]
+    return None

@@ -1,0 +1,93 @@
+"""Finding the tenant's names (components, employees, companies, permits) in a message.
+
+Accent- and case-insensitive; a whole name said word for word is an exact mention ("trabalho em
+altura"); otherwise single distinctive words ("João", "Beta", "Pereira") select every name that
+contains them, which is how an ambiguity becomes a clarification with candidates instead of a
+silent choice. Small typos are tolerated with rapidfuzz on words of five letters or more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from .lexicon import ARTICLES, DEMONSTRATIVES, FILLER, tokens
+
+NOISE = ARTICLES | DEMONSTRATIVES | FILLER
+
+
+def word_equal(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    return len(a) >= 5 and len(b) >= 5 and fuzz.ratio(a, b) >= 88
+
+
+@dataclass
+class Mention:
+    items: list[dict[str, Any]]
+    exact: bool
+    spans: list[tuple[int, int]] = field(default_factory=list)
+    text: str = ""
+
+    @property
+    def unique(self) -> bool:
+        return len(self.items) == 1
+
+
+def _occurs(parts: list[str], name: list[str], used: set[int]) -> tuple[int, int] | None:
+    n = len(name)
+    for i in range(len(parts) - n + 1):
+        if any(j in used for j in range(i, i + n)):
+            continue
+        if all(word_equal(parts[i + k], name[k]) for k in range(n)):
+            return i, i + n
+    return None
+
+
+def find_exact(parts: list[str], items: Iterable[Mapping[str, Any]], label: str,
+               used: set[int] | None = None) -> list[tuple[dict[str, Any], tuple[int, int]]]:
+    """Every item whose whole label occurs in `parts` (longest labels first, no overlaps)."""
+    used = set(used or ())
+    found = []
+    ranked = sorted(items, key=lambda item: -len(tokens(str(item.get(label, "")))))
+    for item in ranked:
+        name = tokens(str(item.get(label, "")))
+        if not name:
+            continue
+        at = _occurs(parts, name, used)
+        if at is not None:
+            found.append((dict(item), at))
+            used.update(range(*at))
+    return sorted(found, key=lambda pair: pair[1][0])
+
+
+def find_partial(parts: list[str], items: Iterable[Mapping[str, Any]], label: str,
+                 skip: set[str] | frozenset[str] = frozenset()) -> Mention | None:
+    """Items sharing a distinctive word with the message ("o Pereira" → João Pereira)."""
+    words = [(i, p) for i, p in enumerate(parts) if len(p) >= 3 and not p.isdigit() and p not in NOISE
+             and p not in skip]
+    hits: list[dict[str, Any]] = []
+    spans: list[tuple[int, int]] = []
+    for item in items:
+        name = tokens(str(item.get(label, "")))
+        matched = [i for i, word in words if any(word_equal(word, n) for n in name if n not in ARTICLES)]
+        if matched:
+            hits.append(dict(item))
+            spans.extend((i, i + 1) for i in matched)
+    if not hits:
+        return None
+    return Mention(items=hits, exact=False, spans=sorted(set(spans)),
+                   text=" ".join(parts[s] for s, _ in sorted(set(spans))))
+
+
+def mention(parts: list[str], items: list[Mapping[str, Any]], label: str, *, many: bool = False,
+            skip: set[str] | frozenset[str] = frozenset(), used: set[int] | None = None) -> Mention | None:
+    exact = find_exact(parts, items, label, used)
+    if exact:
+        chosen = exact if many else exact[:1]
+        return Mention(items=[i for i, _ in chosen], exact=True, spans=[s for _, s in chosen],
+                       text=" ".join(" ".join(parts[a:b]) for _, (a, b) in chosen))
+    return find_partial(parts, items, label, skip)

@@ -1,0 +1,209 @@
+"""What the agent says, one catalogue per language keyed by template id (STYLE.md).
+
+Placeholders are `str.format` fields; `say()` falls back to pt-BR for a template an English
+catalogue lacks, so a missing translation degrades to the other language, never to an error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+PT: dict[str, str] = {
+    "nothing.pending": "Não há nenhuma operação aguardando confirmação.",
+    "nothing.to_cancel": "Não há nenhuma operação pendente para cancelar.",
+    "nothing.to_undo": "Não encontrei uma operação recente para desfazer.",
+    "nothing.to_retry": "Não há uma operação com falha para tentar novamente.",
+    "nothing.to_resume": "Não há nada para retomar.",
+    "confirmation.declined": "Certo, não vou executar essa operação.",
+    "confirmation.expired": "A confirmação expirou. Preparei a operação de novo com os dados atuais.",
+    "confirmation.stale_id": "Essa confirmação não é mais válida; confirme a operação pendente atual.",
+    "confirmation.ask": "Deseja {action}?",
+    "confirmation.ask_strong": "Atenção: {action}. Risco {risk}. Afeta: {affected}. Confirma?",
+    "confirmation.review": "Essa operação ({action}) precisa da aprovação de outra pessoa autorizada. "
+                           "Pedi a revisão; aviso quando houver uma decisão.",
+    "confirmation.review_waiting": "Essa operação aguarda a aprovação de outra pessoa; "
+                                   "o seu \u201csim\u201d não basta.",
+    "review.approved": "A revisão foi aprovada. Vou executar: {action}.",
+    "review.rejected": "A revisão foi recusada{reason}. Nada foi executado.",
+    "cancel.done": "Operação cancelada. Nada foi executado.",
+    "cancel.running": "Cancelando as etapas que ainda não começaram.",
+    "cancel.not_cancellable": "A operação já foi iniciada e não pode mais ser interrompida. "
+                              "Vou concluir esta etapa e informar o resultado.",
+    "clarification.cancelled": "Tudo bem, deixei a pergunta de lado.",
+    "clarification.expired": "A pergunta anterior expirou. O que você deseja fazer?",
+    "clarify.which": "Encontrei {count} opções para \u201c{text}\u201d: {options}. Qual delas?",
+    "clarify.which_permit": "Encontrei {count} permissões {number}: {options}. Qual delas?",
+    "clarify.missing": "Qual {field} você deseja?",
+    "clarify.missing_permit": "Qual permissão? Abra uma permissão ou informe o número.",
+    "clarify.not_found": "Não encontrei {field} \u201c{text}\u201d.",
+    "clarify.permit_not_found": "Não encontrei a permissão {number}.",
+    "clarify.unknown": "Não entendi o que você deseja fazer. Pode reformular?",
+    "clarify.llm_unavailable": "Não consegui interpretar o pedido agora. Pode dizer de outra forma, mais direta?",
+    "navigation.open": "Abrindo a permissão {label} da {company}.",
+    "navigation.tab": "Abrindo a aba {tab} da permissão {label} da {company}.",
+    "correction.applied": "Entendido, corrigi: {what}.",
+    "stale.context": "A seleção mudou desde que preparei essa operação. A operação continua direcionada à "
+                     "permissão {label}. Deseja continuar?",
+    "undo.not_undoable": "Essa operação não pode ser desfeita automaticamente.",
+    "undo.expired": "O prazo para desfazer essa operação passou; ela não pode ser desfeita automaticamente.",
+    "retry.asks_again": "Vou tentar novamente: {action}.",
+    "policy.denied": "Não posso executar essa operação: {reason}.",
+    "plan.invalid": "Não consegui montar essa operação: {reason}.",
+    "execution.started": "Executando: {action}.",
+    "execution.completed": "Concluído: {action}.",
+    "execution.failed": "A operação falhou: {reason}.",
+    "execution.partial": "Concluída parcialmente: {detail}.",
+    "execution.cancelled": "A execução foi cancelada.",
+    "answer.count": "Há {count} {entity}.",
+    "answer.field": "{field} da permissão {label}: {value}.",
+    "answer.read_failed": "Não consegui ler essa informação: {reason}.",
+    "busy": "Aguarde: uma operação desta conversa está em execução.",
+    "conflict": "A conversa mudou enquanto eu processava; tente de novo.",
+}
+
+EN: dict[str, str] = {
+    "nothing.pending": "There is no operation waiting for confirmation.",
+    "nothing.to_cancel": "There is no pending operation to cancel.",
+    "nothing.to_undo": "I found no recent operation to undo.",
+    "nothing.to_retry": "There is no failed operation to try again.",
+    "nothing.to_resume": "There is nothing to resume.",
+    "confirmation.declined": "All right, I will not run that operation.",
+    "confirmation.expired": "The confirmation expired. I prepared the operation again with current data.",
+    "confirmation.stale_id": "That confirmation is no longer valid; confirm the current pending operation.",
+    "confirmation.ask": "Do you want to {action}?",
+    "confirmation.ask_strong": "Warning: {action}. Risk {risk}. Affects: {affected}. Confirm?",
+    "confirmation.review": "This operation ({action}) needs approval by another authorised person. "
+                           "I asked for a review and will tell you the decision.",
+    "confirmation.review_waiting": "This operation is waiting for another person's approval; your \u201cyes\u201d "
+                                   "is not enough.",
+    "review.approved": "The review was approved. Running: {action}.",
+    "review.rejected": "The review was rejected{reason}. Nothing was run.",
+    "cancel.done": "Operation cancelled. Nothing was run.",
+    "cancel.running": "Cancelling the steps that have not started yet.",
+    "cancel.not_cancellable": "The operation has already started and cannot be interrupted. "
+                              "I will finish this step and report the result.",
+    "clarification.cancelled": "All right, I dropped the question.",
+    "clarification.expired": "The previous question expired. What would you like to do?",
+    "clarify.which": "I found {count} options for \u201c{text}\u201d: {options}. Which one?",
+    "clarify.which_permit": "I found {count} permits {number}: {options}. Which one?",
+    "clarify.missing": "Which {field} do you want?",
+    "clarify.missing_permit": "Which permit? Open a permit or tell me its number.",
+    "clarify.not_found": "I could not find {field} \u201c{text}\u201d.",
+    "clarify.permit_not_found": "I could not find permit {number}.",
+    "clarify.unknown": "I did not understand what you want to do. Could you rephrase?",
+    "clarify.llm_unavailable": "I could not interpret that right now. Could you say it more directly?",
+    "navigation.open": "Opening permit {label} of {company}.",
+    "navigation.tab": "Opening the {tab} tab of permit {label} of {company}.",
+    "correction.applied": "Understood, corrected: {what}.",
+    "stale.context": "The selection changed since I prepared this operation. It still targets permit {label}. "
+                     "Do you want to continue?",
+    "undo.not_undoable": "This operation cannot be undone automatically.",
+    "undo.expired": "The time to undo this operation has passed; it cannot be undone automatically.",
+    "retry.asks_again": "Trying again: {action}.",
+    "policy.denied": "I cannot run this operation: {reason}.",
+    "plan.invalid": "I could not build this operation: {reason}.",
+    "execution.started": "Running: {action}.",
+    "execution.completed": "Done: {action}.",
+    "execution.failed": "The operation failed: {reason}.",
+    "execution.partial": "Partially done: {detail}.",
+    "execution.cancelled": "The execution was cancelled.",
+    "answer.count": "There are {count} {entity}.",
+    "answer.field": "{field} of permit {label}: {value}.",
+    "answer.read_failed": "I could not read that: {reason}.",
+    "busy": "Please wait: an operation of this conversation is running.",
+    "conflict": "The conversation changed while I was working; please try again.",
+}
+
+CATALOGUES = {"pt-BR": PT, "en": EN}
+
+# Words the runtime itself needs to phrase replies: field and entity names per language.
+TERMS: dict[str, dict[str, str]] = {
+    "pt-BR": {"permit": "permissão", "employee": "funcionário", "componentType": "componente",
+              "company": "empresa", "validity_days": "validade", "responsible": "responsável",
+              "number": "número", "status": "status", "employees": "funcionários", "permits": "permissões",
+              "components": "componentes", "workers": "trabalhadores", "details": "detalhes", "and": "e",
+              "item": "item", "tab": "aba", "field": "campo", "days": "dias", "permitComponent": "componente",
+              "permitWorker": "trabalhador", "workPermit": "permissão"},
+    "en": {"permit": "permit", "employee": "employee", "componentType": "component", "company": "company",
+           "validity_days": "validity", "responsible": "responsible", "number": "number", "status": "status",
+           "employees": "employees", "permits": "permits", "components": "components", "workers": "workers",
+           "details": "details", "and": "and", "item": "item", "tab": "tab", "field": "field", "days": "days",
+           "permitComponent": "component", "permitWorker": "worker", "workPermit": "permit"},
+}
+
+
+class _Blank(dict):
+    def __missing__(self, key: str) -> str:
+        return ""
+
+
+def say(template: str, language: str, **values: Any) -> str:
+    catalogue = CATALOGUES.get(language, PT)
+    text = catalogue.get(template) or PT.get(template) or template
+    return text.format_map(_Blank({k: "" if v is None else v for k, v in values.items()}))
+
+
+def term(word: str, language: str) -> str:
+    return TERMS.get(language, TERMS["pt-BR"]).get(word, word)
+
+
+def join_list(items: list[str], language: str) -> str:
+    items = [i for i in items if i]
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + f" {term('and', language)} " + items[-1]
+
+# Policy and plan reason codes → what the user reads.
+REASONS: dict[str, dict[str, str]] = {
+    "pt-BR": {
+        "PERMIT_APPROVED": "a permissão está aprovada e a validade não pode mais ser alterada",
+        "PERMIT_NOT_EDITABLE": "a permissão está cancelada ou encerrada e não pode ser alterada",
+        "INVALID_STATUS": "a situação atual da permissão não permite essa operação",
+        "PERMISSION_MISSING": "você não tem permissão para essa operação",
+        "CAPABILITY_NOT_GRANTED": "você não tem permissão para essa operação",
+        "NOT_A_MEMBER": "você não tem acesso a esta organização",
+        "KILL_SWITCH": "a operação está bloqueada por segurança no momento",
+        "CAPABILITY_BLOCKED_FOR_TENANT": "a operação está desativada para esta organização",
+        "CAPABILITY_UNKNOWN": "a operação não está disponível",
+        "TARGET_NOT_FOUND": "o registro não foi encontrado",
+        "TARGET_CHANGED": "o registro foi alterado desde que preparei a operação",
+        "REVIEW_NOT_APPROVED": "a revisão ainda não foi aprovada",
+        "APPROVAL_NOT_BY_ACTOR": "a confirmação não é sua",
+        "NO_PLAN_FOR_INTENT": "não sei executar esse pedido",
+        "SLOT_MISSING": "falta uma informação",
+        "TARGET_MISSING": "não sei sobre qual registro agir",
+    },
+    "en": {
+        "PERMIT_APPROVED": "the permit is approved and its validity can no longer change",
+        "PERMIT_NOT_EDITABLE": "the permit is cancelled or closed and cannot change",
+        "INVALID_STATUS": "the permit's current status does not allow this",
+        "PERMISSION_MISSING": "you are not allowed to do this",
+        "CAPABILITY_NOT_GRANTED": "you are not allowed to do this",
+        "NOT_A_MEMBER": "you have no access to this organisation",
+        "KILL_SWITCH": "this operation is blocked for safety right now",
+        "CAPABILITY_BLOCKED_FOR_TENANT": "this operation is turned off for this organisation",
+        "CAPABILITY_UNKNOWN": "this operation is not available",
+        "TARGET_NOT_FOUND": "the record was not found",
+        "TARGET_CHANGED": "the record changed since I prepared the operation",
+        "REVIEW_NOT_APPROVED": "the review is not approved yet",
+        "APPROVAL_NOT_BY_ACTOR": "the confirmation is not yours",
+        "NO_PLAN_FOR_INTENT": "I do not know how to do that",
+        "SLOT_MISSING": "some information is missing",
+        "TARGET_MISSING": "I do not know which record to act on",
+    },
+}
+
+RISK_WORDS = {"pt-BR": {"read": "nenhum", "low": "baixo", "medium": "médio", "high": "alto", "critical": "crítico"},
+              "en": {"read": "none", "low": "low", "medium": "medium", "high": "high", "critical": "critical"}}
+
+
+def reason_text(codes: list[str], language: str) -> str:
+    table = REASONS.get(language, REASONS["pt-BR"])
+    texts = []
+    for code in codes:
+        if code.startswith("RISK_") or code == "CONFIRMATION_REQUIRED":
+            continue
+        text = table.get(code, code)
+        if text not in texts:
+            texts.append(text)
+    return "; ".join(texts) or table.get("NO_PLAN_FOR_INTENT", "")

@@ -1,0 +1,161 @@
+"""Server-side reads a turn needs (reference checks, slot resolution, policy facts), made through
+registered read capabilities and the Tool Runtime — never by importing the business app (§54).
+
+The reader acts as the authenticated (user, tenant): the business API re-checks the user's own
+rights on each call, so an entity the user may not see simply is not found. Results are cached
+for the length of one turn only (a turn is one unit of work; nothing survives it in memory).
+Which capability reads or lists an entity type is found in the registry's language metadata
+(`entity`, `intent`, slot resolvers), not named here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+
+from execution.tool_runtime import ToolSession
+from registry.selectors import CapabilitySpec, RegistrySnapshot
+from tenancy.models import Tenant
+
+from .grammar import Grammar, SlotSpec
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    ok: bool
+    status_code: int | None
+    body: Any
+    error_code: str | None = None
+
+    @property
+    def not_found(self) -> bool:
+        return self.status_code in (403, 404)
+
+
+@dataclass
+class Reader:
+    user: Any
+    tenant: Tenant
+    snapshot: RegistrySnapshot
+    grammar: Grammar
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    _session: ToolSession | None = None
+    _cache: dict[str, ReadResult] = field(default_factory=dict)
+
+    def close(self) -> None:
+        if self._session is not None:
+            self._session.close()
+
+    def session(self) -> ToolSession:
+        if self._session is None:
+            self._session = ToolSession(user=self.user, tenant=self.tenant)
+        return self._session
+
+    def spec(self, capability_id: str) -> CapabilitySpec | None:
+        return self.snapshot.get(capability_id, tenant=self.tenant)
+
+    def call(self, capability_id: str, input: Mapping[str, Any]) -> ReadResult:  # noqa: A002
+        key = f"{capability_id}:{sorted(input.items())}"
+        if key in self._cache:
+            return self._cache[key]
+        spec = self.spec(capability_id)
+        if spec is None or spec.kind != "read":
+            return ReadResult(False, None, None, "CAPABILITY_UNAVAILABLE")
+        result = self.session().invoke(capability=spec, input=dict(input))
+        read = ReadResult(result.status_code is not None and 200 <= result.status_code < 300, result.status_code,
+                          result.body, result.error_code)
+        self.calls.append({"capability": capability_id, "status": result.status_code})
+        self._cache[key] = read
+        return read
+
+    # --- capabilities by role, from the language metadata -------------------------------------
+
+    def read_capability(self, entity_type: str) -> tuple[str, str] | None:
+        """(capability id, id field) of the read of one `entity_type` by id ("workPermit.read", "permit_id")."""
+        for cap in self.grammar.capabilities.values():
+            spec = self.spec(cap.id)
+            if spec is None or cap.kind != "read" or cap.entity != entity_type:
+                continue
+            required = list(spec.input_schema.get("required") or ())
+            own = [s for s in cap.slots if s.type == entity_type and s.field in required]
+            if len(required) == 1 and own:
+                return cap.id, own[0].field
+        return None
+
+    def list_capability(self, entity_type: str) -> str | None:
+        """A read that lists every `entity_type` with no required input (catalogs, people, companies)."""
+        best = None
+        for cap in self.grammar.capabilities.values():
+            spec = self.spec(cap.id)
+            if spec is None or cap.kind != "read" or cap.entity != entity_type:
+                continue
+            if spec.input_schema.get("required") or spec.output_schema.get("type") != "array":
+                continue
+            if cap.intent == "list":
+                return cap.id
+            best = best or cap.id
+        return best
+
+    def count_capability(self, entity_type: str) -> str | None:
+        for cap in self.grammar.capabilities.values():
+            if cap.kind == "read" and cap.entity == entity_type and cap.intent == "count" and self.spec(cap.id):
+                return cap.id
+        return None
+
+    # --- entities -----------------------------------------------------------------------------
+
+    def entity(self, entity_type: str, entity_id: Any) -> dict[str, Any] | None:
+        """The entity as the user may see it now, or None (missing, other tenant, not allowed)."""
+        found = self.read_capability(entity_type)
+        try:
+            ident = int(entity_id)
+        except (TypeError, ValueError):
+            return None
+        if found is None or ident < 1:
+            return None
+        capability, id_field = found
+        result = self.call(capability, {id_field: ident})
+        return result.body if result.ok and isinstance(result.body, dict) else None
+
+    def catalog(self, slot: SlotSpec) -> list[dict[str, Any]]:
+        """Every value a resolver-backed slot can take in this tenant (names the user might say)."""
+        resolver = slot.resolver or {}
+        capability = str(resolver.get("capability", ""))
+        spec = self.spec(capability)
+        if spec is not None and not spec.input_schema.get("required"):
+            result = self.call(capability, {})
+        else:
+            listing = self.list_capability(slot.type)
+            result = self.call(listing, {}) if listing else ReadResult(False, None, None)
+        return result.body if result.ok and isinstance(result.body, list) else []
+
+    def search(self, slot: SlotSpec, value: Any, extra: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        """The resolver's search for one raw value (a permit number...)."""
+        resolver = slot.resolver or {}
+        field_name = resolver.get("query_field")
+        if not field_name:
+            return []
+        result = self.call(str(resolver.get("capability")), {field_name: value, **(extra or {})})
+        return result.body if result.ok and isinstance(result.body, list) else []
+
+    def children(self, capability_id: str, input: Mapping[str, Any]) -> list[dict[str, Any]]:  # noqa: A002
+        result = self.call(capability_id, input)
+        return result.body if result.ok and isinstance(result.body, list) else []
+
+
+def entity_ref(entity_type: str, body: Mapping[str, Any], *, label_field: str = "name") -> dict[str, Any]:
+    """The compact reference kept in conversation state: type, id, label and a company if any."""
+    label = body.get(label_field) or body.get("number") or body.get("name") or body.get("key") or body.get("id")
+    ref: dict[str, Any] = {"type": entity_type, "id": body.get("id"), "label": str(label)}
+    for key in ("key", "status", "revision"):
+        if body.get(key) is not None:
+            ref[key] = body[key]
+    company = body.get("company")
+    if isinstance(company, Mapping) and company.get("name"):
+        ref["company"] = {"id": company.get("id"), "name": company["name"]}
+    return ref

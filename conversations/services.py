@@ -1,0 +1,230 @@
+"""Conversation services: start a conversation, run a turn, settle it when its execution ends,
+tell it about a review decision, and sweep expired pending state.
+
+Every turn (and every hook) locks the conversation row, checks the version it read, applies one
+transition, bumps the version and appends its events — in one transaction (§30, §35). Nothing is
+kept in process memory between requests. A turn whose execution ran inline (eager Celery) is
+answered with the settled outcome; a read waits briefly for its execution so a question gets its
+answer in the same response.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F
+
+from events.models import EventStream
+from events.selectors import events_after
+from registry.selectors import registry_snapshot
+from tenancy import clock
+from tenancy.models import Tenant
+from tenancy.selectors import membership_get
+
+from . import lexicon
+from .grammar import grammar_for
+from .models import Conversation
+from .models import Turn as TurnRow
+from .runtime import handle
+from .state import state_view, ui_sanitize, ui_validate
+from .statemachine import Status
+from .turns import Turn, VersionConflict, reader_for
+
+
+class ConversationNotFound(LookupError):
+    """Missing, another user's or another tenant's: the same 404."""
+
+
+def conversation_create(*, tenant: Tenant, user: Any, session_id: str = "", language: str = "pt-BR") -> Conversation:
+    now = clock.now()
+    return Conversation.objects.create(tenant=tenant, user=user, session_id=session_id[:64], language=language,
+                                       created_at=now, updated_at=now)
+
+
+def conversation_get(*, tenant: Tenant, user: Any, conversation_id: Any) -> Conversation:
+    try:
+        pk = uuid.UUID(str(conversation_id))
+    except ValueError as exc:
+        raise ConversationNotFound from exc
+    conversation = (Conversation.objects.for_tenant(tenant).filter(pk=pk, user=user)
+                    .select_related("pending_confirmation", "pending_clarification").first())
+    if conversation is None:
+        raise ConversationNotFound
+    return conversation
+
+
+def _lock(*, tenant: Tenant, user: Any | None, conversation_id: Any) -> Conversation:
+    query = Conversation.objects.for_tenant(tenant).select_for_update(of=("self",)).filter(pk=conversation_id)
+    if user is not None:
+        query = query.filter(user=user)
+    conversation = query.first()
+    if conversation is None:
+        raise ConversationNotFound
+    # Re-read the pending rows after the lock so a racing turn's decision is seen.
+    conversation.pending_confirmation = (conversation.confirmations.model.objects.for_tenant(tenant)
+                                         .filter(pk=conversation.pending_confirmation_id).first()
+                                         if conversation.pending_confirmation_id else None)
+    conversation.pending_clarification = (conversation.clarifications.model.objects.for_tenant(tenant)
+                                          .filter(pk=conversation.pending_clarification_id).first()
+                                          if conversation.pending_clarification_id else None)
+    return conversation
+
+
+def _save(conversation: Conversation, *, read_version: int, now: Any) -> None:
+    updated = Conversation.objects.for_tenant(conversation.tenant_id).filter(
+        pk=conversation.pk, version=read_version).update(
+        status=conversation.status, version=F("version") + 1, language=conversation.language,
+        active_intent=conversation.active_intent, active_operation=conversation.active_operation,
+        last_result=conversation.last_result, context=conversation.context,
+        last_ui_context=conversation.last_ui_context, references=conversation.references,
+        pending_confirmation=conversation.pending_confirmation,
+        pending_clarification=conversation.pending_clarification,
+        last_response=conversation.last_response, updated_at=now)
+    if updated != 1:
+        raise VersionConflict
+    conversation.version = read_version + 1
+
+
+def _stream_seq(tenant: Tenant, conversation_id: Any) -> int:
+    row = EventStream.objects.for_tenant(tenant).filter(conversation_id=conversation_id).values_list(
+        "last_seq", flat=True).first()
+    return int(row or 0)
+
+
+def _apply_ui(turn: Turn, ui_context: Any) -> None:
+    """A turn without ui_context keeps the last one; a new one is validated before anything uses it."""
+    if ui_context is None:
+        return
+    ui = ui_sanitize(ui_context)
+    selection, company = ui_validate(ui, turn.reader)
+    context = dict(turn.conversation.context or {})
+    previous = context.get("selection") or {}
+    if selection and (previous.get("type"), str(previous.get("id"))) != (selection.get("type"),
+                                                                         str(selection.get("id"))):
+        context["selection_version"] = turn.version
+    context["selection"] = selection
+    context["filter_company"] = company
+    if not selection:
+        ui.pop("selection", None)
+    turn.conversation.last_ui_context = ui
+    turn.conversation.context = context
+
+
+def conversation_turn(*, tenant: Tenant, user: Any, conversation_id: Any, kind: str = "message", text: str = "",
+                      ui_context: Any = None, client_message_id: str | None = None, confirmation_id: Any = None,
+                      expected_version: int | None = None) -> dict[str, Any]:
+    """Run one turn and return the API.md turn response."""
+    started = time.perf_counter()
+    if client_message_id:
+        previous = _previous_turn(tenant, user, conversation_id, client_message_id)
+        if previous is not None:
+            return previous
+    try:
+        with transaction.atomic():
+            turn, seq_before = _turn_run(tenant=tenant, user=user, conversation_id=conversation_id, kind=kind,
+                                         text=text, ui_context=ui_context, client_message_id=client_message_id,
+                                         confirmation_id=confirmation_id, expected_version=expected_version)
+    except IntegrityError:
+        # The same client_message_id committed concurrently: answer with that turn.
+        previous = _previous_turn(tenant, user, conversation_id, client_message_id) if client_message_id else None
+        if previous is None:
+            raise
+        return previous
+    finally:
+        pass
+    return _respond(turn, seq_before=seq_before, started=started, client_message_id=client_message_id)
+
+
+def _previous_turn(tenant: Tenant, user: Any, conversation_id: Any, client_message_id: str) -> dict[str, Any] | None:
+    conversation_get(tenant=tenant, user=user, conversation_id=conversation_id)
+    row = TurnRow.objects.for_tenant(tenant).filter(conversation_id=conversation_id,
+                                                    client_message_id=client_message_id).first()
+    return dict(row.response) if row is not None else None
+
+
+def _turn_run(*, tenant: Tenant, user: Any, conversation_id: Any, kind: str, text: str, ui_context: Any,
+              client_message_id: str | None, confirmation_id: Any, expected_version: int | None) -> tuple[Turn, int]:
+    conversation = _lock(tenant=tenant, user=user, conversation_id=conversation_id)
+    if expected_version is not None and expected_version != conversation.version:
+        raise VersionConflict
+    if client_message_id and TurnRow.objects.for_tenant(tenant).filter(
+            conversation=conversation, client_message_id=client_message_id).exists():
+        raise IntegrityError("duplicate client_message_id")
+    if conversation.status == Status.CLOSED:
+        raise ConversationNotFound
+    snapshot = registry_snapshot()
+    grammar = grammar_for(snapshot)
+    membership = membership_get(user=user, tenant_id=tenant.pk)
+    language = lexicon.detect_language(text, conversation.language) if text else conversation.language
+    conversation.language = language
+    turn = Turn(conversation=conversation, user=user, tenant=tenant, role=membership.role if membership else "",
+                language=language, snapshot=snapshot, grammar=grammar,
+                reader=reader_for(user=user, tenant=tenant, snapshot=snapshot, grammar=grammar), now=clock.now(),
+                text=text, read_version=conversation.version)
+    seq_before = _stream_seq(tenant, conversation.pk)
+    try:
+        _apply_ui(turn, ui_context)
+        handle(turn, kind, confirmation_id=confirmation_id)
+        conversation.last_response = turn.response
+        _save(conversation, read_version=turn.read_version, now=turn.now)
+        turn_id = uuid.uuid4()
+        turn.turn_id = str(turn_id)
+        TurnRow.objects.create(id=turn_id, tenant=tenant, conversation=conversation,
+                               client_message_id=client_message_id or None, kind=kind, text=text[:4000],
+                               response={}, created_at=turn.now)
+    finally:
+        turn.reader.close()
+    return turn, seq_before
+
+
+def _respond(turn: Turn, *, seq_before: int, started: float, client_message_id: str | None) -> dict[str, Any]:
+    conversation = turn.conversation
+    tenant = turn.tenant
+    response = turn.response
+    if turn.started_execution:
+        wait = float(getattr(settings, "AGENT_READ_WAIT_SECONDS", 3)) if turn.started_read else 0.0
+        deadline = time.monotonic() + wait
+        while True:
+            fresh = Conversation.objects.for_tenant(tenant).filter(pk=conversation.pk).first()
+            last = (fresh.last_result or {}) if fresh else {}
+            if fresh is not None and last.get("execution_id") == turn.started_execution:
+                conversation = fresh
+                response = fresh.last_response or response
+                break
+            if time.monotonic() >= deadline:
+                conversation = fresh or conversation
+                break
+            time.sleep(0.02)
+    events = events_after(tenant=tenant, conversation_id=conversation.pk, after_seq=seq_before)
+    result = {
+        "turn_id": getattr(turn, "turn_id", None), "conversation_id": str(conversation.pk),
+        "status": conversation.status, "version": conversation.version, "response": response,
+        "events": events,
+        "metrics": {"llm_calls": turn.llm_calls, "fast_path": turn.llm_calls == 0,
+                    "latency_ms": round((time.perf_counter() - started) * 1000, 2)},
+    }
+    TurnRow.objects.for_tenant(tenant).filter(pk=getattr(turn, "turn_id", None)).update(response=result)
+    return result
+
+
+def conversation_state(*, tenant: Tenant, user: Any, conversation_id: Any) -> dict[str, Any]:
+    conversation = conversation_get(tenant=tenant, user=user, conversation_id=conversation_id)
+    _expire_on_read(conversation)
+    return state_view(conversation)
+
+
+def _expire_on_read(conversation: Conversation) -> None:
+    """Reads enforce TTLs too: an expired pending confirmation is never shown as pending."""
+    now = clock.now()
+    for pending in (conversation.pending_confirmation, conversation.pending_clarification):
+        if pending is not None and pending.status == "PENDING" and pending.expires_at <= now:
+            pending.status = "EXPIRED"
+
+
+def conversation_events(*, tenant: Tenant, user: Any, conversation_id: Any, after: int = 0) -> list[dict[str, Any]]:
+    conversation = conversation_get(tenant=tenant, user=user, conversation_id=conversation_id)
+    return events_after(tenant=tenant, conversation_id=conversation.pk, after_seq=after)

@@ -1,0 +1,12 @@
+"""Celery beat: the TTL sweep. Thin: one service call; safe to run from two beat processes at once."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+
+@shared_task(name="conversations.expire_pending", queue="default", acks_late=True, ignore_result=True)
+def expire_pending_task() -> int:
+    from .hooks import pending_expire
+
+    return pending_expire()

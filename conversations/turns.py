@@ -1,0 +1,95 @@
+"""One turn of a conversation: the lock, the version, the walk through the status table, the
+events and the reply — everything a handler touches, in one object for one transaction.
+
+`Turn.finish()` writes the row with `UPDATE … WHERE version = <read version>`: under the row lock
+it always matches, and it is the belt to the lock's braces — a write that somehow raced (another
+code path without the lock) makes the turn fail with VersionConflict instead of being lost.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+
+from events.models import Actor
+from events.services import event_append
+from registry.selectors import RegistrySnapshot
+from tenancy.models import Tenant
+
+from . import messages
+from .grammar import Grammar
+from .models import Conversation
+from .reads import Reader
+from .statemachine import check_transition
+
+
+class VersionConflict(Exception):
+    """The conversation changed under this turn (HTTP 409)."""
+
+
+@dataclass
+class Turn:
+    conversation: Conversation
+    user: AbstractBaseUser
+    tenant: Tenant
+    role: str
+    language: str
+    snapshot: RegistrySnapshot
+    grammar: Grammar
+    reader: Reader
+    now: datetime
+    text: str = ""
+    response: dict[str, Any] | None = None
+    llm_calls: int = 0
+    fast_path: bool = True
+    events: list[dict[str, Any]] = field(default_factory=list)
+    read_version: int = 0
+    started_execution: str | None = None
+    started_read: bool = False
+    resting_before: str = ""
+    turn_id: str | None = None
+
+    @property
+    def version(self) -> int:
+        """The version this turn writes (events carry it as state_version)."""
+        return self.read_version + 1
+
+    def go(self, status: str) -> None:
+        self.conversation.status = check_transition(self.conversation.status, status)
+
+    def walk(self, *statuses: str) -> None:
+        for status in statuses:
+            self.go(status)
+
+    def event(self, type_: str, payload: dict[str, Any] | None = None, *, actor: str = Actor.AGENT,
+              operation_id: Any = None) -> None:
+        event = event_append(tenant=self.tenant, conversation_id=self.conversation.pk, type=type_, actor=actor,
+                             state_version=self.version, payload=payload or {},
+                             operation_id=uuid.UUID(str(operation_id)) if operation_id else None)
+        self.events.append({"seq": event.seq, "type": event.type})
+
+    def say(self, template: str, **values: Any) -> str:
+        return messages.say(template, self.language, **values)
+
+    def reply(self, type_: str, template: str, *, message: str | None = None, **parts: Any) -> dict[str, Any]:
+        response: dict[str, Any] = {
+            "type": type_, "message": message if message is not None else self.say(template, **parts.pop(
+                "values", {})), "template": template, "citations": parts.pop("citations", []),
+            "navigation": parts.pop("navigation", None), "clarification": parts.pop("clarification", None),
+            "confirmation": parts.pop("confirmation", None), "execution": parts.pop("execution", None),
+            "error": parts.pop("error", None),
+        }
+        self.response = response
+        return response
+
+    def error(self, code: str, template: str, **values: Any) -> dict[str, Any]:
+        message = self.say(template, **values)
+        return self.reply("error", template, message=message, error={"code": code, "detail": message})
+
+
+def reader_for(*, user: Any, tenant: Tenant, snapshot: RegistrySnapshot, grammar: Grammar) -> Reader:
+    return Reader(user=user, tenant=tenant, snapshot=snapshot, grammar=grammar)

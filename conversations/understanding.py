@@ -1,0 +1,358 @@
+"""The deterministic intent engine (PRD-010 §58-§59): which capability a message asks for, and
+its slots, from the registry's language metadata and the tenant's data — no LLM.
+
+Ranking, in words: a capability is a candidate when one of its verbs occurs in the message (the
+earliest verb is the main one: "crie … e coloque …" creates), or when it is a sibling (same entity
+and kind) of such a capability — "vá para os componentes" opens the permit's components *tab*.
+Evidence then moves the score: the capability's own keywords (from its phrasings), entity
+synonyms the message names (+) or names against it (−), numbers with a unit for integer slots,
+enum values, the field in the UI focus and the conversation topic (for follow-ups such as "mude
+para 60"), and finally which required slots the message itself fills with the tenant's data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .grammar import CapabilityGrammar, Grammar, SlotSpec, Verb, camel_parts, find_phrase, same_word
+from .lexicon import ARTICLES, CREATED, DAY_UNITS, DEMONSTRATIVES, PREVIOUS, tokens
+from .matching import Mention, mention
+from .reads import Reader, entity_ref
+
+
+@dataclass
+class Hints:
+    focus_field: str | None = None
+    focus_words: list[str] = field(default_factory=list)
+    topic_words: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Ranked:
+    cap: CapabilityGrammar
+    score: float
+    verb: Verb | None = None
+    verb_span: tuple[int, int] | None = None
+
+
+def _content(parts: list[str]) -> tuple[list[str], list[int]]:
+    index = [i for i, p in enumerate(parts) if p not in ARTICLES]
+    return [parts[i] for i in index], index
+
+
+def _related(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    common = set(camel_parts(a)) & set(camel_parts(b))
+    return bool(common - {"type"})
+
+
+def verb_matches(grammar: Grammar, parts: list[str], allowed: set[str]) -> dict[str, tuple[Verb, tuple[int, int]]]:
+    words, index = _content(parts)
+    found: dict[str, tuple[Verb, tuple[int, int]]] = {}
+    for cap in grammar.capabilities.values():
+        if cap.id not in allowed:
+            continue
+        for verb in cap.verbs:
+            at = find_phrase(words, verb.words)
+            if at is None:
+                continue
+            span = (index[at[0]], index[at[1] - 1] + 1)
+            best = found.get(cap.id)
+            if best is None or (len(verb.words), -span[0]) > (len(best[0].words), -best[1][0]):
+                found[cap.id] = (verb, span)
+    return found
+
+
+def rank(grammar: Grammar, parts: list[str], allowed: set[str], hints: Hints) -> list[Ranked]:
+    """Candidates, best first, from cheap evidence (no reads)."""
+    matches = verb_matches(grammar, parts, allowed)
+    if not matches:
+        return []
+    first = min(span[0] for _, span in matches.values())
+    ranked: dict[str, Ranked] = {}
+    for cap_id, (verb, span) in matches.items():
+        score = 10 + 3 * len(verb.words) - (4 if span[0] > first else 0)
+        ranked[cap_id] = Ranked(grammar.capabilities[cap_id], score, verb, span)
+    for base in list(ranked.values()):
+        for sibling in grammar.capabilities.values():
+            if (sibling.id in allowed and sibling.id not in ranked and sibling.entity == base.cap.entity
+                    and sibling.kind == base.cap.kind):
+                ranked[sibling.id] = Ranked(sibling, base.score - 5, base.verb, base.verb_span)
+    named = grammar.types_named_in(parts)
+    for item in ranked.values():
+        item.score += _evidence(grammar, item, parts, named, hints)
+    return sorted(ranked.values(), key=lambda r: -r.score)
+
+
+def _evidence(grammar: Grammar, item: Ranked, parts: list[str], named: Mapping[str, tuple[int, int]],
+              hints: Hints) -> float:
+    cap, score = item.cap, 0.0
+    verb_span = set(range(*item.verb_span)) if item.verb_span else set()
+    synonym_span = {i for a, b in named.values() for i in range(a, b)}
+    for i, word in enumerate(parts):
+        if i in verb_span or word in ARTICLES or word.isdigit():
+            continue
+        if any(same_word(word, k) for k in cap.keywords):
+            score += 1 if i in synonym_span else 2
+    for type_ in named:
+        if type_ in cap.types:
+            score += 3
+        elif not any(_related(type_, t) for t in cap.types):
+            score -= 3
+    numbers = number_positions(parts)
+    for slot in cap.slots:
+        if slot.parse == "integer" and numbers:
+            score += 3 if any(unit for _, _, unit in numbers) else 2
+        elif slot.parse == "enum" and slot.values and grammar.enum_value(slot, parts):
+            score += 4 if slot.required else 1
+        if hints.focus_field and hints.focus_field in (slot.name, slot.field):
+            score += 4
+    for word in hints.focus_words:
+        if any(same_word(word, k) for k in cap.keywords):
+            score += 2
+    for word in hints.topic_words:
+        if any(same_word(word, k) for k in cap.keywords):
+            score += 3
+    return score
+
+
+def number_positions(parts: list[str]) -> list[tuple[int, str, bool]]:
+    """(index, digits, followed by a day unit) for each number in the message."""
+    out = []
+    for i, part in enumerate(parts):
+        if part.isdigit():
+            unit = i + 1 < len(parts) and parts[i + 1] in DAY_UNITS
+            out.append((i, part, unit))
+    return out
+
+
+# --- slots -----------------------------------------------------------------------------------
+
+
+@dataclass
+class SlotValue:
+    value: Any
+    label: str
+    entity: dict[str, Any] | None = None
+    source: str = "text"  # text | ui | context | result | focus | topic
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "label": self.label, "entity": self.entity, "source": self.source}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SlotValue:
+        return cls(value=data.get("value"), label=str(data.get("label", "")), entity=data.get("entity"),
+                   source=str(data.get("source", "text")))
+
+
+@dataclass
+class Extraction:
+    values: dict[str, list[SlotValue]] = field(default_factory=dict)
+    ambiguous: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    not_found: dict[str, str] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+    used: set[int] = field(default_factory=set)
+
+    @property
+    def from_text(self) -> set[str]:
+        return {name for name, values in self.values.items() if values and values[0].source == "text"}
+
+    @property
+    def complete(self) -> bool:
+        return not (self.ambiguous or self.not_found or self.missing)
+
+
+@dataclass
+class Situation:
+    """What the conversation knows, for references (§11 priority) and hints."""
+
+    selection: dict[str, Any] | None = None  # validated UI selection
+    selection_fresh: bool = False  # the selection is newer than the active entity
+    active: dict[str, Any] | None = None
+    created: list[dict[str, Any]] = field(default_factory=list)  # last result's created entities
+    recent: list[dict[str, Any]] = field(default_factory=list)
+    filter_company: dict[str, Any] | None = None
+
+
+def reference(slot_type: str, parts: list[str], situation: Situation) -> SlotValue | None:
+    """The entity of `slot_type` the message points at through context (§11, §20, §42)."""
+    pronoun = any(p in CREATED for p in parts)
+    created = next((c for c in situation.created if c.get("type") == slot_type), None)
+    if pronoun and created:
+        return SlotValue(created.get("id"), str(created.get("label")), created, "result")
+    if any(p in PREVIOUS for p in parts):
+        earlier = [r for r in situation.recent if r.get("type") == slot_type
+                   and (situation.active is None or r.get("id") != situation.active.get("id"))]
+        if earlier:
+            return SlotValue(earlier[0].get("id"), str(earlier[0].get("label")), earlier[0], "context")
+    ordered = []
+    selection, active = situation.selection, situation.active
+    if selection and selection.get("type") == slot_type and (situation.selection_fresh or not active
+                                                              or active.get("type") != slot_type):
+        ordered.append((selection, "ui"))
+    if active and active.get("type") == slot_type:
+        ordered.append((active, "context"))
+    if selection and selection.get("type") == slot_type:
+        ordered.append((selection, "ui"))
+    if created:
+        ordered.append((created, "result"))
+    ordered += [(r, "context") for r in situation.recent if r.get("type") == slot_type]
+    if ordered:
+        ref, source = ordered[0]
+        return SlotValue(ref.get("id"), str(ref.get("label")), ref, source)
+    return None
+
+
+class Extractor:
+    """Fills a capability's slots from one message with the tenant's data (reads are cached per turn)."""
+
+    def __init__(self, *, grammar: Grammar, reader: Reader, situation: Situation) -> None:
+        self.grammar, self.reader, self.situation = grammar, reader, situation
+
+    def skip_words(self, cap: CapabilityGrammar) -> set[str]:
+        words = {w for verb in cap.verbs for w in verb.words}
+        words |= {w for phrases in self.grammar.synonyms.values() for p in phrases for w in p}
+        return words | set(DEMONSTRATIVES)
+
+    def extract(self, cap: CapabilityGrammar, parts: list[str], *, only: set[str] | None = None,
+                use_context: bool = True) -> Extraction:
+        out = Extraction()
+        ordered = sorted(cap.slots, key=lambda s: (s.parse != "permit_number", s.type == "permitComponent"))
+        for slot in ordered:
+            if only is not None and slot.name not in only:
+                continue
+            self._slot(cap, slot, parts, out, use_context)
+        return out
+
+    def _slot(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction,
+              use_context: bool) -> None:
+        if slot.type in ("text", "knowledgeRef") and slot.parse != "permit_number":
+            return
+        if slot.parse == "permit_number" and slot.type != "text":
+            self._numbered_entity(cap, slot, parts, out, use_context)
+        elif slot.parse == "integer":
+            self._integer(cap, slot, parts, out)
+        elif slot.parse == "enum":
+            value = self.grammar.enum_value(slot, parts)
+            if value:
+                out.values[slot.name] = [SlotValue(value, value)]
+        elif slot.resolver:
+            self._named(cap, slot, parts, out, use_context)
+        if slot.required and slot.name not in out.values and slot.name not in out.ambiguous \
+                and slot.name not in out.not_found:
+            out.missing.append(slot.name)
+
+    # numbers ------------------------------------------------------------------------------
+
+    def explicit_number(self, slot: SlotSpec, parts: list[str], cap: CapabilityGrammar) -> tuple[int, str] | None:
+        numbers = number_positions(parts)
+        phrases = self.grammar.synonyms.get(slot.type, frozenset())
+        for i, digits, unit in numbers:
+            if unit:
+                continue
+            window = parts[max(0, i - 3):i]
+            if any(find_phrase(window, p) for p in phrases):
+                return i, digits
+        has_integer = any(s.parse == "integer" for s in cap.slots)
+        bare = [(i, d) for i, d, unit in numbers if not unit]
+        if bare and not has_integer:
+            return bare[0]
+        return None
+
+    def _numbered_entity(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction,
+                         use_context: bool) -> None:
+        found = self.explicit_number(slot, parts, cap)
+        if found is None:
+            if use_context:
+                ref = reference(slot.type, parts, self.situation)
+                if ref is not None:
+                    out.values[slot.name] = [ref]
+            return
+        index, number = found
+        out.used.add(index)
+        self.resolve_number(slot, number, parts, out)
+
+    def resolve_number(self, slot: SlotSpec, number: str, parts: list[str], out: Extraction) -> None:
+        items = self.reader.search(slot, number)
+        if len(items) > 1:
+            items = self._narrow_by_company(items, parts)
+        label_key = str((slot.resolver or {}).get("label", "number"))
+        if not items:
+            out.not_found[slot.name] = number
+        elif len(items) == 1:
+            ref = entity_ref(slot.type, items[0], label_field=label_key)
+            out.values[slot.name] = [SlotValue(ref["id"], ref["label"], ref, "text")]
+        else:
+            out.ambiguous[slot.name] = [entity_ref(slot.type, item, label_field=label_key) for item in items]
+
+    def _narrow_by_company(self, items: list[dict[str, Any]], parts: list[str]) -> list[dict[str, Any]]:
+        companies = [i["company"] for i in items if isinstance(i.get("company"), Mapping)]
+        hit = mention(parts, companies, "name")
+        if hit is not None and len({c.get("id") for c in hit.items}) == 1:
+            wanted = hit.items[0].get("id")
+            return [i for i in items if (i.get("company") or {}).get("id") == wanted]
+        company = self.situation.filter_company
+        if company:
+            narrowed = [i for i in items if str((i.get("company") or {}).get("id")) == str(company.get("id"))]
+            if narrowed:
+                return narrowed
+        return items
+
+    def _integer(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction) -> None:
+        numbers = [(i, d, u) for i, d, u in number_positions(parts) if i not in out.used]
+        with_unit = [(i, d) for i, d, u in numbers if u]
+        chosen = with_unit[0] if with_unit else (numbers[0][:2] if numbers else None)
+        if chosen is not None:
+            out.used.add(chosen[0])
+            out.values[slot.name] = [SlotValue(int(chosen[1]), chosen[1])]
+
+    # names --------------------------------------------------------------------------------
+
+    def catalog(self, slot: SlotSpec, out: Extraction) -> list[dict[str, Any]]:
+        if slot.type == "permitComponent":
+            permit = next((v[0] for name, v in out.values.items() if v and v[0].entity
+                           and v[0].entity.get("type") == "workPermit"), None)
+            if permit is None:
+                return []
+            capability = str((slot.resolver or {}).get("capability"))
+            spec = self.reader.spec(capability)
+            required = list(spec.input_schema.get("required") or ()) if spec else []
+            return self.reader.children(capability, {required[0]: permit.value}) if required else []
+        return self.reader.catalog(slot)
+
+    def _named(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction,
+               use_context: bool) -> None:
+        resolver = slot.resolver or {}
+        label, value_key = str(resolver.get("label", "name")), str(resolver.get("value", "id"))
+        items = self.catalog(slot, out)
+        found: Mention | None = mention(parts, items, label, many=True, skip=self.skip_words(cap), used=out.used)
+        if found is None:
+            if use_context and slot.from_context:
+                ref = reference(slot.type, parts, self.situation) or self._from_target(slot, out)
+                if ref is not None:
+                    out.values[slot.name] = [ref]
+            return
+        if found.exact or found.unique:
+            out.values[slot.name] = [SlotValue(item.get(value_key), str(item.get(label)),
+                                               entity_ref(slot.type, item, label_field=label), "text")
+                                     for item in found.items]
+            for a, b in found.spans:
+                out.used.update(range(a, b))
+        else:
+            out.ambiguous[slot.name] = [{**entity_ref(slot.type, item, label_field=label),
+                                         "value": item.get(value_key)} for item in found.items]
+
+    def _from_target(self, slot: SlotSpec, out: Extraction) -> SlotValue | None:
+        """A context slot such as the company of a create: the one of the entity in focus."""
+        for ref in (self.situation.selection, self.situation.active):
+            company = (ref or {}).get(slot.type) if ref else None
+            if isinstance(company, Mapping) and company.get("id"):
+                return SlotValue(company["id"], str(company.get("name")), {"type": slot.type, **company}, "context")
+        return None
+
+
+def words_of(text: str) -> list[str]:
+    return tokens(text)
