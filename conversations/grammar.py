@@ -7,8 +7,8 @@ a slot of type `employee` that lists "funcionário" makes "funcionário" name an
 
 A grammar is immutable and cached per registry version, like the snapshot it comes from.
 Word comparison (`same_word`) is accent/case-insensitive and tolerant of inflection: Snowball
-stems in both languages, or a long common prefix ("coloque"/"coloca", "abra"/"abre") — the
-Portuguese imperative and indicative differ only in the last vowel, which stemmers do not fold.
+stems in both languages, or the same verb root ("coloque"/"coloca", "abra"/"abre") — the
+Portuguese imperative and indicative differ only in their last vowel, which stemmers do not fold.
 """
 
 from __future__ import annotations
@@ -34,20 +34,31 @@ def _stems(word: str) -> frozenset[str]:
     return frozenset({stem(word, "pt"), stem(word, "en")})
 
 
+_INFINITIVE = re.compile(r"(ar|er|ir)$")
+_TRAILING_VOWELS = re.compile(r"[aeiou]+$")
+
+
+@lru_cache(maxsize=50_000)
+def verb_root(word: str) -> str:
+    """The Portuguese verb root without mood/person endings: "coloque"/"coloca"/"colocar" → "coloc"."""
+    root = _INFINITIVE.sub("", word) if len(word) > 4 else word
+    if root.endswith(("que", "qui")):
+        return root[:-3] + "c"
+    if root.endswith(("gue", "gui")):
+        return root[:-3] + "g"
+    return _TRAILING_VOWELS.sub("", root)
+
+
 @lru_cache(maxsize=200_000)
 def same_word(a: str, b: str) -> bool:
     if a == b:
         return True
     if len(a) < 3 or len(b) < 3 or a.isdigit() or b.isdigit():
         return False
-    if _stems(a) & _stems(b) and min(len(a), len(b)) >= 4:
+    if min(len(a), len(b)) >= 4 and _stems(a) & _stems(b):
         return True
-    prefix = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        prefix += 1
-    return prefix >= 3 and prefix >= max(len(a), len(b)) - 3
+    root = verb_root(a)
+    return len(root) >= 3 and root == verb_root(b)
 
 
 def camel_parts(identifier: str) -> list[str]:
@@ -127,7 +138,7 @@ class Grammar:
         for part in parts:
             if not any(same_word(part, s) for s in slot.synonyms if " " not in s):
                 continue
-            for concept in self.concepts.get(part, ()) | _concepts_like(self.concepts, part):
+            for concept in self.concepts.get(part, frozenset()) | _concepts_like(self.concepts, part):
                 for value in slot.values:
                     if any(same_word(c, value.lower()) for c in camel_parts(concept)):
                         return value

@@ -68,7 +68,7 @@ def rest(turn: Turn) -> None:
         turn.go(Status.CONFIRMATION_REQUIRED)
     elif pending_clarification(turn) is not None:
         turn.go(Status.CLARIFICATION_REQUIRED)
-    elif turn.conversation.status == Status.UNDERSTANDING:
+    elif turn.conversation.status in (Status.UNDERSTANDING, Status.CORRECTING, Status.RESUMING):
         turn.go(turn.resting_before if turn.resting_before in (Status.EXECUTING, Status.SUCCESS, Status.FAILED,
                                                                  Status.PARTIAL_SUCCESS, Status.CANCELLED)
                 else Status.IDLE)
@@ -110,7 +110,7 @@ def handle(turn: Turn, kind: str, *, confirmation_id: Any = None) -> None:
         message(turn)
     if turn.response is None:
         turn.error("UNKNOWN", "clarify.unknown")
-    if turn.conversation.status in (Status.UNDERSTANDING, Status.RESUMING):
+    if turn.conversation.status in (Status.UNDERSTANDING, Status.RESUMING, Status.CORRECTING):
         rest(turn)
 
 

@@ -42,6 +42,11 @@ def _content(parts: list[str]) -> tuple[list[str], list[int]]:
     return [parts[i] for i in index], index
 
 
+def _same_family(a: str, b: str) -> bool:
+    """"openTab" is a kind of "open", "updateValidity" of "update"; "create" is no kind of "update"."""
+    return bool(a and b) and (a.startswith(b) or b.startswith(a))
+
+
 def _related(a: str, b: str) -> bool:
     if a == b:
         return True
@@ -79,7 +84,7 @@ def rank(grammar: Grammar, parts: list[str], allowed: set[str], hints: Hints) ->
     for base in list(ranked.values()):
         for sibling in grammar.capabilities.values():
             if (sibling.id in allowed and sibling.id not in ranked and sibling.entity == base.cap.entity
-                    and sibling.kind == base.cap.kind):
+                    and sibling.kind == base.cap.kind and _same_family(sibling.intent, base.cap.intent)):
                 ranked[sibling.id] = Ranked(sibling, base.score - 5, base.verb, base.verb_span)
     named = grammar.types_named_in(parts)
     for item in ranked.values():
