@@ -110,7 +110,7 @@ def measure() -> dict:
 
     for _ in range(2):  # warm-up: imports, connections, snapshot, token
         chain()
-    overhead, wall, calls = [], [], []
+    overhead, wall, calls, hop = [], [], [], []
     started = time.perf_counter()
     for _ in range(CHAINS):
         for run in chain():
@@ -118,6 +118,7 @@ def measure() -> dict:
             wall.append(total_ms)
             calls.append(run.call_ms)
             overhead.append(total_ms - run.call_ms)
+            hop.append((run.started_at - run.dispatched_at).total_seconds() * 1000)
     elapsed = time.perf_counter() - started
     for i in range(WARMUP):
         ping_task.apply_async((i,)).get(timeout=10)
@@ -128,7 +129,7 @@ def measure() -> dict:
         baseline.append((time.perf_counter_ns() - t0) / 1e6)
     ours, base = summarize(overhead), summarize(baseline)
     return {**ours, "baseline": base, "ratio": ratio(ours, base), "overhead_p50_ms": ours["p50_ms"],
-            "step_wall": summarize(wall), "sst_call": summarize(calls),
+            "step_wall": summarize(wall), "sst_call": summarize(calls), "dispatch_to_claim": summarize(hop),
             "steps_per_second": round(len(overhead) / elapsed, 2)}
 
 

@@ -75,7 +75,8 @@ def _compensate_run(execution: Execution, run: StepRun, plan_step: PlanStep) -> 
     units = _units(run, plan_step)
     for index, (values, body) in enumerate(units):
         comp_input = _unit_input(compensation.get("input", {}), values, body)
-        problem = _authorise(execution, run, spec, comp_input, session, snapshot) if spec else "CAPABILITY_UNAVAILABLE"
+        problem = (_authorise(execution, run, spec, comp_input, session, snapshot) if spec
+                   else "CAPABILITY_UNAVAILABLE")
         if problem:
             outcomes.append({"index": index, "ok": False, "code": problem})
             break

@@ -10,10 +10,12 @@ carries the same `Idempotency-Key` and is replayed by the API, not applied twice
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
+from functools import lru_cache
 from typing import Any
 
 import structlog
@@ -39,6 +41,13 @@ log = structlog.get_logger(__name__)
 
 IN_PROGRESS_CODE = "IDEMPOTENCY_IN_PROGRESS"
 FAILED_DEPS = frozenset({StepStatus.SKIPPED, StepStatus.FAILED, StepStatus.UNKNOWN, StepStatus.COMPENSATED})
+
+
+@lru_cache(maxsize=512)
+def plan_steps_cached(tenant_id: Any, plan_id: Any) -> dict[str, PlanStep]:
+    """A plan's steps never change once stored (planning writes them once), so each process reads them once."""
+    rows = PlanStep.objects.for_tenant(tenant_id).filter(plan_id=plan_id).order_by("position")
+    return {s.step_id: s for s in rows}
 
 
 def step_lease() -> timedelta:
@@ -97,7 +106,7 @@ def run_step(execution_id: Any, step_id: str) -> float | None:
     run = _claim(execution, step_id)
     if run is None:
         return _lease_left(execution, step_id)
-    plan_step = PlanStep.objects.for_tenant(execution.tenant_id).get(plan_id=execution.plan_id, step_id=step_id)
+    plan_step = plan_steps_cached(execution.tenant_id, execution.plan_id)[step_id]
     try:
         outcome = perform(execution, run, plan_step)
     except Exception as exc:  # noqa: BLE001 - a bug in one step fails that step, it does not wedge the execution
@@ -158,7 +167,9 @@ def perform(execution: Execution, run: StepRun, plan_step: PlanStep) -> StepOutc
     if spec is None or spec.version != plan_step.capability_version:
         return StepOutcome("failed", error=_error("CAPABILITY_CHANGED", pinned=plan_step.capability_version,
                                                   active=spec.version if spec else None))
-    results = _results(execution)
+    uses_results = bool(plan_step.for_each or plan_step.condition or plan_step.postconditions
+                        or "${steps." in json.dumps(plan_step.input))
+    results = _results(execution) if uses_results else {}
     lookup = step_lookup(results)
     if plan_step.condition:
         condition = plan_step.condition
@@ -435,7 +446,7 @@ def advance(execution_id: Any) -> None:
         if execution is None or execution.status != ExecutionStatus.RUNNING:
             return
         runs = {r.step_id: r for r in StepRun.objects.for_tenant(execution.tenant_id).filter(execution=execution)}
-        steps = {s.step_id: s for s in PlanStep.objects.for_tenant(execution.tenant_id).filter(plan=execution.plan_id)}
+        steps = plan_steps_cached(execution.tenant_id, execution.plan_id)
         failed = [r for r in runs.values() if r.status in (StepStatus.FAILED, StepStatus.UNKNOWN)]
         if failed and not execution.plan.allow_partial:
             compensate = _stop(execution, runs, steps, failed)

@@ -65,7 +65,8 @@ class Execution(TenantOwnedModel):
     class Meta(TenantOwnedModel.Meta):
         ordering = ["started_at"]
         constraints = [
-            models.CheckConstraint(condition=models.Q(status__in=ExecutionStatus.values), name="execution_status_valid"),
+            models.CheckConstraint(condition=models.Q(status__in=ExecutionStatus.values),
+                                   name="execution_status_valid"),
         ]
         indexes = [models.Index(fields=["status", "started_at"], name="execution_status_started")]
 

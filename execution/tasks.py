@@ -5,21 +5,31 @@ worker died go back to the queue for another worker (config/settings/services.py
 from __future__ import annotations
 
 from celery import shared_task
+from django.db import close_old_connections
 
-@shared_task(name="execution.run_step", acks_late=True, reject_on_worker_lost=True, ignore_result=True)
-def run_step_task(execution_id: str, step_id: str) -> None:
+
+def _fresh_connection(task) -> None:
+    # What Django does at each request start; not inline (eager), where the caller's transaction is open.
+    if not task.request.is_eager:
+        close_old_connections()
+
+
+@shared_task(name="execution.run_step", acks_late=True, reject_on_worker_lost=True, ignore_result=True, bind=True)
+def run_step_task(self, execution_id: str, step_id: str) -> None:
     from .engine import run_step
 
+    _fresh_connection(self)
     wait = run_step(execution_id, step_id)
     if wait is not None and not run_step_task.app.conf.task_always_eager:
         run_step_task.apply_async((execution_id, step_id), countdown=wait)
 
 
 @shared_task(name="execution.compensate", acks_late=True, reject_on_worker_lost=True,
-             ignore_result=True)
-def compensate_task(execution_id: str) -> None:
+             ignore_result=True, bind=True)
+def compensate_task(self, execution_id: str) -> None:
     from .compensation import compensate
 
+    _fresh_connection(self)
     compensate(execution_id)
 
 

@@ -53,7 +53,8 @@ class ExecutionPlan(TenantOwnedModel):
         constraints = [
             models.CheckConstraint(condition=models.Q(status__in=PlanStatus.values), name="plan_status_valid"),
             models.CheckConstraint(condition=models.Q(canonical_hash__regex=r"^[0-9a-f]{64}$"), name="plan_hash_hex"),
-            models.CheckConstraint(condition=models.Q(expires_at__gt=models.F("created_at")), name="plan_expires_after"),
+            models.CheckConstraint(condition=models.Q(expires_at__gt=models.F("created_at")),
+                                   name="plan_expires_after"),
         ]
         indexes = [models.Index(fields=["tenant", "conversation_id"], name="plan_tenant_conversation")]
 

@@ -114,7 +114,8 @@ def _clone_steps(source: TargetRef, *, resolve_employee: Any = None) -> list[Ste
         step("create", "workPermit.create", {
             "company": "${steps.read.result.company.id}", "validity_days": "${steps.read.result.validity_days}",
             "responsible": "${steps.read.result.responsible.id}"}, depends_on=create_deps),
-        step("copy", "workPermit.components.add", {"permit_id": "${steps.create.result.id}", "component": "${item.key}"},
+        step("copy", "workPermit.components.add",
+             {"permit_id": "${steps.create.result.id}", "component": "${item.key}"},
              depends_on=["create"], for_each="${steps.read.result.components}"),
     ]
     return steps

@@ -81,6 +81,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 # A worker started without -Q consumes every queue listed here (`make run`'s worker included).
 CELERY_TASK_QUEUES = tuple(Queue(name, Exchange(name), routing_key=name) for name in ("default", "execution"))
+# Celery's Django fixup closes the DB connection around every task unless told to reuse it: a new
+# PostgreSQL connection per step cost ~10 ms (bench/step_dispatch.py). Tasks instead call Django's
+# close_old_connections() first, which honours CONN_MAX_AGE and the health check like a request does.
+CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 10_000, minimum=0)
 CELERY_TASK_ROUTES = {"execution.*": {"queue": "execution"}}
 CELERY_BEAT_SCHEDULE: dict = {
     "execution-watchdog": {"task": "execution.watchdog", "schedule": 60.0, "options": {"queue": "execution"}},

@@ -116,20 +116,16 @@ def test_a_409_is_a_conflict_that_says_what_changed_and_is_never_retried(run, wo
     assert "nada foi sobrescrito" in compose(execution, "pt-BR")
 
 
-def test_a_target_changed_since_planning_stops_before_the_call(run, world, tenant, operator, django_capture_on_commit_callbacks):
-    from execution.services import execution_start as start
+def test_a_target_changed_since_planning_stops_before_the_call(world, tenant, operator,
+                                                               django_capture_on_commit_callbacks):
     from sst import services as sst
-
-    from .helpers import plan_and_approve as approve
 
     intent = StructuredIntent(name="workPermit.updateValidity", slots={"validity_days": 40},
                               targets={"permit": permit_target(world.permit)})
-    plan, receipt = approve(tenant=tenant, actor=operator, intent=intent)
-    sst.permit_update_validity(tenant=tenant, permit_id=world.permit.pk, validity_days=20) if hasattr(
-        sst, "permit_update_validity") else WorkPermit.objects.for_tenant(tenant).filter(pk=world.permit.pk).update(
-        revision=world.permit.revision + 1)
+    plan, receipt = plan_and_approve(tenant=tenant, actor=operator, intent=intent)
+    sst.permit_update(tenant=tenant, permit_id=world.permit.pk, number="999")  # someone else edits it
     with django_capture_on_commit_callbacks(execute=True):
-        execution = start(plan=plan, receipt_id=receipt.pk, actor=operator, tenant=tenant)
+        execution = execution_start(plan=plan, receipt_id=receipt.pk, actor=operator, tenant=tenant)
     execution.refresh_from_db()
     step = _runs(execution)["s1"]
     assert (execution.status, step.error["code"], step.calls) == ("failed", "TARGET_CHANGED", 1)

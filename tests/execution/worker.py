@@ -29,9 +29,8 @@ class WorkerProcess:
 
     def env(self) -> dict[str, str]:
         db = connection.settings_dict
-        url = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-        if db.get("PASSWORD"):
-            url = f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+        credentials = f"{db['USER']}:{db['PASSWORD']}" if db.get("PASSWORD") else db["USER"]
+        url = f"postgres://{credentials}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
         return {**os.environ, "DATABASE_URL": url, "REDIS_URL": os.environ["REDIS_URL"], "SST_FAULT_INJECTION": "1",
                 "EXECUTION_VISIBILITY_TIMEOUT_SECONDS": str(VISIBILITY_TIMEOUT_S), "PYTHONUNBUFFERED": "1"}
 
@@ -40,7 +39,7 @@ class WorkerProcess:
         out = self.log.open("ab")
         self.process = subprocess.Popen(
             [str(Path(sys.executable).parent / "celery"), "-A", "config", "worker", "-P", "prefork", "-c", "2",
-             "--loglevel=INFO", "-Q", "execution", "--without-gossip", "--without-mingle", "--without-heartbeat",
+             "--loglevel=INFO", "-Q", "execution", "-O", "fair", "--without-gossip", "--without-mingle", "--without-heartbeat",
              "-n", f"test-{time.monotonic_ns()}@%h"],
             cwd=ROOT, env=self.env(), stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         self.wait_ready()
