@@ -168,3 +168,19 @@ def execution_watchdog() -> int:
         execution_resume(execution_id=execution_id, tenant=Tenant.objects.get(pk=tenant_id))
         count += 1
     return count
+
+
+def plan_facts(*, plan: ExecutionPlan, actor: Any, tenant: Tenant) -> dict[str, Any]:
+    """The facts policy needs about the plan's targets, read now through read capabilities
+    (ARCHITECTURE.md: the caller reads, policy decides). For `decision_record` / `receipt_issue`."""
+    from registry.selectors import registry_snapshot
+
+    from .runtime import read_facts, session_for
+
+    targets: dict[str, dict[str, Any]] = {}
+    for step in plan_steps(plan=plan):
+        for target in step.targets:
+            targets[f"{target['type']}:{target['id']}"] = target
+    facts, _ = read_facts(session=session_for(user_id=actor.pk, tenant=tenant), snapshot=registry_snapshot(),
+                          tenant=tenant, targets=targets.values())
+    return facts

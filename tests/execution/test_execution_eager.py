@@ -258,3 +258,14 @@ def test_completion_hooks_are_called_once_with_the_settled_execution_and_progres
     assert (progress["label"]["pt-BR"], progress["status"], progress["done"], progress["total"]) == (
         "Adicionando componente…", "completed", 1, 1)
 
+
+
+def test_plan_facts_reads_the_targets_through_the_read_capability(world, tenant, operator):
+    from execution.services import plan_facts
+    from planning.services import plan_from_intent
+
+    intent = StructuredIntent(name="workPermit.updateValidity", slots={"validity_days": 40},
+                              targets={"permit": permit_target(world.permit)})
+    plan = plan_from_intent(tenant=tenant, actor=operator, intent=intent)
+    assert plan_facts(plan=plan, actor=operator, tenant=tenant) == {f"workPermit:{world.permit.pk}": {
+        "tenant": str(tenant.pk), "exists": True, "status": "DRAFT", "revision": world.permit.revision}}

@@ -39,7 +39,8 @@ class WorkerProcess:
         out = self.log.open("ab")
         self.process = subprocess.Popen(
             [str(Path(sys.executable).parent / "celery"), "-A", "config", "worker", "-P", "prefork", "-c", "2",
-             "--loglevel=INFO", "-Q", "execution", "-O", "fair", "--without-gossip", "--without-mingle", "--without-heartbeat",
+             "--loglevel=INFO", "-Q", "execution", "-O", "fair", "--without-gossip", "--without-mingle",
+             "--without-heartbeat",
              "-n", f"test-{time.monotonic_ns()}@%h"],
             cwd=ROOT, env=self.env(), stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         self.wait_ready()
