@@ -192,8 +192,8 @@ carry on
 continue please
 """)
 FILLER = frozenset(tokens("""
-por favor, favor, obrigado, obrigada, valeu, entao, então, agora, ah, ai, aí, hum, bom, tá, ta, please, thanks,
-thank you, well, then, now, oh, ok, e, and
+por favor, favor, obrigado, obrigada, valeu, entao, então, agora, ah, ai, aí, hum, bom, please, thanks,
+thank you, well, then, now, oh, e, and
 """))
 NEGATIONS = frozenset({"nao", "no", "not", "nope"})
 # A correction opens with one of these (then says what is right).

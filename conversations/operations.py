@@ -171,8 +171,20 @@ def operation_open(turn: Turn, state: Mapping[str, Any], plan: ExecutionPlan | N
     return operation
 
 
+def clarification_drop(turn: Turn) -> None:
+    """An earlier unanswered question is dropped when the user moves on to something else."""
+    from .models import Clarification
+
+    asked = turn.conversation.pending_clarification
+    if asked is not None and asked.status == PendingStatus.PENDING:
+        Clarification.objects.for_tenant(turn.tenant).filter(pk=asked.pk, status=PendingStatus.PENDING).update(
+            status=PendingStatus.INVALIDATED, closed_at=turn.now)
+        asked.status = PendingStatus.INVALIDATED
+
+
 def invalidate_pending(turn: Turn, *, reason: str) -> None:
     """A new intent, target or parameter: the earlier confirmation can no longer be used (§48-§49)."""
+    clarification_drop(turn)
     pending = turn.conversation.pending_confirmation
     if pending is not None and pending.status == PendingStatus.PENDING:
         Confirmation.objects.for_tenant(turn.tenant).filter(pk=pending.pk, status=PendingStatus.PENDING).update(

@@ -25,6 +25,7 @@ from .grammar import CapabilityGrammar, camel_parts, same_word
 from .models import Clarification, Confirmation, PendingStatus
 from .operations import (
     approve_and_start,
+    clarification_drop,
     intent_state,
     invalidate_pending,
     plan_and_decide,
@@ -218,6 +219,8 @@ def clone_extraction(turn: Turn, cap: CapabilityGrammar, parts: list[str], extra
 
 def operate(turn: Turn, cap: CapabilityGrammar, extraction: Extraction, parts: list[str], *,
             clone: bool = False) -> None:
+    if cap.kind == "write" and not clone:
+        _require_a_change(turn, cap, extraction)
     state = intent_state(capability=cap.id, values=extraction.values, text=turn.text, language=turn.language,
                          clone=clone)
     turn.event("INTENT_CREATED", {"intent_id": state["id"], "capability": cap.id})
@@ -227,6 +230,17 @@ def operate(turn: Turn, cap: CapabilityGrammar, extraction: Extraction, parts: l
     if cap.kind == "read" and not _is_count(cap):
         return read_answer_direct(turn, cap, state)
     plan_and_decide(turn, state)
+
+
+def _require_a_change(turn: Turn, cap: CapabilityGrammar, extraction: Extraction) -> None:
+    """A write that changes values (update) needs at least one of them; it never runs empty."""
+    values = [s for s in cap.slots if not (s.from_context and turn.reader.read_capability(s.type))
+              and s.type not in ("text",) or (s.type == "text" and s.parse == "permit_number")]
+    values = [s for s in values if s.type != "knowledgeRef" and not (s.type == "text" and s.parse == "text")]
+    if values and not any(extraction.values.get(s.name) or extraction.ambiguous.get(s.name)
+                          or extraction.not_found.get(s.name) for s in values):
+        required = [s.name for s in values if s.required]
+        extraction.missing.extend(m for m in (required or [values[0].name]) if m not in extraction.missing)
 
 
 def _is_count(cap: CapabilityGrammar) -> bool:
@@ -258,16 +272,18 @@ def clarify(turn: Turn, state: Mapping[str, Any], extraction: Extraction) -> Non
     candidates: list[dict[str, Any]] = []
     if extraction.ambiguous:
         slot_name, options = next(iter(extraction.ambiguous.items()))
-        candidates = [{"id": str(o.get("id")), "label": _candidate_label(o), "slot": slot_name,
-                       "value": o.get("value", o.get("id")), "entity": {k: v for k, v in o.items() if k != "value"}}
-                      for o in options]
+        plain = [str(o.get("label")) for o in options]
+        collide = len(set(plain)) < len(plain)
+        candidates = [{"id": str(o.get("id")), "label": _candidate_label(o) if collide else str(o.get("label")),
+                       "slot": slot_name, "value": o.get("value", o.get("id")),
+                       "entity": {k: v for k, v in o.items() if k != "value"}} for o in options]
         labels = messages.join_list([c["label"] for c in candidates], language)
         slot = cap.slot(slot_name)
         if slot is not None and slot.parse == "permit_number":
             question = turn.say("clarify.which_permit", count=len(candidates), number=options[0].get("label"),
                                 options=labels)
         else:
-            question = turn.say("clarify.which", count=len(candidates), text=labels, options=labels)
+            question = turn.say("clarify.which", count=len(candidates), options=labels)
         missing, template = [slot_name], "clarify.which"
     elif extraction.not_found:
         slot_name, raw = next(iter(extraction.not_found.items()))
@@ -456,6 +472,7 @@ def navigate_state(turn: Turn, cap: CapabilityGrammar, state: Mapping[str, Any])
         rest(turn)
         return turn.error("POLICY_DENIED", "policy.denied", reason=messages.reason_text(decision.codes,
                                                                                          turn.language))
+    clarification_drop(turn)
     instruction = navigation_instruction(spec, values, label=target.get("label"))
     instruction["entity"]["company"] = (target.get("company") or {}).get("name")
     instruction["focus"] = None

@@ -119,6 +119,10 @@ def conversation_turn(*, tenant: Tenant, user: Any, conversation_id: Any, kind: 
                       expected_version: int | None = None) -> dict[str, Any]:
     """Run one turn and return the API.md turn response."""
     started = time.perf_counter()
+    try:
+        conversation_id = uuid.UUID(str(conversation_id))
+    except ValueError as exc:
+        raise ConversationNotFound from exc
     if client_message_id:
         previous = _previous_turn(tenant, user, conversation_id, client_message_id)
         if previous is not None:

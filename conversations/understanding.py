@@ -61,7 +61,7 @@ def verb_matches(grammar: Grammar, parts: list[str], allowed: set[str]) -> dict[
         if cap.id not in allowed:
             continue
         for verb in cap.verbs:
-            at = find_phrase(words, verb.words)
+            at = find_verb(words, verb.words)
             if at is None:
                 continue
             span = (index[at[0]], index[at[1] - 1] + 1)
@@ -69,6 +69,23 @@ def verb_matches(grammar: Grammar, parts: list[str], allowed: set[str]) -> dict[
             if best is None or (len(verb.words), -span[0]) > (len(best[0].words), -best[1][0]):
                 found[cap.id] = (verb, span)
     return found
+
+
+def find_verb(words: list[str], verb: tuple[str, ...], max_gap: int = 2) -> tuple[int, int] | None:
+    """A verb phrase in order, allowing a few words between its parts ("switch to the workers tab")."""
+    for start, word in enumerate(words):
+        if not same_word(word, verb[0]):
+            continue
+        position, ok = start, True
+        for part in verb[1:]:
+            window = range(position + 1, min(len(words), position + 2 + max_gap))
+            position = next((i for i in window if same_word(words[i], part)), -1)
+            if position < 0:
+                ok = False
+                break
+        if ok:
+            return start, position + 1
+    return None
 
 
 def rank(grammar: Grammar, parts: list[str], allowed: set[str], hints: Hints) -> list[Ranked]:
@@ -334,6 +351,11 @@ class Extractor:
         label, value_key = str(resolver.get("label", "name")), str(resolver.get("value", "id"))
         items = self.catalog(slot, out)
         found: Mention | None = mention(parts, items, label, many=True, skip=self.skip_words(cap), used=out.used)
+        if found is None and value_key != "id":
+            # A catalog key said as words ("working at height" for workingAtHeight), exact only.
+            keyed = [{**i, "_words": " ".join(camel_parts(str(i.get(value_key, ""))))} for i in items]
+            by_key = mention(parts, keyed, "_words", many=True, used=out.used)
+            found = by_key if by_key is not None and by_key.exact else None
         if found is None:
             if use_context and slot.from_context:
                 ref = reference(slot.type, parts, self.situation) or self._from_target(slot, out)

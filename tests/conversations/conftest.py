@@ -1,0 +1,113 @@
+"""Fixtures for the conversation runtime's cross-app tests: the real manifest, an SST world whose
+names and numbers are *not* the shared scenarios' ones, eager Celery, and a `talk` helper that runs
+a turn through the REST API and lets the after-commit work (execution, completion hooks) happen."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from execution.runtime import sessions_close
+from sst import services as sst
+from tests.fakes.llm_server import fake_llm  # noqa: F401 - fixture
+from tests.registry_fixtures import activate_manifest
+
+
+@pytest.fixture
+def registry(db):
+    return activate_manifest()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_sessions():
+    sessions_close()
+    yield
+    sessions_close()
+
+
+@pytest.fixture(autouse=True)
+def _eager(settings):
+    from config.celery import app
+
+    saved = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    settings.LLM_BASE_URL = None
+    settings.AGENT_READ_WAIT_SECONDS = 0
+    yield
+    app.conf.task_always_eager = saved
+
+
+@dataclass
+class World:
+    tenant: Any
+    delta: Any
+    omega: Any
+    ana_costa: Any
+    ana_ribeiro: Any
+    bruno: Any
+    weld: Any
+    scaffold: Any
+    noise: Any
+    p771: Any
+    p771_omega: Any
+    p802: Any
+
+
+def build_world(tenant) -> World:
+    delta = sst.company_create(tenant=tenant, name="Delta Engenharia")
+    omega = sst.company_create(tenant=tenant, name="Omega Serviços")
+    ana_costa = sst.employee_create(tenant=tenant, company=delta, name="Ana Costa")
+    ana_ribeiro = sst.employee_create(tenant=tenant, company=delta, name="Ana Ribeiro")
+    bruno = sst.employee_create(tenant=tenant, company=delta, name="Bruno Teixeira")
+    weld = sst.component_type_create(tenant=tenant, key="welding", name="Solda Elétrica", undoable=True)
+    scaffold = sst.component_type_create(tenant=tenant, key="scaffolding", name="Montagem de Andaime", undoable=True)
+    noise = sst.component_type_create(tenant=tenant, key="noise", name="Ruído Contínuo", undoable=True)
+    p771 = sst.permit_create(tenant=tenant, company=delta, number="771", validity_days=20, responsible=bruno)
+    p771_omega = sst.permit_create(tenant=tenant, company=omega, number="771", validity_days=20)
+    p802 = sst.permit_create(tenant=tenant, company=delta, number="802", validity_days=20)
+    return World(tenant, delta, omega, ana_costa, ana_ribeiro, bruno, weld, scaffold, noise, p771, p771_omega, p802)
+
+
+@pytest.fixture
+def world(registry, tenant) -> World:
+    return build_world(tenant)
+
+
+def selection(permit) -> dict[str, Any]:
+    return {"applicationId": "sst", "page": {"id": "work-permit"},
+            "selection": {"entityType": "workPermit", "entityId": str(permit.pk)}}
+
+
+@pytest.fixture
+def talk(django_capture_on_commit_callbacks):
+    """talk(client, conversation_id, text, ui=None) → the turn response (after the execution settled)."""
+
+    def _talk(client, conversation_id: str, text: str | None = None, *, ui: dict | None = None,
+              action: str | None = None, body: dict | None = None) -> dict[str, Any]:
+        with django_capture_on_commit_callbacks(execute=True):
+            if action:
+                response = client.post(f"/agent/conversations/{conversation_id}/{action}", body or {}, format="json")
+            else:
+                payload: dict[str, Any] = {"text": text, **(body or {})}
+                if ui is not None:
+                    payload["ui_context"] = ui
+                response = client.post(f"/agent/conversations/{conversation_id}/messages", payload, format="json")
+        assert response.status_code == 200, response.content
+        data = response.json()
+        state = client.get(f"/agent/conversations/{conversation_id}").json()
+        data["state"] = state
+        return data
+
+    return _talk
+
+
+@pytest.fixture
+def start():
+    def _start(client) -> str:
+        response = client.post("/agent/conversations", {}, format="json")
+        assert response.status_code == 201, response.content
+        return response.json()["id"]
+
+    return _start
