@@ -35,6 +35,9 @@ def _eager(settings):
     app.conf.task_always_eager = True
     settings.LLM_BASE_URL = None
     settings.AGENT_READ_WAIT_SECONDS = 0
+    # Many turns per test and per minute: the limiter has its own test (test_api).
+    settings.AGENT_RATE_USER_PER_MINUTE = 100_000
+    settings.AGENT_RATE_TENANT_PER_MINUTE = 100_000
     yield
     app.conf.task_always_eager = saved
 
