@@ -65,7 +65,6 @@ def main() -> None:
 
     purge_queues()
     worker = WorkerProcess()
-    worker.log = ROOT / "bench" / "results" / "step_dispatch-worker.log"
     try:
         worker.start()
         result = measure()

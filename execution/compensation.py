@@ -92,7 +92,8 @@ def _compensate_run(execution: Execution, run: StepRun, plan_step: PlanStep) -> 
             StepRun.objects.for_tenant(execution.tenant_id).filter(pk=run.pk).update(
                 status=StepStatus.COMPENSATED, compensation={"outcomes": outcomes, "at": timezone.now().isoformat()})
         else:
-            StepRun.objects.for_tenant(execution.tenant_id).filter(pk=run.pk).update(compensation={"outcomes": outcomes})
+            StepRun.objects.for_tenant(execution.tenant_id).filter(pk=run.pk).update(
+                compensation={"outcomes": outcomes})
         timeline_add(execution=execution, step_id=run.step_id, data={"outcomes": outcomes},
                      type=TimelineType.COMPENSATION_COMPLETED if done else TimelineType.COMPENSATION_FAILED)
         audit_record(tenant=execution.tenant, actor=execution.actor, event_type="execution.compensation",

@@ -8,8 +8,8 @@ the one the URL names, so the broker, results, channel layer and cache never sha
 from urllib.parse import urlparse, urlunparse
 
 import dj_database_url
-from kombu import Exchange, Queue
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Exchange, Queue
 
 from .base import BASE_DIR
 from .env import env_int, env_url

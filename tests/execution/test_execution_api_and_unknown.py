@@ -61,7 +61,7 @@ def test_killing_an_execution_needs_the_runtime_admin_permission(started, operat
     response = operator_client.post(f"/agent/executions/{started.pk}/kill", {"reason": "stop"}, format="json")
     assert response.status_code == 403
     admin = make_user(tenant, Role.ADMIN)
-    admin.user_permissions.add(Permission.objects.get(codename="runtime_admin"))
+    admin.user_permissions.add(Permission.objects.get(codename="runtime_admin", content_type__app_label="policy"))
     response = client_for(type(admin).objects.get(pk=admin.pk), tenant).post(
         f"/agent/executions/{started.pk}/kill", {"reason": "incident"}, format="json")
     assert response.status_code == 200

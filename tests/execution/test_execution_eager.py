@@ -206,7 +206,7 @@ def test_a_raised_kill_switch_stops_before_the_step(run, world, tenant, operator
 
     from policy.services import kill_switch_set
 
-    admin_user.user_permissions.add(Permission.objects.get(codename="runtime_admin"))
+    admin_user.user_permissions.add(Permission.objects.get(codename="runtime_admin", content_type__app_label="policy"))
     intent = StructuredIntent(name="workPermit.updateValidity", slots={"validity_days": 40},
                               targets={"permit": permit_target(world.permit)})
     plan, receipt = plan_and_approve(tenant=tenant, actor=operator, intent=intent)

@@ -150,7 +150,7 @@ def test_a_worker_killed_mid_plan_is_resumed_by_another_with_exactly_one_effect_
 
 
 def test_a_kill_switch_raised_mid_plan_stops_before_the_next_step(worker, world, tenant, operator, admin_user):
-    admin_user.user_permissions.add(Permission.objects.get(codename="runtime_admin"))
+    admin_user.user_permissions.add(Permission.objects.get(codename="runtime_admin", content_type__app_label="policy"))
     admin = type(admin_user).objects.get(pk=admin_user.pk)
     fault = fault_add(tenant=tenant, route="sst:permit-components", latency_ms=800, times=1,
                       match={"component": "electricity"})

@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -19,13 +20,13 @@ from django.conf import settings
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parents[2]
-VISIBILITY_TIMEOUT_S = 3
+VISIBILITY_TIMEOUT_S = 2
 
 
 class WorkerProcess:
     def __init__(self) -> None:
         self.process: subprocess.Popen | None = None
-        self.log = ROOT / "bench" / "results" / "test-worker.log"
+        self.log = Path(tempfile.gettempdir()) / "sst-agent-test-worker.log"
 
     def env(self) -> dict[str, str]:
         db = connection.settings_dict
