@@ -16,6 +16,7 @@ from typing import Any
 
 import structlog
 
+from execution.runtime import session_for
 from execution.tool_runtime import ToolSession
 from registry.selectors import CapabilitySpec, RegistrySnapshot
 from tenancy.models import Tenant
@@ -48,12 +49,12 @@ class Reader:
     _cache: dict[str, ReadResult] = field(default_factory=dict)
 
     def close(self) -> None:
-        if self._session is not None:
-            self._session.close()
+        """Sessions are the execution runtime's per-thread ones (a token reused across turns): kept open."""
+        self._session = None
 
     def session(self) -> ToolSession:
         if self._session is None:
-            self._session = ToolSession(user=self.user, tenant=self.tenant)
+            self._session = session_for(user_id=self.user.pk, tenant=self.tenant)
         return self._session
 
     def spec(self, capability_id: str) -> CapabilitySpec | None:

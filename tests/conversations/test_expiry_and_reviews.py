@@ -16,7 +16,7 @@ from tenancy.models import Role
 
 from .conftest import selection
 
-pytestmark = pytest.mark.django_db(transaction=True)
+reviews = pytest.mark.django_db(transaction=True)  # policy tells the conversation after commit
 
 
 @pytest.fixture
@@ -83,6 +83,7 @@ def test_the_requesters_own_sim_is_not_enough_for_human_review(world, operator, 
     assert turn["response"]["error"]["code"] == "REVIEW_REQUIRED"
 
 
+@reviews
 def test_reviews_are_listed_only_for_reviewers_and_a_rejection_reaches_the_conversation(
         world, operator, operator_client, start, talk, tenant):
     conversation = start(operator_client)

@@ -10,7 +10,6 @@ import pytest
 
 from .conftest import selection
 
-pytestmark = pytest.mark.django_db(transaction=True)
 
 UNPARSED = "preciso daquilo de solda la na 802"
 
@@ -59,6 +58,7 @@ def test_without_an_llm_the_reply_is_a_clarification(world, operator_client, sta
     assert (turn["response"]["type"], turn["metrics"]["llm_calls"]) == ("clarification", 0)
 
 
+@pytest.mark.django_db(transaction=True)
 def test_deterministic_turns_never_call_the_configured_llm(world, operator_client, start, talk, fake_llm):
     conversation = start(operator_client)
     for text in ["abre a permissao 802", "mude a validade para 31 dias", "sim", "desfaça", "cancela"]:

@@ -14,8 +14,8 @@ from tenancy import clock
 from .conftest import selection
 
 # Executions run their steps as Celery tasks (inline here); a task starts with close_old_connections(),
-# which closes a connection held inside a test's wrapping transaction — so these tests commit for real.
-pytestmark = pytest.mark.django_db(transaction=True)
+# which closes a connection held inside a test's wrapping transaction — so tests that execute commit for real.
+executes = pytest.mark.django_db(transaction=True)
 
 
 def _permit(world, pk) -> WorkPermit:
@@ -94,6 +94,7 @@ def test_another_tenants_selection_is_ignored_and_never_echoed(world, operator_c
 # --- operations, confirmation ----------------------------------------------------------------
 
 
+@executes
 def test_add_a_component_asks_then_pode_seguir_executes(world, operator_client, start, talk):
     conversation = start(operator_client)
     asked = talk(operator_client, conversation, "inclua solda eletrica", ui=selection(world.p802))
@@ -134,6 +135,7 @@ def test_a_cancel_verb_with_an_object_is_the_business_capability(world, supervis
     assert "802" in turn["response"]["message"] and "Delta Engenharia" in turn["response"]["message"]
 
 
+@executes
 def test_a_strong_confirmation_names_the_resource_and_the_risk_and_the_button_confirms(world, supervisor_client,
                                                                                         start, talk):
     conversation = start(supervisor_client)
@@ -145,6 +147,7 @@ def test_a_strong_confirmation_names_the_resource_and_the_risk_and_the_button_co
     assert not WorkPermit.objects.for_tenant(world.tenant).filter(pk=world.p802.pk).exists()
 
 
+@executes
 def test_a_viewer_is_denied_by_policy_with_the_reason(world, viewer_client, start, talk):
     conversation = start(viewer_client)
     turn = talk(viewer_client, conversation, "delete permit 802")
@@ -152,6 +155,7 @@ def test_a_viewer_is_denied_by_policy_with_the_reason(world, viewer_client, star
     assert turn["response"]["error"]["code"] == "POLICY_DENIED"
 
 
+@executes
 def test_changing_the_object_invalidates_the_earlier_confirmation(world, operator_client, start, talk):
     conversation = start(operator_client)
     first = talk(operator_client, conversation, "coloca montagem de andaime", ui=selection(world.p802))
@@ -166,6 +170,7 @@ def test_changing_the_object_invalidates_the_earlier_confirmation(world, operato
     assert _components(world, world.p802) == {"Ruído Contínuo"}
 
 
+@executes
 def test_a_bare_number_in_a_correction_retargets_to_that_permit(world, operator_client, start, talk):
     conversation = start(operator_client)
     talk(operator_client, conversation, "prorroga para 40 dias", ui=selection(world.p771))
@@ -218,6 +223,7 @@ def test_an_expired_clarification_completes_nothing(world, operator_client, star
 # --- expiry, stale context ------------------------------------------------------------------------
 
 
+@executes
 def test_sim_after_the_ttl_does_not_execute_and_asks_again(world, operator_client, start, talk, settings):
     settings.AGENT_TEST_CONTROL = True
     clock.reset()
@@ -235,6 +241,7 @@ def test_sim_after_the_ttl_does_not_execute_and_asks_again(world, operator_clien
     assert _permit(world, world.p802.pk).validity_days == 25
 
 
+@executes
 def test_a_moved_selection_keeps_the_planned_target_and_asks_first(world, operator_client, start, talk):
     conversation = start(operator_client)
     talk(operator_client, conversation, "set the validity to 12 days", ui=selection(world.p802))
@@ -248,6 +255,7 @@ def test_a_moved_selection_keeps_the_planned_target_and_asks_first(world, operat
 # --- undo, retry, follow-up, questions ------------------------------------------------------------
 
 
+@executes
 def test_undo_runs_the_registered_compensation_under_its_own_confirmation(world, operator_client, start, talk):
     conversation = start(operator_client)
     talk(operator_client, conversation, "add the welding component", ui=selection(world.p802))
@@ -259,6 +267,7 @@ def test_undo_runs_the_registered_compensation_under_its_own_confirmation(world,
     assert _components(world, world.p802) == set()
 
 
+@executes
 def test_an_operation_without_a_registered_undo_is_refused(world, operator_client, start, talk):
     conversation = start(operator_client)
     talk(operator_client, conversation, "muda a validade pra 22 dias", ui=selection(world.p802))
@@ -268,6 +277,7 @@ def test_an_operation_without_a_registered_undo_is_refused(world, operator_clien
     assert _permit(world, world.p802.pk).validity_days == 22
 
 
+@executes
 def test_retry_reuses_the_soft_confirmation_of_the_same_plan(world, operator_client, start, talk, settings):
     settings.SST_FAULT_INJECTION = True
     conversation = start(operator_client)
@@ -290,6 +300,7 @@ def test_a_field_question_is_answered_from_the_read_and_sets_the_topic(world, op
     assert follow["response"]["confirmation"] is not None and "802" in follow["response"]["message"]
 
 
+@executes
 def test_a_counting_question_runs_the_count_capability(world, operator_client, start, talk):
     conversation = start(operator_client)
     turn = talk(operator_client, conversation, "how many employees are there?")
@@ -298,6 +309,7 @@ def test_a_counting_question_runs_the_count_capability(world, operator_client, s
     assert state["last_result"]["execution"]["steps"][0]["capability"] == "employee.count"
 
 
+@executes
 def test_explain_this_component_uses_the_last_result(world, operator_client, start, talk):
     knowledge_package_create(tenant=world.tenant, documents=[
         {"title": "Montagem de Andaime", "body": "Andaimes exigem guarda-corpo e inspeção diária antes do uso."},
