@@ -14,6 +14,9 @@ from rest_framework.test import APIClient
 from tenancy.models import Role, Tenant
 from tenancy.services import access_token_issue, membership_grant, tenant_create
 
+# Fixtures every test may use without importing them (the fake LLM on a loopback socket).
+pytest_plugins = ["tests.fakes.llm_server"]
+
 _seq = itertools.count()
 
 

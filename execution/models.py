@@ -50,7 +50,7 @@ STEP_DONE = frozenset({StepStatus.COMPLETED, StepStatus.FAILED, StepStatus.SKIPP
 
 class Execution(TenantOwnedModel):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    plan = models.OneToOneField(ExecutionPlan, on_delete=models.PROTECT, related_name="execution")
+    plan = models.OneToOneField(ExecutionPlan, on_delete=models.RESTRICT, related_name="execution")
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     receipt_id = models.UUIDField()
     conversation_id = models.UUIDField(null=True, blank=True)

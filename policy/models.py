@@ -93,7 +93,7 @@ class PolicyReceipt(TenantOwnedModel):
 class ReceiptCheck(TenantOwnedModel):
     """The record of one `revalidate` call, passed or refused. `receipt_ref` is what was presented."""
 
-    receipt = models.ForeignKey(PolicyReceipt, on_delete=models.PROTECT, null=True, blank=True, related_name="checks")
+    receipt = models.ForeignKey(PolicyReceipt, on_delete=models.RESTRICT, null=True, blank=True, related_name="checks")
     receipt_ref = models.CharField(max_length=64)
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True,
                               related_name="+")
@@ -208,7 +208,7 @@ class ReviewStatus(models.TextChoices):
 
 
 class ReviewDecision(TenantOwnedModel):
-    request = models.OneToOneField(ReviewRequest, on_delete=models.PROTECT, related_name="decision")
+    request = models.OneToOneField(ReviewRequest, on_delete=models.RESTRICT, related_name="decision")
     status = models.CharField(max_length=16, choices=ReviewStatus.choices)
     reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     reason = models.TextField(blank=True)

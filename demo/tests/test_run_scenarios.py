@@ -127,15 +127,25 @@ def test_live_mode_against_a_server_without_test_control_fails_every_scenario(li
     assert code == 1 and "HTTP 404" in lines[0] and lines[-1] == "0 passed, 1 failed"
 
 
-def test_the_shared_complete_example_plays_end_to_end_through_the_real_conversation_api(db, clean_clock):
-    from django.urls import Resolver404, resolve
-
-    try:
-        resolve("/agent/conversations")
-    except Resolver404:
-        pytest.skip("the conversation API is not routed yet (conversations/urls.py has no routes)")
-    files = sorted((SHARED / "scenarios").glob("01_*.yaml"))
+def _shared_scenarios() -> list[Path]:
+    files = sorted((SHARED / "scenarios").glob("*.yaml"))
     if not files:
         pytest.skip("../shared/scenarios is not beside this checkout")
-    code, lines = run(files[0])
-    assert lines[-1] == "1 passed, 0 failed", "\n".join(lines)
+    return files
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_shared_scenarios_play_green_through_the_real_conversation_api(clean_clock):
+    files = _shared_scenarios()
+    code, lines = run(*files)
+    assert (lines[-1], code) == (f"{len(files)} passed, 0 failed", 0), "\n".join(lines)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_shared_scenarios_play_green_with_an_llm_configured(clean_clock, fake_llm):
+    # Every shared turn is on the deterministic path: configuring an LLM must change nothing and
+    # every `llm_calls` expectation must still hold, counted from real calls to the fake server.
+    fake_llm.content = "{}"
+    files = _shared_scenarios()
+    code, lines = run(*files)
+    assert (lines[-1], code) == (f"{len(files)} passed, 0 failed", 0), "\n".join(lines)
