@@ -29,7 +29,8 @@ pytestmark = pytest.mark.django_db
 
 
 def _grant(user, codename: str):
-    user.user_permissions.add(Permission.objects.get(codename=codename))
+    # Scoped to this app: `conversations` declares a `review_conversation` of its own.
+    user.user_permissions.add(Permission.objects.get(content_type__app_label="policy", codename=codename))
     return type(user).objects.get(pk=user.pk)  # a fresh instance: permissions are cached per instance
 
 
