@@ -48,7 +48,7 @@ def correction_apply(turn: Turn, remainder: list[str]) -> None:
         current = (slot_values(base, slot.name) or [None])[0]
         number = _number_for(turn, extractor, cap, slot, parts)
         if number is None and current is not None:
-            number = _same_number_other_company(parts, current)
+            number = _same_number_other_company(turn, parts, current)
         if number is None:
             continue
         from .understanding import Extraction
@@ -109,17 +109,19 @@ def _number_for(turn: Turn, extractor: Extractor, cap, slot, parts: list[str]) -
     return bare[0] if turn.reader.search(slot, bare[0]) else None
 
 
-def _same_number_other_company(parts: list[str], current: SlotValue) -> str | None:
-    """"não, a da Beta": the same number, in the company the user names."""
+def _same_number_other_company(turn: Turn, parts: list[str], current: SlotValue) -> str | None:
+    """"não, a da Beta": the same number, in another of the tenant's companies that the user names."""
+    from .state import _company_slot
+
     entity = current.entity or {}
-    company = entity.get("company")
-    if not company or not entity.get("label"):
+    company = entity.get("company") or {}
+    slot = _company_slot(turn.reader)
+    if not entity.get("label") or slot is None:
         return None
-    return str(entity["label"]) if mention(parts, [company], "name") is None and _names_company(parts) else None
-
-
-def _names_company(parts: list[str]) -> bool:
-    return any(len(p) >= 3 and p not in lexicon.ARTICLES and p not in lexicon.DEMONSTRATIVES for p in parts)
+    named = mention(parts, turn.reader.catalog(slot), "name")
+    if named is None or any(str(c.get("id")) == str(company.get("id")) for c in named.items):
+        return None
+    return str(entity["label"])
 
 
 __all__ = ["correction_apply", "entity_ref"]

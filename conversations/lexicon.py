@@ -60,6 +60,14 @@ faca
 faca isso
 sim pode
 sim confirmo
+beleza
+fechado
+combinado
+perfeito
+tudo certo
+pode ser
+isso ai
+bora
 yes
 y
 yeah
@@ -240,6 +248,17 @@ isso sim voce eu quero abra abre va mude altere adicione exclua cancela desfaca 
 agora entao"""))
 _EN_MARKERS = frozenset(tokens("""the of and is are to in for with what this that it be on an yes no open go show
 add remove delete change set how many which explain undo cancel try again please permit"""))
+
+
+CONFIRM_WORDS = frozenset(p for p in CONFIRM if " " not in p) | {"pode", "seguir", "go", "ahead"}
+
+
+def is_confirmation(phrase_text: str) -> bool:
+    """"sim", "pode seguir", or a run of confirmation words ("beleza, pode", "yes, go ahead")."""
+    if phrase_text in CONFIRM:
+        return True
+    parts = phrase_text.split()
+    return len(parts) > 1 and all(p in CONFIRM_WORDS for p in parts)
 
 
 def strip_filler(parts: list[str]) -> list[str]:

@@ -119,7 +119,7 @@ def message(turn: Turn) -> None:
     text = turn.text
     phrase = lexicon.phrase(text)
     turn.event("MESSAGE_RECEIVED", {"text": text[:2000], "language": turn.language}, actor="user")
-    if phrase in lexicon.CONFIRM:
+    if lexicon.is_confirmation(phrase):
         return confirm(turn)
     if phrase in lexicon.DECLINE:
         return decline(turn)
@@ -169,6 +169,9 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation))
     best, extraction = choose(turn, ranked, parts, extractor)
     cap = best.cap
+    page = _page_of(turn, cap, parts, allowed)
+    if page is not None:
+        cap, extraction = page, extractor.extract(page, parts)
     if any(s.type == "knowledgeRef" for s in cap.slots):
         return explain(turn, parts)
     if cap.kind == "navigation":
@@ -179,6 +182,15 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     if clone:
         extraction = clone_extraction(turn, cap, parts, extractor)
     operate(turn, cap, extraction, parts, clone=clone)
+
+
+def _page_of(turn: Turn, cap: CapabilityGrammar, parts: list[str], allowed: set[str]) -> CapabilityGrammar | None:
+    """"mostre a permissão 123" / "show permit 123" is known navigation: showing one entity opens its page
+    (a question about it — "qual é…?" — is answered instead)."""
+    if cap.kind != "read" or cap.intent != "show" or any(p in lexicon.QUESTION_WORDS for p in parts):
+        return None
+    return next((c for c in turn.grammar.capabilities.values() if c.id in allowed and c.kind == "navigation"
+                 and c.entity == cap.entity and c.intent == "open"), None)
 
 
 def choose(turn: Turn, ranked: list[Ranked], parts: list[str],
@@ -614,8 +626,7 @@ def _field_named(turn: Turn, parts: list[str], body: Mapping[str, Any]) -> str |
         if cap.kind != "write":
             continue
         fields = [s.field for s in cap.slots if s.field in body and not s.from_context]
-        if len(fields) == 1 and any(same_word(p, k) for p in content for k in cap.keywords
-                                    if k not in {w for v in cap.verbs for w in v.words}):
+        if len(fields) == 1 and any(same_word(p, k) for p in content for k in cap.keywords):
             return fields[0]
     return None
 

@@ -10,7 +10,6 @@ import pytest
 
 from .conftest import selection
 
-
 UNPARSED = "preciso daquilo de solda la na 802"
 
 
