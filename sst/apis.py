@@ -17,7 +17,7 @@ from rest_framework.response import Response
 
 from tenancy.models import Role
 
-from . import selectors, services
+from . import checks, selectors, services
 from .api_base import WRITE_HEADER_PARAMETERS, SstApi, created, ok
 from .fields import ComponentKeyField, TenantReferenceField, TextField
 from .models import (
@@ -54,6 +54,36 @@ def _no_duplicates(values: list[Any]) -> list[Any]:
 class NamedRefSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
+
+
+class TrainingCheckOutputSerializer(serializers.Serializer):
+    permit_id = serializers.IntegerField()
+    trained = serializers.BooleanField()
+    workers = serializers.IntegerField()
+    untrained = NamedRefSerializer(many=True)
+
+
+class RiskAssessmentOutputSerializer(serializers.Serializer):
+    permit_id = serializers.IntegerField()
+    level = serializers.ChoiceField(choices=["low", "medium", "high"])
+    score = serializers.IntegerField()
+    factors = serializers.ListField(child=serializers.CharField())
+
+
+class ComplianceOutputSerializer(serializers.Serializer):
+    permit_id = serializers.IntegerField()
+    compliant = serializers.BooleanField()
+    issues = serializers.ListField(child=serializers.CharField())
+    source = serializers.CharField()
+
+
+class EvaluationOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    permit_id = serializers.IntegerField()
+    outcome = serializers.CharField()
+    reasons = serializers.ListField(child=serializers.CharField())
+    checks = serializers.DictField()
+    created_at = serializers.DateTimeField()
 
 
 class ComponentTypeOutputSerializer(serializers.Serializer):
@@ -182,6 +212,11 @@ class PermitFilterSerializer(serializers.Serializer):
     company_name = serializers.CharField(required=False, max_length=NAME_MAX_LENGTH)
     status = serializers.ChoiceField(required=False, choices=PermitStatus.choices)
     q = serializers.CharField(required=False, max_length=NAME_MAX_LENGTH)
+    ids = serializers.RegexField(r"^[0-9]{1,18}(,[0-9]{1,18}){0,199}$", required=False,
+                                 help_text="Comma-separated permit ids (at most 200): batch reads.")
+
+    def validate_ids(self, value: str) -> tuple[int, ...]:
+        return tuple(int(v) for v in value.split(","))
 
 
 class PermitListApi(SstApi):
@@ -376,3 +411,54 @@ class PermitWorkerDetailApi(SstApi):
         )
         return ok(None, revision=permit.revision, status_code=status.HTTP_204_NO_CONTENT)
 
+
+
+# -- batch checks (PRD-034 §110; sst.checks) ------------------------------------------------------
+
+
+class PermitTrainingCheckApi(SstApi):
+    @extend_schema(responses=TrainingCheckOutputSerializer)
+    def get(self, request: Request, id: int) -> Response:
+        return ok(TrainingCheckOutputSerializer(checks.training_check(tenant=self.tenant, permit_id=id)).data)
+
+
+class PermitRiskAssessmentApi(SstApi):
+    @extend_schema(responses=RiskAssessmentOutputSerializer)
+    def get(self, request: Request, id: int) -> Response:
+        return ok(RiskAssessmentOutputSerializer(checks.risk_assessment(tenant=self.tenant, permit_id=id)).data)
+
+
+class PermitComplianceApi(SstApi):
+    source = "primary"
+
+    @extend_schema(responses=ComplianceOutputSerializer)
+    def get(self, request: Request, id: int) -> Response:
+        result = checks.compliance_check(tenant=self.tenant, permit_id=id, source=self.source)
+        return ok(ComplianceOutputSerializer(result).data)
+
+
+class PermitComplianceSecondaryApi(PermitComplianceApi):
+    """The registered secondary compliance source: same answer, its own route (and faults)."""
+
+    source = "secondary"
+
+
+class PermitEvaluationsApi(SstApi):
+    class InputSerializer(StrictSerializer):
+        trained = serializers.BooleanField()
+        risk_level = serializers.ChoiceField(choices=["low", "medium", "high"])
+        compliant = serializers.BooleanField()
+
+    @extend_schema(responses=EvaluationOutputSerializer(many=True))
+    def get(self, request: Request, id: int) -> Response:
+        rows = checks.permit_evaluation_list(tenant=self.tenant, permit_id=id)
+        return ok(EvaluationOutputSerializer(rows, many=True).data)
+
+    @extend_schema(request=InputSerializer, responses={201: EvaluationOutputSerializer},
+                   parameters=WRITE_HEADER_PARAMETERS)
+    def post(self, request: Request, id: int) -> Response:
+        data = self.parse(self.InputSerializer, request.data)
+        evaluation = checks.permit_evaluation_record(tenant=self.tenant, permit_id=id,
+                                                     findings=checks.Findings(**data),
+                                                     expected_revision=self.expected_revision)
+        return created(EvaluationOutputSerializer(evaluation).data)

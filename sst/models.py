@@ -37,6 +37,9 @@ class Employee(TenantOwnedModel):
     name = models.CharField(max_length=NAME_MAX_LENGTH)
     name_folded = models.CharField(max_length=NAME_MAX_LENGTH, editable=False)
     company = models.ForeignKey(Company, on_delete=models.RESTRICT, related_name="employees")
+    # The last day the employee's safety training is valid (NULL = never trained); the batch
+    # training check (sst.checks) counts a worker as trained while today <= this date.
+    training_valid_until = models.DateField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
@@ -127,6 +130,34 @@ class PermitWorker(TenantOwnedModel):
 
     def __str__(self) -> str:
         return f"employee {self.employee_id} on permit {self.permit_id}"
+
+
+class EvaluationOutcome(models.TextChoices):
+    APPROVE = "APPROVE", "Approve"
+    FLAG = "FLAG", "Flag for review"
+
+
+class PermitEvaluation(TenantOwnedModel):
+    """The decision of one batch evaluation of a permit (sst.checks): approve, or flag with reasons.
+
+    Not unique per permit on purpose: evaluating twice is allowed (a new batch), so a duplicated
+    effect of one batch (the same Idempotency-Key applied twice) would show as two rows.
+    Recording an evaluation does not change the permit (its revision stays).
+    """
+
+    permit = models.ForeignKey(WorkPermit, on_delete=models.CASCADE, related_name="evaluations")
+    outcome = models.CharField(max_length=8, choices=EvaluationOutcome.choices)
+    reasons = models.JSONField(default=list)
+    checks = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta(TenantOwnedModel.Meta):
+        constraints = [
+            models.CheckConstraint(condition=Q(outcome__in=EvaluationOutcome.values), name="sst_evaluation_outcome"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.outcome} permit {self.permit_id}"
 
 
 class FaultRule(TenantOwnedModel):

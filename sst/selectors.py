@@ -63,6 +63,7 @@ class PermitFilters:
     company_name: str | None = None
     status: str | None = None
     q: str | None = None
+    ids: tuple[int, ...] | None = None  # batch reads: these permits only
 
 
 def _permit_representation_queryset(tenant: Tenant) -> QuerySet[WorkPermit]:
@@ -85,6 +86,8 @@ def _permit_filtered(permits: QuerySet[WorkPermit], filters: PermitFilters) -> Q
         permits = permits.filter(company__name_folded__contains=fold(filters.company_name))
     if filters.status:
         permits = permits.filter(status=filters.status)
+    if filters.ids is not None:
+        permits = permits.filter(pk__in=filters.ids)
     if filters.q:
         folded = fold(filters.q)
         permits = permits.filter(

@@ -32,6 +32,12 @@ urlpatterns = [
     path(
         "permits/<int:id>/workers/<int:employee_id>", apis.PermitWorkerDetailApi.as_view(), name="permit-worker-detail"
     ),
+    path("permits/<int:id>/checks/training", apis.PermitTrainingCheckApi.as_view(), name="permit-training"),
+    path("permits/<int:id>/checks/risk", apis.PermitRiskAssessmentApi.as_view(), name="permit-risk"),
+    path("permits/<int:id>/checks/compliance", apis.PermitComplianceApi.as_view(), name="permit-compliance"),
+    path("secondary/permits/<int:id>/checks/compliance", apis.PermitComplianceSecondaryApi.as_view(),
+         name="permit-compliance-secondary"),
+    path("permits/<int:id>/evaluations", apis.PermitEvaluationsApi.as_view(), name="permit-evaluations"),
 ]
 
 

@@ -42,6 +42,13 @@ ROUTES = [
     Route("permit-workers", "get", "/permits/{permit}/workers", None, Role.VIEWER),
     Route("permit-workers", "post", "/permits/{permit}/workers", {"employee": "{employee}"}, Role.OPERATOR),
     Route("permit-worker-detail", "delete", "/permits/{permit}/workers/{worker}", None, Role.OPERATOR),
+    Route("permit-training", "get", "/permits/{permit}/checks/training", None, Role.VIEWER),
+    Route("permit-risk", "get", "/permits/{permit}/checks/risk", None, Role.VIEWER),
+    Route("permit-compliance", "get", "/permits/{permit}/checks/compliance", None, Role.VIEWER),
+    Route("permit-compliance-secondary", "get", "/secondary/permits/{permit}/checks/compliance", None, Role.VIEWER),
+    Route("permit-evaluations", "get", "/permits/{permit}/evaluations", None, Role.VIEWER),
+    Route("permit-evaluations", "post", "/permits/{permit}/evaluations",
+          {"trained": True, "risk_level": "low", "compliant": True}, Role.OPERATOR),
 ]
 
 # Routes that address one object by id in the URL: another tenant's id must be a 404 there.
