@@ -20,20 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
-
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
-from django.contrib.contenttypes.models import ContentType
-from django.db.models import Exists, OuterRef, Q
-from guardian.models import GroupObjectPermission, UserObjectPermission
-
-from tenancy.selectors import membership_get
 
 from . import registry_adapter as registry
 from .canonical import CanonicalizationError, canonical_input_hash
-from .models import KillSwitch, Level, Outcome, Scope
+from .live import LiveRead, Switch, live_read
+from .models import Level, Outcome, Scope
 from .rules import LEVEL_FOR_RISK, RISK_RANK, step_risk
 
 
@@ -153,14 +145,6 @@ class Decision:
 
 
 @dataclass(frozen=True)
-class Switch:
-    id: int
-    scope: str
-    tenant_id: str | None
-    target: str
-
-
-@dataclass(frozen=True)
 class LiveState:
     tenant_id: str
     role: str | None
@@ -177,55 +161,34 @@ class LiveState:
 # --- gather: the database reads -------------------------------------------------------------
 
 
-@cache
-def _use_capability_ids() -> tuple[int, int]:
-    content_type = ContentType.objects.get_for_model(registry.capability_model())
-    permission = Permission.objects.get(content_type=content_type, codename="use_capability")
-    return content_type.pk, permission.pk
+def gather(*, actor: Any, tenant: Any, steps: Sequence[Step], agent_version: str,
+           live: LiveRead | None = None) -> LiveState:
+    """Everything `decide` needs that lives in the database: one statement (`policy.live`).
 
-
-def _grants(actor: Any, capability_pks: Mapping[str, int]) -> tuple[frozenset[str], frozenset[str]]:
-    """(restricted capability ids, ids the actor is granted) for `use_capability`."""
-    if not capability_pks:
-        return frozenset(), frozenset()
-    content_type_id, permission_id = _use_capability_ids()
-    by_pk = {str(pk): key for key, pk in capability_pks.items()}
-    common = {"content_type_id": content_type_id, "permission_id": permission_id, "object_pk__in": list(by_pk)}
-    memberships = get_user_model().groups.through.objects.filter(user_id=actor.pk, group_id=OuterRef("group_id"))
-    rows = list(UserObjectPermission.objects.filter(**common).values_list("object_pk", "user_id"))
-    user_rows = [(pk, owner == actor.pk) for pk, owner in rows]
-    group_rows = list(GroupObjectPermission.objects.filter(**common).annotate(mine=Exists(memberships))
-                      .values_list("object_pk", "mine"))
-    restricted = frozenset(by_pk[pk] for pk, _ in user_rows + group_rows)
-    granted = frozenset(by_pk[pk] for pk, mine in user_rows + group_rows if mine)
-    return restricted, granted
-
-
-def _switches(tenant: Any) -> tuple[Switch, ...]:
-    rows = (KillSwitch.objects.filter(lifted_at__isnull=True).filter(Q(tenant__isnull=True) | Q(tenant=tenant))
-            .values_list("pk", "scope", "tenant_id", "target"))
-    return tuple(Switch(id=pk, scope=scope, tenant_id=str(tid) if tid else None, target=target)
-                 for pk, scope, tid, target in rows)
-
-
-def gather(*, actor: Any, tenant: Any, steps: Sequence[Step], agent_version: str) -> LiveState:
-    """Everything `decide` needs that lives in the database (five queries on the common path)."""
+    `live` is that statement's result when the caller already read it alongside something else
+    (revalidate reads it with the receipt). The registry snapshot is reused only for the registry
+    version the statement read (a rebuild costs a few queries, once per registry change).
+    """
     authenticated = actor is not None and getattr(actor, "is_authenticated", False) and tenant is not None
-    membership = membership_get(user=actor, tenant_id=tenant.pk) if authenticated else None
-    role = membership.role if membership else None
-    capabilities, blocked = registry.capability_facts(((s.capability, s.version) for s in steps), tenant=tenant)
-    restricted, granted = (_grants(actor, {k: c.pk for k, c in capabilities.items()}) if membership
-                           else (frozenset(), frozenset()))
+    if live is None:
+        live = live_read(actor=actor, tenant=tenant, keys=(s.capability for s in steps))
+    role = live.role if authenticated else None
+    capabilities, blocked = registry.capability_facts(
+        ((s.capability, s.version) for s in steps), tenant=tenant,
+        snapshot=registry.snapshot_at(live.registry_version),
+        pks={key: grant.pk for key, grant in live.capabilities.items()})
+    grants = live.capabilities if role is not None else {}
     return LiveState(
         tenant_id=str(tenant.pk) if tenant is not None else "",
         role=role,
-        actor_active=bool(authenticated and getattr(actor, "is_active", False)),
+        # Both the instance the caller holds and the row now: a deactivation commits to the row.
+        actor_active=bool(authenticated and getattr(actor, "is_active", False) and live.user_active),
         permissions=registry.permissions_for_role(role),
         capabilities=capabilities,
         blocked=blocked,
-        restricted=restricted,
-        granted=granted,
-        switches=_switches(tenant) if tenant is not None else (),
+        restricted=frozenset(key for key, grant in grants.items() if grant.restricted),
+        granted=frozenset(key for key, grant in grants.items() if grant.granted),
+        switches=live.switches if tenant is not None else (),
         agent_version=agent_version,
     )
 

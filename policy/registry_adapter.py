@@ -1,20 +1,22 @@
 """The one place policy touches the registry.
 
-Reads go through `registry.selectors.registry_snapshot()` (one version read, then the process's
-immutable snapshot of ACTIVE capabilities and tenant blocks). What the snapshot does not carry is
-read here from the registry's models, and only on the rare paths that need it:
+Reads go through the registry's immutable snapshot of ACTIVE capabilities and tenant blocks. The
+registry version it must match is read by policy's live statement (`policy.live`), in the same
+round trip as the other live checks; `snapshot_at(version)` reuses the snapshot policy last used
+only when it was built for exactly that version (versions come from a PostgreSQL sequence, so an
+equal version is an equal registry), and otherwise asks `registry_snapshot()` for the current one.
+What the snapshot does not carry is read here from the registry's models, on the rare path that
+needs it: a version that is not the ACTIVE one (to tell CAPABILITY_VERSION_STALE from
+NOT_ACTIVE/UNKNOWN). Capability primary keys (what guardian's grants are keyed by) come from the
+live statement too.
 
-- a version that is not the ACTIVE one (to tell CAPABILITY_VERSION_STALE from NOT_ACTIVE/UNKNOWN);
-- the Capability primary key, which guardian's `use_capability` grants are keyed by (cached per
-  process: a capability row is never deleted — its versions PROTECT it — so key → pk never changes).
-
-Missing in registry (would let this module shrink): the capability pk (or the guardian grants)
-and `preconditions` in the capability spec, and a "version status" lookup for non-ACTIVE versions.
+Missing in registry (would let this module shrink): `preconditions` in the capability spec, and a
+"version status" lookup for non-ACTIVE versions.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +24,7 @@ from django.db.models import Q
 
 from registry.models import Capability, CapabilityStatus, CapabilityVersion
 from registry.roles import permissions_for_role as _registry_permissions_for_role
-from registry.selectors import registry_snapshot
+from registry.selectors import RegistrySnapshot, registry_snapshot
 
 from .rules import PRECONDITIONS
 
@@ -64,30 +66,28 @@ def _facts(key: str, row: Any, *, resource: str, risk: str, status: str) -> Vers
                         preconditions=_preconditions(key, row))
 
 
-_pks: dict[str, int] = {}
-_pks_version: list[int | None] = [None]
+_last: list[RegistrySnapshot | None] = [None]
 
 
-def _capability_pks(keys: set[str], version: int | None) -> dict[str, int]:
-    # Dropped whenever the registry version moves (every capability insert moves it), so a key
-    # rolled back and re-created (tests) is never served a stale pk.
-    if version is None or version != _pks_version[0]:
-        _pks.clear()
-        _pks_version[0] = version
-    unknown = keys - _pks.keys()
-    if unknown:
-        _pks.update(Capability.objects.filter(key__in=unknown).values_list("key", "pk"))
-    return {key: _pks[key] for key in keys if key in _pks}
+def snapshot_at(version: int | None) -> RegistrySnapshot:
+    """The registry snapshot for `version` (read live by the caller), or a newer one; never an older one."""
+    last = _last[0]
+    if version is not None and last is not None and last.version == version:
+        return last
+    snapshot = registry_snapshot()  # reads the version again: at least as new as `version`
+    _last[0] = snapshot
+    return snapshot
 
 
-def capability_facts(wanted: Iterable[tuple[str, int]], *, tenant: Any = None) -> tuple[dict[str, CapabilityFacts],
-                                                                                        frozenset[str]]:
-    """(facts per capability id: the asked-for versions and the ACTIVE one; ids blocked for `tenant`)."""
+def capability_facts(wanted: Iterable[tuple[str, int]], *, tenant: Any, snapshot: RegistrySnapshot,
+                     pks: Mapping[str, int]) -> tuple[dict[str, CapabilityFacts], frozenset[str]]:
+    """(facts per capability id: the asked-for versions and the ACTIVE one; ids blocked for `tenant`).
+
+    `pks`: capability id → primary key of the capabilities that exist (read live); others are unknown.
+    """
     wanted = list(wanted)
-    snapshot = registry_snapshot()
     result: dict[str, CapabilityFacts] = {}
     off_snapshot: list[tuple[str, int]] = []
-    pks = _capability_pks({key for key, _ in wanted}, snapshot.version)
     for key, version in wanted:
         if key not in pks:
             continue

@@ -15,6 +15,9 @@ Receipt lifecycle (ARCHITECTURE.md invariant 3):
    before the expiry; the live checks (membership and permissions, guardian grants, capability
    status and version, tenant blocks, kill switches, target tenant, pinned revision,
    preconditions) must pass now. Every call is recorded as a ReceiptCheck, passed or not.
+   Two round trips on the common path: the receipt re-read together with every live check (one
+   statement, `policy.live`), then the ReceiptCheck INSERT. The INSERT stays a statement of its
+   own because what it records (the outcome and its reasons) is decided in Python between the two.
 
 The receipt id given to `revalidate` must come from the server's own record (the execution row);
 a client-supplied one is never looked up on its behalf, and a forged or foreign one fails the
@@ -39,6 +42,7 @@ from .audit import audit_record
 from .canonical import CanonicalizationError, canonical_hash, canonical_input_hash
 from .engine import Decision, Reason, Step, decide, gather
 from .exceptions import PolicyError
+from .live import LiveRead, receipt_with_live
 from .models import KillSwitch, Outcome, PolicyReceipt, ReceiptCheck, Scope, Stage
 from .reviews import (  # noqa: F401 - part of the public service surface
     ReviewOutcome,
@@ -251,14 +255,14 @@ def revalidate(*, receipt_id: Any, actor: Any, tenant: Tenant, plan_id: Any, ste
     except (ValueError, TypeError, CanonicalizationError) as exc:
         code = "INPUT_NOT_CANONICAL" if isinstance(exc, CanonicalizationError) else "CAPABILITY_REF_MALFORMED"
     if code is None:
-        receipt, code = _receipt_lookup(tenant, receipt_id)
+        receipt, live, code = _receipt_lookup(tenant, receipt_id, actor=actor, key=key)
     if code is None:
         code = _binding_problem(receipt=receipt, actor=actor, plan_id=plan_id, step_id=step_id, key=key,
                                 version=version, input_hash=input_hash, started=execution_started_at, now=now)
     if code is None:
         step = Step.parse({"id": step_id, "capability": key, "version": version, "input": input
                            if isinstance(input, Mapping) else {}, "targets": receipt.steps[step_id]["targets"]})
-        state = gather(actor=actor, tenant=tenant, steps=[step], agent_version=_agent_version(None))
+        state = gather(actor=actor, tenant=tenant, steps=[step], agent_version=_agent_version(None), live=live)
         live = decide(state=state, steps=[step], facts=facts,
                       execution_ids=[str(plan_id), str(execution_id or "")])
         if live.outcome == Outcome.DENY:
@@ -272,13 +276,15 @@ def revalidate(*, receipt_id: Any, actor: Any, tenant: Tenant, plan_id: Any, ste
                         check_id=check.pk)
 
 
-def _receipt_lookup(tenant: Tenant, receipt_id: Any) -> tuple[PolicyReceipt | None, str | None]:
+def _receipt_lookup(tenant: Tenant, receipt_id: Any, *, actor: Any,
+                    key: str) -> tuple[PolicyReceipt | None, LiveRead | None, str | None]:
+    """The receipt, re-read, and the live state for `key`, in one round trip (`policy.live`)."""
     try:
         pk = receipt_id if isinstance(receipt_id, uuid.UUID) else uuid.UUID(str(receipt_id))
     except (ValueError, TypeError, AttributeError):
-        return None, "RECEIPT_MALFORMED"
-    receipt = PolicyReceipt.objects.for_tenant(tenant).filter(pk=pk).first()
-    return (receipt, None) if receipt is not None else (None, "RECEIPT_NOT_FOUND")
+        return None, None, "RECEIPT_MALFORMED"
+    receipt, live = receipt_with_live(tenant=tenant, receipt_pk=pk, actor=actor, keys=[key])
+    return (receipt, live, None) if receipt is not None else (None, None, "RECEIPT_NOT_FOUND")
 
 
 def _check_record(*, tenant: Tenant, receipt: PolicyReceipt | None, receipt_id: Any, actor: Any, plan_id: Any,

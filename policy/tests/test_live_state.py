@@ -1,0 +1,228 @@
+"""The live checks are one statement, and that statement still reads the live state every time.
+
+Query counts are pinned (revalidate: the receipt + live state, then the check INSERT; evaluate: the
+live state). The transactional tests commit a change on *another connection* (a thread) right
+before the check, after a passing check has warmed every per-process structure, and the check
+must see it: revocation, role change, deactivation, suspension, tenant block, guardian grants,
+kill switches of every reach — and a lift, so nothing negative is cached either.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Callable
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.db import connection, connections, transaction
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+from guardian.shortcuts import assign_perm, remove_perm
+
+from conftest import make_user
+from policy.models import KillSwitch, Outcome, ReceiptCheck, Scope
+from policy.services import Approval, evaluate, receipt_issue, revalidate
+from registry.models import TenantCapabilityBlock
+from tenancy.models import Membership, Role
+
+from .factories import facts_for, plan_hash, step, suspend
+
+INPUT = {"id": 1, "validity_days": 10}
+
+
+def _issue(actor, tenant, cap, plan_id):
+    approval = Approval(confirmation_id=uuid.uuid4(), plan_id=plan_id, plan_hash=plan_hash(), level="soft",
+                        approved_by=actor.pk, approved_at=timezone.now())
+    receipt = receipt_issue(actor=actor, tenant=tenant, plan_id=plan_id, plan_hash=plan_hash(), steps=[step(cap)],
+                            facts=facts_for(tenant, ("workPermit", 1)), approval=approval)
+    assert receipt.decision == Outcome.ALLOW, receipt.reasons
+    return receipt
+
+
+def _check(receipt, actor, tenant, cap, plan_id, execution_id="exec-1"):
+    return revalidate(receipt_id=receipt.pk, actor=actor, tenant=tenant, plan_id=plan_id, step_id="s1",
+                      capability=(cap.capability.key, cap.version), input=INPUT,
+                      facts=facts_for(tenant, ("workPermit", 1)), execution_started_at=timezone.now(),
+                      execution_id=execution_id)
+
+
+def _committed_elsewhere(change: Callable[[], object]) -> None:
+    """Run `change` in its own transaction on another thread's connection; return once it committed."""
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            with transaction.atomic():
+                change()
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the test's thread below
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(timeout=30)
+    assert not thread.is_alive() and not errors, errors
+
+
+# --- query counts ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_evaluate_reads_the_whole_live_state_in_one_query(operator, tenant, caps, django_assert_num_queries):
+    team = Group.objects.create(name="editors")
+    operator.groups.add(team)
+    assign_perm("registry.use_capability", team, caps["add"].capability)
+    KillSwitch.objects.create(scope=Scope.CAPABILITY, target="workPermit.nothing", tenant=tenant, reason="x",
+                              set_by=operator, set_at=timezone.now())
+    steps = [step(caps["add"], step_id="a"), step(caps["validity"], step_id="b"),
+             step(caps["get"], step_id="c", input={"id": 1})]
+    facts = facts_for(tenant, ("workPermit", 1))
+    evaluate(actor=operator, tenant=tenant, steps=steps, facts=facts)  # builds the registry snapshot
+    with django_assert_num_queries(1):
+        decision = evaluate(actor=operator, tenant=tenant, steps=steps, facts=facts)
+    assert decision.outcome == Outcome.REQUIRE_CONFIRMATION, decision.codes
+
+
+@pytest.mark.django_db
+def test_revalidate_is_one_read_and_the_check_insert(operator, tenant, caps, plan_id, django_assert_num_queries):
+    receipt = _issue(operator, tenant, caps["validity"], plan_id)
+    assert _check(receipt, operator, tenant, caps["validity"], plan_id).ok
+    with django_assert_num_queries(2) as captured:
+        result = _check(receipt, operator, tenant, caps["validity"], plan_id)
+    assert result.ok, result
+    read, insert = (q["sql"] for q in captured.captured_queries)
+    for table in ("policy_policyreceipt", "tenancy_membership", "guardian_userobjectpermission",
+                  "guardian_groupobjectpermission", "policy_killswitch", "registry_registrystate"):
+        assert table in read
+    assert insert.startswith('INSERT INTO "policy_receiptcheck"')
+    assert ReceiptCheck.objects.for_tenant(tenant).get(pk=result.check_id).ok
+
+
+@pytest.mark.django_db
+def test_a_refused_revalidation_costs_no_more_queries(operator, tenant, caps, plan_id, django_assert_num_queries):
+    receipt = _issue(operator, tenant, caps["validity"], plan_id)
+    assert _check(receipt, operator, tenant, caps["validity"], plan_id).ok
+    Membership.objects.filter(user=operator, tenant=tenant).update(role=Role.VIEWER)
+    with django_assert_num_queries(2):
+        result = _check(receipt, operator, tenant, caps["validity"], plan_id)
+    assert result.code == "PERMISSION_MISSING"
+
+
+@pytest.mark.django_db
+def test_a_registry_change_rebuilds_the_snapshot_once(operator, tenant, caps, plan_id):
+    receipt = _issue(operator, tenant, caps["validity"], plan_id)
+    assert _check(receipt, operator, tenant, caps["validity"], plan_id).ok
+    suspend(caps["get"])  # another capability: the registry version moves
+    with CaptureQueriesContext(connection) as rebuild:
+        assert _check(receipt, operator, tenant, caps["validity"], plan_id).ok
+    with CaptureQueriesContext(connection) as warm:
+        assert _check(receipt, operator, tenant, caps["validity"], plan_id).ok
+    assert len(rebuild) > 2 and len(warm) == 2
+
+
+@pytest.mark.django_db
+def test_an_unknown_receipt_reads_nothing_live(operator, tenant, caps, plan_id, django_assert_num_queries):
+    with django_assert_num_queries(2):  # the (missing) receipt, the check INSERT
+        result = revalidate(receipt_id=uuid.uuid4(), actor=operator, tenant=tenant, plan_id=plan_id, step_id="s1",
+                            capability=("workPermit.updateValidity", 1), input=INPUT, facts={},
+                            execution_started_at=timezone.now())
+    assert result.code == "RECEIPT_NOT_FOUND"
+
+
+# --- committed by another connection just before the check ---------------------------------------------
+
+
+def _runtime_user():
+    return get_user_model().objects.create_user(username=f"ops-{uuid.uuid4().hex[:8]}")
+
+
+def _raise(scope: str, tenant=None, target: str = ""):
+    def change() -> None:
+        KillSwitch.objects.create(scope=scope, tenant=tenant, target=target, reason="incident",
+                                  set_by=_runtime_user(), set_at=timezone.now())
+    return change
+
+
+def _grant_to_team(w) -> None:
+    assign_perm("registry.use_capability", w.team, w.cap.capability)  # restricted, granted through the group
+    assign_perm("registry.use_capability", make_user(w.tenant, Role.OPERATOR), w.cap.capability)  # stays restricted
+
+
+# name → (prepared before the first check, the change committed elsewhere, the code the next check must give)
+CHANGES: dict[str, tuple[Callable | None, Callable[..., Callable[[], object]], str]] = {
+    "membership revoked": (None, lambda w: lambda: Membership.objects.filter(user=w.actor, tenant=w.tenant)
+                           .delete(), "NOT_A_MEMBER"),
+    "role lowered": (None, lambda w: lambda: Membership.objects.filter(user=w.actor, tenant=w.tenant)
+                     .update(role=Role.VIEWER), "PERMISSION_MISSING"),
+    "user deactivated": (None, lambda w: lambda: type(w.actor).objects.filter(pk=w.actor.pk)
+                         .update(is_active=False), "NOT_A_MEMBER"),
+    "capability suspended": (None, lambda w: lambda: suspend(w.cap), "CAPABILITY_NOT_ACTIVE"),
+    "capability blocked for the tenant": (
+        None, lambda w: lambda: TenantCapabilityBlock.objects.create(tenant=w.tenant, capability=w.cap.capability,
+                                                                     reason="customer asked"),
+        "CAPABILITY_BLOCKED_FOR_TENANT"),
+    "capability granted to someone else only": (
+        None, lambda w: lambda: assign_perm("registry.use_capability", make_user(w.tenant, Role.OPERATOR),
+                                            w.cap.capability),
+        "CAPABILITY_NOT_GRANTED"),
+    "group grant withdrawn": (_grant_to_team, lambda w: lambda: remove_perm("registry.use_capability", w.team,
+                                                                            w.cap.capability),
+                              "CAPABILITY_NOT_GRANTED"),
+    "actor left the granted group": (_grant_to_team, lambda w: lambda: w.actor.groups.remove(w.team),
+                                     "CAPABILITY_NOT_GRANTED"),
+    "global kill switch": (None, lambda w: _raise(Scope.GLOBAL), "KILL_SWITCH"),
+    "tenant kill switch": (None, lambda w: _raise(Scope.TENANT, w.tenant), "KILL_SWITCH"),
+    "capability kill switch": (None, lambda w: _raise(Scope.CAPABILITY, target=w.cap.capability.key), "KILL_SWITCH"),
+    "resource kill switch": (None, lambda w: _raise(Scope.RESOURCE, target="sst-api"), "KILL_SWITCH"),
+    "execution kill switch": (None, lambda w: _raise(Scope.EXECUTION, w.tenant, "exec-1"), "KILL_SWITCH"),
+}
+
+
+class World:
+    def __init__(self, tenant, actor, cap, team) -> None:
+        self.tenant, self.actor, self.cap, self.team = tenant, actor, cap, team
+
+
+@pytest.fixture
+def world(tenant, operator, caps) -> World:
+    team = Group.objects.create(name="permit-editors")
+    operator.groups.add(team)
+    return World(tenant, operator, caps["validity"], team)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("change", list(CHANGES))
+def test_revalidate_sees_a_change_committed_by_another_connection_just_before(world, plan_id, change):
+    prepare, make_change, code = CHANGES[change]
+    if prepare:
+        prepare(world)
+    receipt = _issue(world.actor, world.tenant, world.cap, plan_id)
+    assert _check(receipt, world.actor, world.tenant, world.cap, plan_id).ok  # warms the snapshot and caches
+    _committed_elsewhere(make_change(world))
+    result = _check(receipt, world.actor, world.tenant, world.cap, plan_id)
+    assert (result.ok, result.code) == (False, code)
+    recorded = ReceiptCheck.objects.for_tenant(world.tenant).get(pk=result.check_id)
+    assert (recorded.ok, recorded.code) == (False, code)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_lift_committed_elsewhere_is_seen_too(world, plan_id):
+    receipt = _issue(world.actor, world.tenant, world.cap, plan_id)
+    _committed_elsewhere(_raise(Scope.TENANT, world.tenant))
+    assert _check(receipt, world.actor, world.tenant, world.cap, plan_id).code == "KILL_SWITCH"
+    _committed_elsewhere(lambda: KillSwitch.objects.filter(lifted_at__isnull=True)
+                         .update(lifted_at=timezone.now(), lifted_by=world.actor))
+    assert _check(receipt, world.actor, world.tenant, world.cap, plan_id).ok
+
+
+@pytest.mark.django_db(transaction=True)
+def test_evaluate_sees_a_revocation_committed_by_another_connection(world):
+    steps = [step(world.cap)]
+    facts = facts_for(world.tenant, ("workPermit", 1))
+    assert evaluate(actor=world.actor, tenant=world.tenant, steps=steps, facts=facts).outcome != Outcome.DENY
+    _committed_elsewhere(lambda: suspend(world.cap))
+    assert evaluate(actor=world.actor, tenant=world.tenant, steps=steps, facts=facts).codes == [
+        "CAPABILITY_NOT_ACTIVE"]
