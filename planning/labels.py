@@ -23,6 +23,11 @@ LABELS: dict[str, tuple[str, str]] = {
     "employee.search": ("Buscando pessoa…", "Looking up person…"),
     "navigation.workPermit.open": ("Abrindo permissão…", "Opening permit…"),
     "navigation.workPermit.openTab": ("Abrindo aba…", "Opening tab…"),
+    "workPermit.readMany": ("Lendo permissões…", "Reading permits…"),
+    "workPermit.checkTraining": ("Verificando treinamento…", "Checking training…"),
+    "workPermit.assessRisk": ("Verificando riscos…", "Assessing risks…"),
+    "workPermit.checkCompliance": ("Analisando conformidade…", "Checking compliance…"),
+    "workPermit.recordDecision": ("Registrando decisão…", "Recording decision…"),
 }
 
 SPECIAL: dict[str, tuple[str, str]] = {

@@ -19,6 +19,7 @@ from typing import Any
 
 from registry.selectors import CapabilitySpec, RegistrySnapshot
 
+from .batch import BATCH_SOURCE, batch_targets
 from .intents import StructuredIntent, TargetRef
 from .labels import step_label
 
@@ -182,7 +183,36 @@ def create_and_open(intent: StructuredIntent) -> Draft:
     ])
 
 
+def evaluate_batch(intent: StructuredIntent) -> Draft:
+    """PRD-034 §110: training, risk and compliance of every permit (independent), then each decision.
+
+    `slots.permit_ids` is the scope resolved before planning (e.g. every DRAFT permit, read through
+    `workPermit.search`); it becomes each batch step's pinned `targets`, so the runtime can never
+    widen or change it. A permit whose checks fail is left out and reported (partial success).
+    """
+    ids = _slot(intent, "permit_ids")
+    if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+        raise TemplateError("SLOT_INVALID", slot="permit_ids")
+    targets = batch_targets(sorted(set(ids)))
+    item = {"permit_id": "${item.id}"}
+
+    def batch_step(step_id: str, capability: str, input: dict[str, Any],  # noqa: A002
+                   depends_on: list[str] | None = None) -> Step:
+        return {**step(step_id, capability, input, depends_on=depends_on), "for_each": BATCH_SOURCE,
+                "targets": [dict(t) for t in targets]}
+
+    return Draft("workPermit.evaluateBatch", [
+        batch_step("training", "workPermit.checkTraining", item),
+        batch_step("risk", "workPermit.assessRisk", item),
+        batch_step("compliance", "workPermit.checkCompliance", item),
+        batch_step("decision", "workPermit.recordDecision", {
+            **item, "trained": "${item.results.training.trained}", "risk_level": "${item.results.risk.level}",
+            "compliant": "${item.results.compliance.compliant}"}, depends_on=["training", "risk", "compliance"]),
+    ], allow_partial=True, meta={"batch": len(targets)})
+
+
 TEMPLATES: dict[str, Callable[[StructuredIntent], Draft]] = {
+    "workPermit.evaluateBatch": evaluate_batch,
     "workPermit.open": open_permit,
     "workPermit.components.addMany": add_components,
     "workPermit.clone": clone,

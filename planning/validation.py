@@ -19,6 +19,7 @@ from typing import Any
 
 from registry.selectors import RegistrySnapshot
 
+from .batch import batch_item_schema, batch_problems, is_batch
 from .conditions import OPS
 from .references import REF, Ref, ReferenceError_, alternatives, refs_in, resolve
 
@@ -170,6 +171,16 @@ def _for_each(step: Mapping[str, Any], ctx: _Context) -> tuple[Any, list[dict]]:
     source = step.get("for_each")
     if not source:
         return None, []
+    if is_batch(step):
+        problems = batch_problems(step)
+        if problems:
+            return None, [reason(code, step["id"]) for code in problems]
+
+        def output_schema_of(step_id: str) -> Any:
+            spec = ctx.spec(step_id)
+            return spec.output_schema if spec is not None else None
+
+        return batch_item_schema(step, ctx.by_id, output_schema_of), []
     match = REF.fullmatch(source) if isinstance(source, str) else None
     try:
         ref = parse_single(match.group(1)) if match else None

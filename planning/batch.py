@@ -1,0 +1,47 @@
+"""Batch steps (PRD-034 §110-§111): one capability applied to each of the plan's pinned targets.
+
+A step whose `for_each` is exactly `${targets}` is a batch step: it runs once per entry of its own
+`targets` list, which is fixed at planning, hashed with the plan and bound by the policy receipt —
+the runtime may change *how* the items run (chunk size, concurrency, timeout, registered fallback),
+never *which* items (ARCHITECTURE.md invariant 12). Inside it, `${item.id}` is the target's id and
+`${item.results.<step>.<path>}` the result the same item got from an earlier batch step (the decision
+of a permit reads that permit's own checks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+BATCH_SOURCE = "${targets}"
+MAX_BATCH_TARGETS = 200
+
+
+def is_batch(step: Mapping[str, Any] | Any) -> bool:
+    source = step.get("for_each") if isinstance(step, Mapping) else getattr(step, "for_each", None)
+    return source == BATCH_SOURCE
+
+
+def batch_item_schema(step: Mapping[str, Any], by_id: Mapping[str, Mapping[str, Any]],
+                      output_schema_of: Any) -> dict[str, Any]:
+    """The schema of `${item}` in a batch step: the target, plus the results of earlier batch steps."""
+    results = {dep: output_schema_of(dep) or {} for dep in step.get("depends_on") or []
+               if dep in by_id and is_batch(by_id[dep])}
+    return {"type": "object", "properties": {
+        "type": {"type": "string"}, "id": {"type": "integer", "minimum": 1},
+        "results": {"type": "object", "properties": results}}}
+
+
+def batch_problems(step: Mapping[str, Any]) -> list[str]:
+    targets = step.get("targets") or []
+    if not targets:
+        return ["BATCH_EMPTY"]
+    if len(targets) > MAX_BATCH_TARGETS:
+        return ["BATCH_TOO_LARGE"]
+    if len({(t.get("type"), t.get("id")) for t in targets if isinstance(t, Mapping)}) != len(targets):
+        return ["BATCH_TARGETS_DUPLICATE"]
+    return []
+
+
+def batch_targets(ids: Sequence[int]) -> list[dict[str, Any]]:
+    return [{"type": "workPermit", "id": permit_id} for permit_id in ids]
