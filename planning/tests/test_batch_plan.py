@@ -49,4 +49,4 @@ def test_a_batch_step_needs_between_one_and_two_hundred_targets(registry, tenant
         plan_from_steps(tenant=tenant, actor=operator, template="x", steps=[
             {"id": "a", "capability": "workPermit.checkTraining", "input": {"permit_id": "${item.id}"},
              "for_each": "${targets}", "targets": too_many}])
-    assert [r["code"] for r in caught.value.reasons] == ["BATCH_TOO_LARGE"]
+    assert "BATCH_TOO_LARGE" in [r["code"] for r in caught.value.reasons]
