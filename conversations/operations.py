@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
+import structlog
 from django.conf import settings
 
 from execution.runtime import read_facts
@@ -33,6 +34,8 @@ from .models import Confirmation, Level, PendingStatus
 from .statemachine import Status
 from .turns import Turn
 from .understanding import SlotValue
+
+log = structlog.get_logger(__name__)
 
 
 def confirmation_ttl() -> timedelta:
@@ -203,6 +206,7 @@ def plan_and_decide(turn: Turn, state: Mapping[str, Any], *, reuse_soft_of: str 
         plan = plan_from_intent(tenant=turn.tenant, actor=turn.user, intent=intent,
                                 conversation_id=turn.conversation.pk, pins=pins)
     except PlanInvalid as exc:
+        log.warning("plan_invalid", intent=intent.to_dict(), reasons=exc.reasons)
         operation_open(turn, state, None)["status"] = "failed"
         codes = [r.get("code", "PLAN_INVALID") for r in exc.reasons]
         turn.go(Status.FAILED)

@@ -77,16 +77,19 @@ class Reader:
     # --- capabilities by role, from the language metadata -------------------------------------
 
     def read_capability(self, entity_type: str) -> tuple[str, str] | None:
-        """(capability id, id field) of the read of one `entity_type` by id ("workPermit.read", "permit_id")."""
+        """(capability id, id field) of the read of one `entity_type` by id ("workPermit.read", "permit_id"):
+        a read whose output is the entity itself (it has an `id`), the `show` intent first."""
+        found = []
         for cap in self.grammar.capabilities.values():
             spec = self.spec(cap.id)
             if spec is None or cap.kind != "read" or cap.entity != entity_type:
                 continue
             required = list(spec.input_schema.get("required") or ())
             own = [s for s in cap.slots if s.type == entity_type and s.field in required]
-            if len(required) == 1 and own:
-                return cap.id, own[0].field
-        return None
+            returns_entity = "id" in (spec.output_schema.get("properties") or {})
+            if len(required) == 1 and own and returns_entity:
+                found.append((cap.intent != "show", cap.id, own[0].field))
+        return (min(found)[1], min(found)[2]) if found else None
 
     def list_capability(self, entity_type: str) -> str | None:
         """A read that lists every `entity_type` with no required input (catalogs, people, companies)."""
