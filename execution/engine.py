@@ -24,6 +24,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from planning.batch import BATCH_SOURCE
 from planning.conditions import assertion_holds, holds
 from planning.models import PlanStep
 from planning.references import MISSING, Ref, drop_nulls, get_path, resolve
@@ -34,6 +35,7 @@ from .errors import ErrorClass, Outcome
 from .messages import both
 from .models import IN_FLIGHT, Execution, ExecutionStatus, StepRun, StepStatus, TimelineType
 from .runtime import navigation_instruction, read_facts, session_for
+from .runtime_state import runtime_settle
 from .timeline import conversation_event, timeline_add
 from .tool_runtime import ToolResult, ToolSession
 
@@ -167,6 +169,10 @@ def perform(execution: Execution, run: StepRun, plan_step: PlanStep) -> StepOutc
     if spec is None or spec.version != plan_step.capability_version:
         return StepOutcome("failed", error=_error("CAPABILITY_CHANGED", pinned=plan_step.capability_version,
                                                   active=spec.version if spec else None))
+    if plan_step.for_each == BATCH_SOURCE:
+        from .batch import perform_batch
+
+        return perform_batch(execution, run, plan_step, spec, snapshot, StepOutcome("running"))
     uses_results = bool(plan_step.for_each or plan_step.condition or plan_step.postconditions
                         or "${steps." in json.dumps(plan_step.input))
     results = _results(execution) if uses_results else {}
@@ -509,7 +515,8 @@ def _stop(execution: Execution, runs: dict[str, StepRun], steps: dict[str, PlanS
 
 def _final_status(execution: Execution, runs: dict[str, StepRun]) -> str:
     statuses = [r.status for r in runs.values()]
-    if any(s in (StepStatus.FAILED, StepStatus.UNKNOWN) for s in statuses):
+    items_failed = any(isinstance(r.result, dict) and r.result.get("failed") for r in runs.values())
+    if any(s in (StepStatus.FAILED, StepStatus.UNKNOWN) for s in statuses) or items_failed:
         return (ExecutionStatus.PARTIALLY_COMPLETED if StepStatus.COMPLETED in statuses
                 else ExecutionStatus.FAILED)
     return ExecutionStatus.COMPLETED
@@ -542,7 +549,9 @@ def settle(execution: Execution, status: str, *, error: dict[str, Any] | None = 
     from .hooks import run_completion_hooks
 
     now = timezone.now()
-    fields: dict[str, Any] = {"status": status, "finished_at": now, "needs_review": needs_review}
+    # The runtime may have asked for human review already (resource gone, budget spent: PRD-034 §67, §116).
+    asked = Execution.objects.for_tenant(execution.tenant_id).filter(pk=execution.pk, needs_review=True).exists()
+    fields: dict[str, Any] = {"status": status, "finished_at": now, "needs_review": needs_review or asked}
     if error is not None:
         fields["error"] = error
     updated = (Execution.objects.for_tenant(execution.tenant_id)
@@ -552,6 +561,7 @@ def settle(execution: Execution, status: str, *, error: dict[str, Any] | None = 
     for key, value in fields.items():
         setattr(execution, key, value)
     _plan_status(execution, status)
+    runtime_settle(execution=execution, status=status)
     timeline_add(execution=execution, type=_ENTRY_FOR[status], at=now,
                  data={"error": execution.error} if execution.error else {})
     conversation_event(execution=execution, type=_EVENT_FOR[status],

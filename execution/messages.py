@@ -28,6 +28,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "result.failed": "A execução falhou: {reason}",
         "result.compensated": "A operação não pôde continuar e o que havia sido feito foi desfeito.",
         "result.cancelled": "A execução foi cancelada.",
+        "runtime.adaptation": "{kind} de {lane}: {old} → {new} porque {reason} ({facts}); "
+                              "dentro dos limites registrados da capacidade.",
     },
     "en": {
         "error.CONFLICT": "The permit was changed by someone else (revision {expected} → {current}); "
@@ -52,6 +54,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "result.failed": "The execution failed: {reason}",
         "result.compensated": "The operation could not continue and what had been done was undone.",
         "result.cancelled": "The execution was cancelled.",
+        "runtime.adaptation": "{kind} of {lane}: {old} → {new} because {reason} ({facts}); "
+                              "within the capability's registered limits.",
     },
 }
 

@@ -129,6 +129,15 @@ class TimelineType(models.TextChoices):
     EXECUTION_CANCELLED = "EXECUTION_CANCELLED"
     EXECUTION_COMPENSATED = "EXECUTION_COMPENSATED"
     EXECUTION_RESUMED = "EXECUTION_RESUMED"
+    EXECUTION_THROTTLED = "EXECUTION_THROTTLED"
+    EXECUTION_PAUSED = "EXECUTION_PAUSED"
+    EXECUTION_TERMINATED = "EXECUTION_TERMINATED"
+    EXECUTION_STALLED = "EXECUTION_STALLED"
+    RESOURCE_SWITCHED = "RESOURCE_SWITCHED"
+    BATCH_ADJUSTED = "BATCH_ADJUSTED"
+    CIRCUIT_OPENED = "CIRCUIT_OPENED"
+    REPLAN_REQUESTED = "REPLAN_REQUESTED"
+    CHECKPOINT = "CHECKPOINT"
 
 
 class TimelineEntry(TenantOwnedModel):
@@ -147,3 +156,150 @@ class TimelineEntry(TenantOwnedModel):
 
     def __str__(self) -> str:
         return f"{self.at:%H:%M:%S} {self.type} {self.step_id}"
+
+
+# --- the adaptive runtime (PRD-034) ------------------------------------------------------------
+
+
+class RuntimeStatus(models.TextChoices):
+    RUNNING = "RUNNING"
+    DEGRADED = "DEGRADED"
+    PAUSED = "PAUSED"
+    WAITING = "WAITING"  # WAITING_RESOURCE of §116: a resource is down and has no registered fallback
+    REPLANNING = "REPLANNING"
+    STOPPING = "STOPPING"
+    STALLED = "STALLED"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+    TERMINATED = "TERMINATED"
+
+
+RUNTIME_FINAL = frozenset({RuntimeStatus.COMPLETED, RuntimeStatus.FAILED, RuntimeStatus.TERMINATED})
+
+
+class RuntimeExecution(TenantOwnedModel):
+    """The runtime state of one execution (§5): status, budgets, heartbeat; changed only by
+    compare-and-set on `version` (§95-§97), each change leaving a RuntimeAdaptation behind."""
+
+    execution = models.OneToOneField(Execution, on_delete=models.CASCADE, related_name="runtime")
+    status = models.CharField(max_length=16, choices=RuntimeStatus.choices, default=RuntimeStatus.RUNNING)
+    version = models.PositiveIntegerField(default=1)
+    reason = models.CharField(max_length=64, blank=True)
+    budget = models.JSONField(default=dict)  # {max_duration_s, max_steps, max_api_calls, max_retries, max_llm_calls}
+    api_calls = models.PositiveIntegerField(default=0)
+    steps = models.PositiveIntegerField(default=0)
+    llm_calls = models.PositiveIntegerField(default=0)
+    replans = models.PositiveIntegerField(default=0)
+    deadline_at = models.DateTimeField()
+    heartbeat_timeout_s = models.PositiveIntegerField()
+    last_heartbeat_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+
+    class Meta(TenantOwnedModel.Meta):
+        constraints = [models.CheckConstraint(condition=models.Q(status__in=RuntimeStatus.values),
+                                              name="runtime_status_valid")]
+        indexes = [models.Index(fields=["status", "last_heartbeat_at"], name="runtime_status_heartbeat")]
+
+    def __str__(self) -> str:
+        return f"runtime {self.execution_id} {self.status} v{self.version}"
+
+
+class ItemStatus(models.TextChoices):
+    PENDING = "pending"
+    RUNNING = "running"
+    COMPLETED = "completed"
+    FAILED = "failed"
+
+
+class BatchItem(TenantOwnedModel):
+    """One target of a batch step: the checkpoint unit. A completed item is never run again."""
+
+    execution = models.ForeignKey(Execution, on_delete=models.CASCADE, related_name="batch_items")
+    step_id = models.CharField(max_length=100)
+    position = models.PositiveIntegerField()
+    target_id = models.BigIntegerField()
+    status = models.CharField(max_length=16, choices=ItemStatus.choices, default=ItemStatus.PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    resource = models.CharField(max_length=64, blank=True)
+    result = models.JSONField(null=True, blank=True)
+    error = models.JSONField(null=True, blank=True)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    not_before = models.DateTimeField(null=True, blank=True)  # coordinated backoff of a retried item
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta(TenantOwnedModel.Meta):
+        ordering = ["execution", "step_id", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["execution", "step_id", "target_id"], name="batchitem_unique"),
+            models.CheckConstraint(condition=models.Q(status__in=ItemStatus.values), name="batchitem_status_valid"),
+        ]
+        indexes = [models.Index(fields=["execution", "step_id", "status"], name="batchitem_claim")]
+
+    def __str__(self) -> str:
+        return f"{self.step_id}[{self.target_id}] ({self.status})"
+
+
+class RuntimeAdaptation(TenantOwnedModel):
+    """Append-only (trigger): every adaptation with its reason and metrics (§98-§101), and the
+    runtime version it produced (the snapshot chain v1 → v2 → …)."""
+
+    id = models.BigAutoField(primary_key=True)
+    execution = models.ForeignKey(Execution, on_delete=models.CASCADE, related_name="adaptations")
+    kind = models.CharField(max_length=32)  # CONCURRENCY, BATCH, TIMEOUT, BREAKER, HEALTH, RESOURCE, STATUS…
+    lane = models.CharField(max_length=160, blank=True)  # capability@resource
+    old = models.JSONField(null=True, blank=True)
+    new = models.JSONField(null=True, blank=True)
+    reason = models.CharField(max_length=64)
+    metrics = models.JSONField(default=dict)
+    message = models.JSONField(default=dict)  # {pt-BR, en}
+    runtime_version = models.PositiveIntegerField(null=True, blank=True)
+    at = models.DateTimeField()
+
+    class Meta(TenantOwnedModel.Meta):
+        ordering = ["execution", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.old} → {self.new} ({self.reason})"
+
+
+class RuntimeCheckpoint(TenantOwnedModel):
+    """A chunk boundary (§49): what was done, under which plan/receipt, at which runtime version."""
+
+    execution = models.ForeignKey(Execution, on_delete=models.CASCADE, related_name="checkpoints")
+    step_id = models.CharField(max_length=100)
+    state_version = models.PositiveIntegerField()
+    completed = models.PositiveIntegerField()
+    context_ref = models.CharField(max_length=200)  # plan hash + receipt id: what a resume re-validates
+    created_at = models.DateTimeField()
+
+    class Meta(TenantOwnedModel.Meta):
+        ordering = ["execution", "id"]
+
+
+class SuggestionStatus(models.TextChoices):
+    PROPOSED = "PROPOSED"
+    ACCEPTED = "ACCEPTED"
+    REJECTED = "REJECTED"
+
+
+class RuntimeOptimizationSuggestion(TenantOwnedModel):
+    """Learning without authority (§102-§104): proposed from observed runs, reviewed by an admin,
+    never applied automatically (nothing reads it back into the runtime)."""
+
+    capability = models.CharField(max_length=100)
+    resource = models.CharField(max_length=64)
+    current = models.JSONField()
+    proposed = models.JSONField()
+    evidence = models.JSONField(default=dict)
+    confidence = models.FloatField()
+    expected_improvement = models.FloatField()
+    status = models.CharField(max_length=10, choices=SuggestionStatus.choices, default=SuggestionStatus.PROPOSED)
+    reviewed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True,
+                                    related_name="+")
+    created_at = models.DateTimeField()
+
+    class Meta(TenantOwnedModel.Meta):
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.capability}: {self.current} → {self.proposed}"

@@ -24,6 +24,8 @@ READERS: dict[str, tuple[str, str]] = {
     "employee": ("employee.read", "employee_id"),
 }
 
+READ_MANY = ("workPermit.readMany", "ids")
+
 _local = threading.local()
 # A session's token lives TOKEN_TTL; reuse it for well under that.
 _SESSION_REUSE_S = TOKEN_TTL.total_seconds() / 3
@@ -55,6 +57,24 @@ def read_facts(*, session: ToolSession, snapshot: RegistrySnapshot, tenant: Tena
     """`{"<type>:<id>": {tenant, exists, status?, revision?}}` read now, and the raw results (for errors)."""
     facts: dict[str, Any] = {}
     results: list[ToolResult] = []
+    targets = list(targets)
+    many = snapshot.get(READ_MANY[0], tenant=tenant)
+    permits = [t for t in targets if t["type"] == "workPermit"]
+    if many is not None and len(permits) > 1:
+        # A batch's targets: one call per 200 instead of one per permit; a missing one is "not found".
+        targets = [t for t in targets if t["type"] != "workPermit"]
+        for start in range(0, len(permits), 200):
+            chunk = permits[start:start + 200]
+            result = session.invoke(capability=many, input={READ_MANY[1]: ",".join(str(t["id"]) for t in chunk)})
+            results.append(result)
+            if result.outcome != "succeeded" or not isinstance(result.body, list):
+                continue
+            found = {row.get("id"): row for row in result.body if isinstance(row, Mapping)}
+            for target in chunk:
+                row = found.get(target["id"])
+                facts[f"workPermit:{target['id']}"] = (
+                    {"tenant": str(tenant.pk), "exists": True, "status": row.get("status"),
+                     "revision": row.get("revision")} if row else {"tenant": str(tenant.pk), "exists": False})
     for target in targets:
         reader = READERS.get(target["type"])
         spec = snapshot.get(reader[0], tenant=tenant) if reader else None

@@ -1,0 +1,444 @@
+"""Batch steps under the Adaptive Runtime Controller (PRD-034 §4-§6, §14-§51, §61-§71, §110-§117).
+
+A batch step (planning.batch: `for_each: ${targets}`) runs its capability once per pinned target.
+The worker holding the step runs a control loop, one chunk at a time:
+
+  OBSERVE  fresh facts of the targets (one `workPermit.readMany` call), the lanes' state in Redis
+  EVALUATE budget, deadline, runtime status (a STOPPING/TERMINATED runtime starts nothing)
+  DECIDE   lane (primary, or a *registered* fallback while the primary's breaker is open), chunk
+           size (the lane's batch, within the registry's max_batch), concurrency (the lane's AIMD
+           limit, a Redis slot per call), timeout (lane's, cut to the deadline)
+  ACT      per item: policy revalidation (kill switches, receipt, capability version — a step
+           boundary, §108), then the call with `Idempotency-Key: agent:{plan}:{step}:{target}`
+  VERIFY   classify, record the item (the checkpoint unit), feed the lane; write a checkpoint
+
+A heartbeat thread extends the step's lease and the runtime's `last_heartbeat_at` while the loop
+runs; a SIGKILLed worker stops heart-beating, the watchdog marks the runtime STALLED, and the next
+worker takes the step over from its items: completed items never run again and a repeated write
+carries the same key, so the API replays it (no duplicate effect, §109).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Mapping
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass, replace
+from datetime import timedelta
+from typing import Any
+
+import structlog
+from django.conf import settings
+from django.db import close_old_connections, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from planning.models import PlanStep
+from planning.references import MISSING, Ref, drop_nulls, get_path, resolve
+from policy.services import revalidate
+from registry.selectors import CapabilitySpec, RegistrySnapshot
+
+from .control import OPEN, Envelope, Lane, retry_delay_s
+from .errors import ErrorClass, Outcome
+from .models import BatchItem, Execution, ExecutionStatus, ItemStatus, StepRun, StepStatus, TimelineType
+from .runtime import read_facts, session_for
+from .runtime_state import adaptation_record, runtime_ensure, runtime_transition
+from .tool_runtime import ToolResult
+
+log = structlog.get_logger(__name__)
+
+_KIND = {ErrorClass.TIMEOUT: "timeout", ErrorClass.RATE_LIMIT: "rate_limit",
+         ErrorClass.TEMPORARY_UNAVAILABLE: "server_error", ErrorClass.SERVER_ERROR: "server_error",
+         ErrorClass.NETWORK: "server_error"}
+
+
+def max_wait_s() -> float:
+    """How long a batch waits for a resource with no fallback before it asks for human review (§116)."""
+    return float(getattr(settings, "RUNTIME_MAX_WAIT_SECONDS", 30))
+
+
+@dataclass
+class Ctx:
+    execution: Execution
+    run: StepRun
+    plan_step: PlanStep
+    spec: CapabilitySpec
+    snapshot: RegistrySnapshot
+    envelope: Envelope
+    stop: threading.Event
+    stop_code: str | None = None
+    calls: int = 0
+    call_ms: float = 0.0
+    reported_calls: int = 0
+
+    def halt(self, code: str) -> None:
+        self.stop_code = self.stop_code or code
+        self.stop.set()
+
+
+def lane_for(ctx: Ctx, resource: str) -> Lane:
+    return Lane(ctx.execution.tenant_id, ctx.spec.id, ctx.envelope.check_fallback(resource, ctx.spec.resource.key),
+                ctx.envelope)
+
+
+def perform_batch(execution: Execution, run: StepRun, plan_step: PlanStep, spec: CapabilitySpec,
+                  snapshot: RegistrySnapshot, outcome: Any) -> Any:
+    ctx = Ctx(execution, run, plan_step, spec, snapshot, Envelope.of(spec), threading.Event())
+    runtime_ensure(execution)
+    _items_ensure(ctx)
+    beat = threading.Thread(target=_heartbeat, args=(ctx,), daemon=True)
+    beat.start()
+    try:
+        _loop(ctx)
+    finally:
+        ctx.stop.set()
+        beat.join(timeout=5)
+    outcome.calls, outcome.call_ms = ctx.calls, ctx.call_ms
+    return _finish(ctx, outcome)
+
+
+def _items_ensure(ctx: Ctx) -> None:
+    BatchItem.objects.bulk_create(
+        [BatchItem(tenant_id=ctx.execution.tenant_id, execution=ctx.execution, step_id=ctx.plan_step.step_id,
+                   position=i, target_id=t["id"]) for i, t in enumerate(ctx.plan_step.targets)],
+        ignore_conflicts=True)
+
+
+def _items(ctx: Ctx):
+    return BatchItem.objects.for_tenant(ctx.execution.tenant_id).filter(execution=ctx.execution,
+                                                                         step_id=ctx.plan_step.step_id)
+
+
+def _heartbeat(ctx: Ctx) -> None:
+    """Keep the step's lease (and its running items') alive; notice a takeover and stop (§46)."""
+    from .engine import step_lease
+
+    lease = step_lease()
+    try:
+        while not ctx.stop.wait(max(0.2, lease.total_seconds() / 4)):
+            now = timezone.now()
+            held = (StepRun.objects.for_tenant(ctx.execution.tenant_id)
+                    .filter(pk=ctx.run.pk, status=StepStatus.RUNNING, attempts=ctx.run.attempts)
+                    .update(lease_until=now + lease))
+            if held != 1:
+                ctx.halt("STEP_TAKEN_OVER")
+                return
+            _items(ctx).filter(status=ItemStatus.RUNNING).update(lease_until=now + lease)
+            runtime_transition(execution=ctx.execution, heartbeat=True)
+    finally:
+        close_old_connections()
+
+
+def _loop(ctx: Ctx) -> None:
+    waited_since: float | None = None
+    while not ctx.stop.is_set():
+        stop = _boundary(ctx)
+        if stop:
+            ctx.halt(stop)
+            return
+        lane = _choose_lane(ctx)
+        if lane is None:
+            waited_since = waited_since or time.monotonic()
+            if time.monotonic() - waited_since > max_wait_s():
+                ctx.halt("RESOURCE_UNAVAILABLE")
+                return
+            ctx.stop.wait(0.2)
+            continue
+        if waited_since is not None:
+            waited_since = None
+            runtime_transition(execution=ctx.execution, status="RUNNING", reason="RESOURCE_BACK",
+                               kind="STATUS", timeline=TimelineType.EXECUTION_RESUMED)
+        chunk = _claim(ctx, ctx.envelope.check_batch(lane.state().batch))
+        if chunk is None:
+            return  # nothing left
+        if not chunk:
+            ctx.stop.wait(0.05)  # items backing off or held by another worker
+            continue
+        facts = _facts(ctx)
+        _run_chunk(ctx, chunk, facts)
+        _checkpoint(ctx, len(chunk))
+
+
+def _boundary(ctx: Ctx) -> str | None:
+    """Budget, deadline and the runtime's own status, checked before every chunk (§61-§69, §91)."""
+    runtime = runtime_ensure(ctx.execution)
+    if runtime.status in ("STOPPING", "TERMINATED", "FAILED", "COMPLETED"):
+        return runtime.reason or "RUNTIME_STOPPED"
+    status = Execution.objects.for_tenant(ctx.execution.tenant_id).filter(pk=ctx.execution.pk).values_list(
+        "status", flat=True).first()
+    if status != ExecutionStatus.RUNNING:
+        return "EXECUTION_NOT_RUNNING"
+    budget = runtime.budget or {}
+    if timezone.now() >= runtime.deadline_at:
+        return "DEADLINE_EXCEEDED"
+    if runtime.api_calls >= int(budget.get("max_api_calls", 10**9)):
+        return "BUDGET_API_CALLS"
+    if runtime.steps >= int(budget.get("max_steps", 10**9)):
+        return "BUDGET_STEPS"
+    if runtime.replans > int(budget.get("max_replans", 2)):
+        return "BUDGET_REPLANS"
+    return None
+
+
+def _choose_lane(ctx: Ctx) -> Lane | None:
+    """The primary while its breaker lets calls through; else a registered fallback (§21-§22); else wait."""
+    primary = lane_for(ctx, ctx.spec.resource.key)
+    if primary.state().breaker != OPEN or primary.admit() == "probe":
+        return primary
+    for resource in ctx.envelope.fallbacks:
+        fallback = lane_for(ctx, resource)
+        if fallback.state().breaker != OPEN or fallback.admit() == "probe":
+            if _switched_to(ctx) != resource:
+                runtime_transition(execution=ctx.execution, kind="RESOURCE", lane=ctx.spec.id,
+                                   old=ctx.spec.resource.key, new=resource, reason="BREAKER_OPEN",
+                                   timeline=TimelineType.RESOURCE_SWITCHED, status="DEGRADED")
+            return fallback
+    runtime_transition(execution=ctx.execution, status="WAITING", reason="RESOURCE_UNAVAILABLE", kind="STATUS",
+                       timeline=TimelineType.REPLAN_REQUESTED, once=True,
+                       data={"trigger": "RESOURCE_UNAVAILABLE", "resource": ctx.spec.resource.key,
+                             "alternative": None, "then": "WAITING_RESOURCE"})
+    return None
+
+
+def _switched_to(ctx: Ctx) -> str | None:
+    last = (ctx.execution.adaptations.filter(kind="RESOURCE", lane=ctx.spec.id).order_by("-id")
+            .values_list("new", flat=True).first())
+    return last
+
+
+def _claim(ctx: Ctx, size: int) -> list[BatchItem] | None:
+    """Up to `size` claimable items (pending and due, or running with an expired lease); None when all done."""
+    from .engine import step_lease
+
+    now = timezone.now()
+    with transaction.atomic():
+        claimable = (_items(ctx).select_for_update(skip_locked=True)
+                     .filter(Q(status=ItemStatus.PENDING) | Q(status=ItemStatus.RUNNING, lease_until__lt=now))
+                     .filter(Q(not_before__isnull=True) | Q(not_before__lte=now)).order_by("position")[:size])
+        ids = [item.pk for item in claimable]
+        if not ids:
+            left = _items(ctx).filter(status__in=[ItemStatus.PENDING, ItemStatus.RUNNING]).exists()
+            return [] if left else None
+        _items(ctx).filter(pk__in=ids).update(status=ItemStatus.RUNNING, attempts=F("attempts") + 1,
+                                              lease_until=now + step_lease())
+        return list(_items(ctx).filter(pk__in=ids).order_by("position"))
+
+
+def _facts(ctx: Ctx) -> dict[str, Any]:
+    session = session_for(user_id=ctx.execution.actor_id, tenant=ctx.execution.tenant)
+    facts, results = read_facts(session=session, snapshot=ctx.snapshot, tenant=ctx.execution.tenant,
+                                targets=ctx.plan_step.targets)
+    ctx.calls += len(results)
+    return facts
+
+
+def _dependency_results(ctx: Ctx, chunk: list[BatchItem]) -> dict[int, dict[str, Any]]:
+    deps = ctx.plan_step.depends_on
+    if not deps:
+        return {}
+    rows = (BatchItem.objects.for_tenant(ctx.execution.tenant_id)
+            .filter(execution=ctx.execution, step_id__in=deps, target_id__in=[i.target_id for i in chunk],
+                    status=ItemStatus.COMPLETED).values_list("target_id", "step_id", "result"))
+    results: dict[int, dict[str, Any]] = {}
+    for target_id, step_id, result in rows:
+        results.setdefault(target_id, {})[step_id] = result
+    return results
+
+
+def _run_chunk(ctx: Ctx, chunk: list[BatchItem], facts: dict[str, Any]) -> None:
+    results = _dependency_results(ctx, chunk)
+    workers = max(1, min(len(chunk), ctx.envelope.max_concurrency))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for future in [pool.submit(_item_thread, ctx, item, facts, results.get(item.target_id, {}))
+                       for item in chunk]:
+            future.result()
+
+
+def _item_thread(ctx: Ctx, item: BatchItem, facts: dict[str, Any], dep_results: dict[str, Any]) -> None:
+    try:
+        _run_item(ctx, item, facts, dep_results)
+    except Exception:  # noqa: BLE001 - one item's bug fails that item, not the batch
+        log.exception("batch_item_crashed", execution=str(ctx.execution.pk), item=item.pk)
+        _item_done(ctx, item, ItemStatus.FAILED, error={"code": "INTERNAL_ERROR"})
+    finally:
+        close_old_connections()
+
+
+def _release(ctx: Ctx, item: BatchItem) -> None:
+    """Give an item back unrun (no attempt spent): the batch stopped or the lane is closed."""
+    _items(ctx).filter(pk=item.pk, status=ItemStatus.RUNNING).update(
+        status=ItemStatus.PENDING, attempts=F("attempts") - 1, lease_until=None)
+
+
+def _run_item(ctx: Ctx, item: BatchItem, facts: dict[str, Any], dep_results: dict[str, Any]) -> None:
+    if ctx.stop.is_set():
+        return _release(ctx, item)
+    check = revalidate(receipt_id=ctx.execution.receipt_id, actor=ctx.execution.actor,
+                       tenant=ctx.execution.tenant, plan_id=ctx.execution.plan_id, step_id=ctx.plan_step.step_id,
+                       capability=(ctx.plan_step.capability_id, ctx.plan_step.capability_version),
+                       input=ctx.plan_step.input, facts=facts, execution_started_at=ctx.execution.started_at,
+                       execution_id=ctx.execution.pk)
+    if not check.ok:
+        ctx.halt(check.code)  # a kill switch, a revoked permission…: nothing more starts (§108)
+        return _release(ctx, item)
+    values = _input(ctx, item, dep_results)
+    if values is None:
+        return _item_done(ctx, item, ItemStatus.FAILED, error={"code": "DEPENDENCY_NOT_COMPLETED"})
+    lane = _choose_lane(ctx)
+    if lane is None:
+        return _release(ctx, item)
+    token = _slot(ctx, lane)
+    if token is None:
+        return _release(ctx, item)
+    try:
+        result = _call(ctx, lane, values, item)
+    finally:
+        lane.release(token)
+    kind = "ok" if result.outcome == Outcome.SUCCEEDED else _KIND.get(result.error_class, "error")
+    timeout = lane.state().timeout_ms
+    if kind == "ok" and result.latency_ms > timeout:
+        kind = "timeout"  # late: an in-process call cannot be cut, but the runtime counts it as timed out
+    _observe(ctx, lane, kind, result.latency_ms)
+    if result.outcome == Outcome.SUCCEEDED:
+        return _item_done(ctx, item, ItemStatus.COMPLETED, result=result.body, resource=lane.resource)
+    _item_failed(ctx, item, result)
+
+
+def _input(ctx: Ctx, item: BatchItem, dep_results: dict[str, Any]) -> dict[str, Any] | None:
+    """The item's input from the plan's template only; the target comes from the pinned list (§10)."""
+    if any(dep not in dep_results for dep in ctx.plan_step.depends_on):
+        return None
+    target = {"type": "workPermit", "id": item.target_id, "results": dep_results}
+
+    def lookup(ref: Ref) -> Any:
+        return get_path(target, ref.path) if ref.root == "item" else MISSING
+    values = drop_nulls(resolve(ctx.plan_step.input, lookup))
+    pinned = {t["id"] for t in ctx.plan_step.targets}
+    if values.get("permit_id") not in pinned:
+        raise PermissionError("target outside the plan's pinned scope")
+    return values
+
+
+def _slot(ctx: Ctx, lane: Lane) -> str | None:
+    """Backpressure (§43): wait, with jitter, for a slot under the lane's shared limit."""
+    while not ctx.stop.is_set():
+        token = lane.acquire(lease_s=max(5.0, ctx.envelope.timeout_max_ms / 1000 * 2))
+        if token is not None:
+            return token
+        ctx.stop.wait(retry_delay_s(1, base_ms=20, max_ms=40))
+    return None
+
+
+def _call(ctx: Ctx, lane: Lane, values: dict[str, Any], item: BatchItem) -> ToolResult:
+    spec = ctx.spec if lane.resource == ctx.spec.resource.key else replace(
+        ctx.spec, resource=ctx.snapshot.resources[lane.resource])
+    session = session_for(user_id=ctx.execution.actor_id, tenant=ctx.execution.tenant)
+    key = f"agent:{ctx.execution.plan_id}:{ctx.plan_step.step_id}:{item.target_id}"
+    timeout_ms = lane.state().timeout_ms
+    if ctx.envelope.hedgeable:
+        result = _hedged(ctx, spec, values, timeout_ms)
+    else:
+        result = session.invoke(capability=spec, input=values, idempotency_key=key, timeout_ms=timeout_ms)
+    ctx.calls += 1
+    ctx.call_ms += result.latency_ms
+    return result
+
+
+def _hedged(ctx: Ctx, spec: CapabilitySpec, values: dict[str, Any], timeout_ms: int) -> ToolResult:
+    """A read that is slower than the lane's P50 × 3 gets a second request; the first answer wins (§36-§38)."""
+    threshold_s = max(0.05, min(timeout_ms, 3 * max(1.0, _p50(ctx))) / 1000)
+
+    def one() -> ToolResult:
+        try:
+            return session_for(user_id=ctx.execution.actor_id, tenant=ctx.execution.tenant).invoke(
+                capability=spec, input=values, timeout_ms=timeout_ms)
+        finally:
+            close_old_connections()
+    pool = ThreadPoolExecutor(max_workers=2)
+    try:
+        first = pool.submit(one)
+        done, _ = wait([first], timeout=threshold_s)
+        if done:
+            return first.result()
+        second = pool.submit(one)
+        done, _ = wait([first, second], return_when=FIRST_COMPLETED)
+        ctx.calls += 1
+        return next(iter(done)).result()
+    finally:
+        pool.shutdown(wait=False)
+
+
+def _p50(ctx: Ctx) -> float:
+    window = lane_for(ctx, ctx.spec.resource.key).state().window
+    latencies = sorted(latency for kind, latency in window if kind == "ok")
+    return latencies[len(latencies) // 2] if latencies else 100.0
+
+
+def _observe(ctx: Ctx, lane: Lane, kind: str, latency_ms: float) -> None:
+    _, changes = lane.observe(kind, latency_ms)
+    for change in changes:
+        adaptation_record(execution=ctx.execution, lane=f"{ctx.spec.id}@{lane.resource}", change=change,
+                          resource_label=lane.resource)
+
+
+def _item_done(ctx: Ctx, item: BatchItem, status: str, *, result: Any = None, error: Any = None,
+               resource: str = "") -> None:
+    _items(ctx).filter(pk=item.pk, status=ItemStatus.RUNNING).update(
+        status=status, result=result, error=error, resource=resource, finished_at=timezone.now(), lease_until=None)
+
+
+def _item_failed(ctx: Ctx, item: BatchItem, result: ToolResult) -> None:
+    """Retry a transient failure only within the capability's attempts and the execution's one budget (§30-§31)."""
+    error = {"code": result.error_code or str(result.error_class), "class": result.error_class,
+             "status": result.status_code}
+    max_attempts = int((ctx.spec.retry_policy or {}).get("max_attempts", 1))
+    if result.retryable and item.attempts < max_attempts and _spend_retry(ctx):
+        delay = retry_delay_s(item.attempts)
+        _items(ctx).filter(pk=item.pk, status=ItemStatus.RUNNING).update(
+            status=ItemStatus.PENDING, error=error, lease_until=None,
+            not_before=timezone.now() + timedelta(seconds=delay))
+        return
+    _item_done(ctx, item, ItemStatus.FAILED, error=error)
+
+
+def _spend_retry(ctx: Ctx) -> bool:
+    return Execution.objects.for_tenant(ctx.execution.tenant_id).filter(
+        pk=ctx.execution.pk, retry_budget__gt=0).update(retry_budget=F("retry_budget") - 1) == 1
+
+
+def _checkpoint(ctx: Ctx, items: int) -> None:
+    from .runtime_state import checkpoint_write
+
+    delta, ctx.reported_calls = ctx.calls - ctx.reported_calls, ctx.calls
+    checkpoint_write(execution=ctx.execution, step_id=ctx.plan_step.step_id,
+                     completed=_items(ctx).filter(status=ItemStatus.COMPLETED).count(), api_calls=delta, steps=items)
+
+
+def _finish(ctx: Ctx, outcome: Any) -> Any:
+    rows = list(_items(ctx).values_list("target_id", "status", "result", "error"))
+    done = {str(t): r for t, s, r, _ in rows if s == ItemStatus.COMPLETED}
+    failed = [{"target_id": t, "error": e} for t, s, _, e in rows if s == ItemStatus.FAILED]
+    open_items = [t for t, s, _, _ in rows if s in (ItemStatus.PENDING, ItemStatus.RUNNING)]
+    outcome.input = {"targets": len(rows)}
+    outcome.result = {"items": done, "count": len(done), "failed": failed}
+    if ctx.stop_code == "STEP_TAKEN_OVER":
+        outcome.status = "retry"
+        outcome.error = {"code": "STEP_TAKEN_OVER", "class": None}
+        return outcome
+    if ctx.stop_code:
+        from .runtime_state import runtime_stop
+
+        runtime_stop(execution=ctx.execution, code=ctx.stop_code)
+        outcome.status, outcome.error = "failed", {"code": ctx.stop_code, "class": None,
+                                                  "open_items": len(open_items), "completed": len(done)}
+        return outcome
+    outcome.status = "completed" if done else "failed"
+    if not done:
+        outcome.error = {"code": "BATCH_ALL_FAILED", "class": None, "failed": len(failed)}
+    return outcome
+
+
+def item_results(execution: Execution, step_id: str) -> Mapping[int, Any]:
+    return dict(BatchItem.objects.for_tenant(execution.tenant_id).filter(
+        execution=execution, step_id=step_id, status=ItemStatus.COMPLETED).values_list("target_id", "result"))

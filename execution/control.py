@@ -1,0 +1,529 @@
+"""The Adaptive Runtime Controller's decisions (PRD-034 §14-§43, §86, §91): how fast, how big, where.
+
+Per *lane* — one capability calling one resource for one tenant — the controller keeps a small
+state: the AIMD concurrency limit, the batch size, the timeout, the last outcomes (latency, error,
+timeout), the circuit breaker and the health derived from them. Every observed call updates it:
+
+- health (§23-§24, §86: plain thresholds): CRITICAL when ≥ 50 % of the window failed or timed
+  out; DEGRADED when ≥ 20 % did, or the latency P50 exceeds `SLOW_FACTOR` × the timeout's start
+  value; HEALTHY otherwise; UNKNOWN below `MIN_SAMPLES`. Decisions taken on UNKNOWN are the
+  cautious ones (fail closed, §91): no increase.
+- AIMD (§14-§17): a success on a healthy lane adds 1 to the limit at most once per cooldown; a
+  timeout, 429 or 5xx halves it (multiplicative decrease) at most once per cooldown. Always
+  clamped to the capability's registered [min, max]: the hard maximum is never exceeded.
+- batch (§18-§20): halves on DEGRADED/CRITICAL, grows by a quarter when healthy, within
+  [1, max_batch] of the registry.
+- timeout (§33-§35): grows towards the registered maximum while calls time out, shrinks back to the
+  registered start when they don't; never beyond max; and cut to the execution's remaining time.
+- breaker (§32): opens when the window's failure rate ≥ `BREAKER_RATE` with ≥ `MIN_SAMPLES`
+  calls, stays open `BREAKER_OPEN_S`, then lets one probe through (half-open): success closes
+  it, failure re-opens it.
+
+State is stored per lane in Redis (the REDIS_URL's database + 4, keys `rt:{tenant}:{lane}`) and
+changed with an optimistic compare-and-set on a version (§95-§97), so every Celery worker sees and
+shapes the same limits. Concurrency slots are a Redis sorted set of leased tokens: a SIGKILLed
+worker's slot expires instead of leaking. Without REDIS_URL (the embedded default, one process) the
+same operations run on an in-process store — correct there, and only there.
+
+The rules are written here rather than taken from a library: the resilience libraries for Python
+(pybreaker, aiolimiter, tenacity) keep their state in process memory, while the state here must be
+shared by workers and carry the registry's bounds and an audit of each change.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from functools import lru_cache
+from typing import Any, Protocol
+
+from django.conf import settings
+
+WINDOW = 20
+MIN_SAMPLES = 5
+DEGRADED_RATE = 0.2
+CRITICAL_RATE = 0.5
+BREAKER_RATE = 0.5
+BREAKER_OPEN_S = 2.0
+COOLDOWN_S = 0.25
+SLOW_FACTOR = 1.0  # P50 above the registered start timeout = slow
+
+HEALTHY, DEGRADED, CRITICAL, UNKNOWN = "HEALTHY", "DEGRADED", "CRITICAL", "UNKNOWN"
+CLOSED, OPEN, HALF_OPEN = "CLOSED", "OPEN", "HALF_OPEN"
+FAILURE_KINDS = frozenset({"timeout", "rate_limit", "server_error"})
+
+
+class EnvelopeViolation(ValueError):
+    """The runtime was asked for something outside the capability's registered envelope (§13, §106)."""
+
+    def __init__(self, code: str, **detail: Any) -> None:
+        super().__init__(code)
+        self.code, self.detail = code, detail
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """What the registry lets the runtime change for one capability (§9-§11, §20)."""
+
+    min_concurrency: int
+    initial_concurrency: int
+    max_concurrency: int
+    max_batch: int
+    timeout_initial_ms: int
+    timeout_max_ms: int
+    hedgeable: bool
+    fallbacks: tuple[str, ...]
+
+    @classmethod
+    def of(cls, spec: Any) -> Envelope:
+        adaptation = spec.adaptation or {}
+        concurrency = adaptation.get("concurrency") or {}
+        timeout = adaptation.get("timeout_ms") or {}
+        resource = spec.resource
+        registered = set(resource.fallbacks) if resource is not None else set()
+        # A fallback must be named by both the capability and its resource (§21-§22).
+        fallbacks = tuple(f for f in adaptation.get("fallback_resources", []) if f in registered)
+        return cls(
+            min_concurrency=int(concurrency.get("min", 1)), initial_concurrency=int(concurrency.get("initial", 1)),
+            max_concurrency=int(concurrency.get("max", 1)), max_batch=int(adaptation.get("max_batch", 1)),
+            timeout_initial_ms=int(timeout.get("initial") or getattr(resource, "timeout_initial_ms", 2000)),
+            timeout_max_ms=int(timeout.get("max") or getattr(resource, "timeout_max_ms", 8000)),
+            # Hedging only for reads that are idempotent and marked hedgeable (§36-§39).
+            hedgeable=bool(adaptation.get("hedgeable")) and spec.kind == "read" and bool(spec.idempotent),
+            fallbacks=fallbacks)
+
+    def check_batch(self, size: int) -> int:
+        if not 1 <= size <= self.max_batch:
+            raise EnvelopeViolation("BATCH_LIMIT_EXCEEDED", requested=size, max=self.max_batch)
+        return size
+
+    def check_concurrency(self, limit: int) -> int:
+        if not self.min_concurrency <= limit <= self.max_concurrency:
+            raise EnvelopeViolation("CONCURRENCY_LIMIT_EXCEEDED", requested=limit, max=self.max_concurrency)
+        return limit
+
+    def check_timeout(self, timeout_ms: int) -> int:
+        if timeout_ms > self.timeout_max_ms:
+            raise EnvelopeViolation("TIMEOUT_LIMIT_EXCEEDED", requested=timeout_ms, max=self.timeout_max_ms)
+        return timeout_ms
+
+    def check_fallback(self, resource: str, primary: str) -> str:
+        if resource != primary and resource not in self.fallbacks:
+            raise EnvelopeViolation("FALLBACK_NOT_REGISTERED", resource=resource)
+        return resource
+
+
+@dataclass(frozen=True)
+class LaneState:
+    limit: int
+    batch: int
+    timeout_ms: int
+    window: tuple[tuple[str, float], ...] = ()  # (kind, latency ms): ok | timeout | rate_limit | server_error | error
+    breaker: str = CLOSED
+    opened_at: float = 0.0
+    probing: bool = False
+    health: str = UNKNOWN
+    changed_at: float = 0.0  # last AIMD change (cooldown)
+
+    @classmethod
+    def initial(cls, envelope: Envelope) -> LaneState:
+        return cls(limit=envelope.initial_concurrency, batch=envelope.max_batch,
+                   timeout_ms=envelope.timeout_initial_ms)
+
+
+@dataclass(frozen=True)
+class Metrics:
+    samples: int
+    failure_rate: float
+    timeout_rate: float
+    p50_ms: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"samples": self.samples, "failure_rate": round(self.failure_rate, 3),
+                "timeout_rate": round(self.timeout_rate, 3), "p50_ms": round(self.p50_ms, 1)}
+
+
+@dataclass(frozen=True)
+class Change:
+    """One adaptation: what changed, from what to what, why, on which numbers (§98-§101)."""
+
+    kind: str
+    old: Any
+    new: Any
+    reason: str
+    metrics: dict[str, Any] = field(default_factory=dict)
+
+
+def metrics_of(window: tuple[tuple[str, float], ...]) -> Metrics:
+    if not window:
+        return Metrics(0, 0.0, 0.0, 0.0)
+    failures = sum(1 for kind, _ in window if kind in FAILURE_KINDS)
+    timeouts = sum(1 for kind, _ in window if kind == "timeout")
+    latencies = sorted(latency for _, latency in window)
+    return Metrics(len(window), failures / len(window), timeouts / len(window), latencies[len(latencies) // 2])
+
+
+def health_of(metrics: Metrics, envelope: Envelope) -> str:
+    if metrics.samples < MIN_SAMPLES:
+        return UNKNOWN
+    if metrics.failure_rate >= CRITICAL_RATE:
+        return CRITICAL
+    if metrics.failure_rate >= DEGRADED_RATE or metrics.p50_ms > SLOW_FACTOR * envelope.timeout_initial_ms:
+        return DEGRADED
+    return HEALTHY
+
+
+def observe(state: LaneState, envelope: Envelope, kind: str, latency_ms: float, now: float
+            ) -> tuple[LaneState, list[Change]]:
+    """The pure heart of the controller: one observed call → the lane's next state and its changes."""
+    window = (state.window + ((kind, float(latency_ms)),))[-WINDOW:]
+    metrics = metrics_of(window)
+    health = health_of(metrics, envelope)
+    changes: list[Change] = []
+    m = metrics.as_dict()
+    if health != state.health:
+        changes.append(Change("HEALTH", state.health, health, "HEALTH_" + health, m))
+    limit, changed_at = state.limit, state.changed_at
+    cooled = now - state.changed_at >= COOLDOWN_S
+    if kind in FAILURE_KINDS and cooled:
+        limit = max(envelope.min_concurrency, state.limit // 2)
+        reason = {"timeout": "TIMEOUTS", "rate_limit": "RATE_LIMITED"}.get(kind, "SERVER_ERRORS")
+        if limit != state.limit:
+            changes.append(Change("CONCURRENCY", state.limit, limit, reason, m))
+        changed_at = now
+    elif kind == "ok" and health == HEALTHY and cooled and state.limit < envelope.max_concurrency:
+        limit = state.limit + 1
+        changes.append(Change("CONCURRENCY", state.limit, limit, "HEALTHY_INCREASE", m))
+        changed_at = now
+    batch = state.batch
+    if health in (DEGRADED, CRITICAL) and state.health not in (DEGRADED, CRITICAL) or kind == "rate_limit":
+        batch = max(1, state.batch // 2)
+    elif health == HEALTHY and kind == "ok" and cooled and state.batch < envelope.max_batch:
+        batch = min(envelope.max_batch, max(state.batch + 1, state.batch * 5 // 4))
+    if batch != state.batch:
+        changes.append(Change("BATCH", state.batch, batch, "HEALTH_" + health if kind != "rate_limit"
+                              else "RATE_LIMITED", m))
+    timeout_ms = state.timeout_ms
+    if kind == "timeout":
+        timeout_ms = min(envelope.timeout_max_ms, int(state.timeout_ms * 1.5))
+    elif health == HEALTHY:
+        timeout_ms = envelope.timeout_initial_ms
+    if timeout_ms != state.timeout_ms:
+        changes.append(Change("TIMEOUT", state.timeout_ms, timeout_ms, "TIMEOUTS" if kind == "timeout"
+                              else "HEALTHY_RESET", m))
+    breaker, opened_at, probing = _breaker(state, kind, metrics, now)
+    if breaker != state.breaker:
+        changes.append(Change("BREAKER", state.breaker, breaker, "FAILURE_RATE" if breaker == OPEN
+                              else "PROBE_SUCCEEDED", m))
+    new = replace(state, limit=limit, batch=batch, timeout_ms=timeout_ms, window=window, breaker=breaker,
+                  opened_at=opened_at, probing=probing, health=health, changed_at=changed_at)
+    return new, changes
+
+
+def _breaker(state: LaneState, kind: str, metrics: Metrics, now: float) -> tuple[str, float, bool]:
+    failed = kind in FAILURE_KINDS
+    if state.breaker == HALF_OPEN or state.probing:
+        return (OPEN, now, False) if failed else (CLOSED, 0.0, False)
+    if state.breaker == CLOSED and metrics.samples >= MIN_SAMPLES and metrics.failure_rate >= BREAKER_RATE:
+        return OPEN, now, False
+    return state.breaker, state.opened_at, False
+
+
+def admit(state: LaneState, now: float) -> tuple[str, LaneState]:
+    """May a call start on this lane? "go", "probe" (the one half-open call) or "open"."""
+    if state.breaker == CLOSED:
+        return "go", state
+    if state.breaker == OPEN and now - state.opened_at >= BREAKER_OPEN_S and not state.probing:
+        return "probe", replace(state, breaker=HALF_OPEN, probing=True)
+    return "open", state
+
+
+def call_timeout_ms(state: LaneState, envelope: Envelope, remaining_s: float | None) -> int | None:
+    """The lane's timeout, never above the registered max, cut to the time the execution has left (§34)."""
+    timeout = min(state.timeout_ms, envelope.timeout_max_ms)
+    if remaining_s is None:
+        return timeout
+    left_ms = int(remaining_s * 1000)
+    return None if left_ms < 50 else min(timeout, left_ms)
+
+
+def retry_delay_s(attempt: int, *, base_ms: int = 100, max_ms: int = 2000) -> float:
+    """Exponential backoff with full jitter: retries of many items spread out instead of colliding (§32)."""
+    cap = min(max_ms, base_ms * 2 ** max(0, attempt - 1))
+    return random.uniform(cap / 2, cap) / 1000  # noqa: S311 - jitter, not security
+
+
+def priority_for(*, remaining_s: float | None, total_s: float) -> str:
+    """The only rule that raises priority (§40-§41): the deadline is near. Never a user's or the LLM's say."""
+    if remaining_s is not None and total_s > 0 and remaining_s / total_s < 0.2:
+        return "high"
+    return "normal"
+
+
+def queue_for(priority: str) -> str:
+    """The registered, equivalent execution queues (§42): a batch moves only between these."""
+    return EXECUTION_QUEUES[priority]
+
+
+EXECUTION_QUEUES = {"normal": "execution", "high": "execution_high"}
+
+
+# --- the shared store -------------------------------------------------------------------------
+
+
+class Store(Protocol):
+    def get(self, key: str) -> tuple[int, str | None]: ...
+    def cas(self, key: str, version: int, value: str) -> bool: ...
+    def acquire(self, key: str, token: str, limit: int, lease_s: float, now: float) -> int: ...
+    def release(self, key: str, token: str) -> None: ...
+    def peak(self, key: str) -> int: ...
+    def lock(self, key: str, ttl_s: float) -> bool: ...
+    def clear(self, prefix: str) -> None: ...
+
+
+_CAS = """
+local current = redis.call('HGET', KEYS[1], 'v')
+if (current or '0') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'v', tostring(tonumber(ARGV[1]) + 1), 's', ARGV[2])
+redis.call('EXPIRE', KEYS[1], 86400)
+return 1
+"""
+_ACQUIRE = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
+local n = redis.call('ZCARD', KEYS[1])
+if n >= tonumber(ARGV[2]) then return -1 end
+redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
+redis.call('EXPIRE', KEYS[1], 3600)
+n = n + 1
+local peak = tonumber(redis.call('GET', KEYS[2]) or '0')
+if n > peak then redis.call('SET', KEYS[2], n, 'EX', 86400) end
+return n
+"""
+
+
+class RedisStore:
+    def __init__(self, url: str) -> None:
+        import redis
+
+        self.client = redis.Redis.from_url(url)
+        self._cas = self.client.register_script(_CAS)
+        self._acquire = self.client.register_script(_ACQUIRE)
+
+    def get(self, key: str) -> tuple[int, str | None]:
+        version, value = self.client.hmget(key, "v", "s")
+        return int(version or 0), value.decode() if value else None
+
+    def cas(self, key: str, version: int, value: str) -> bool:
+        return bool(self._cas(keys=[key], args=[str(version), value]))
+
+    def acquire(self, key: str, token: str, limit: int, lease_s: float, now: float) -> int:
+        # Lease expiry in Redis server time would be nicer; the workers' clocks are the host's here.
+        return int(self._acquire(keys=[key, key + ":peak"], args=[token, limit, now, now + lease_s]))
+
+    def release(self, key: str, token: str) -> None:
+        self.client.zrem(key, token)
+
+    def peak(self, key: str) -> int:
+        return int(self.client.get(key + ":peak") or 0)
+
+    def lock(self, key: str, ttl_s: float) -> bool:
+        return bool(self.client.set(key, "1", nx=True, px=int(ttl_s * 1000)))
+
+    def clear(self, prefix: str) -> None:
+        keys = list(self.client.scan_iter(match=prefix + "*", count=500))
+        if keys:
+            self.client.delete(*keys)
+
+
+class LocalStore:
+    """The embedded default's store: one process, a lock and dicts (never shared between processes)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._values: dict[str, tuple[int, str]] = {}
+        self._slots: dict[str, dict[str, float]] = {}
+        self._peaks: dict[str, int] = {}
+        self._locks: dict[str, float] = {}
+
+    def get(self, key: str) -> tuple[int, str | None]:
+        with self._lock:
+            version, value = self._values.get(key, (0, None))
+            return version, value
+
+    def cas(self, key: str, version: int, value: str) -> bool:
+        with self._lock:
+            if self._values.get(key, (0, None))[0] != version:
+                return False
+            self._values[key] = (version + 1, value)
+            return True
+
+    def acquire(self, key: str, token: str, limit: int, lease_s: float, now: float) -> int:
+        with self._lock:
+            slots = {t: exp for t, exp in self._slots.get(key, {}).items() if exp > now}
+            if len(slots) >= limit:
+                self._slots[key] = slots
+                return -1
+            slots[token] = now + lease_s
+            self._slots[key] = slots
+            self._peaks[key] = max(self._peaks.get(key, 0), len(slots))
+            return len(slots)
+
+    def release(self, key: str, token: str) -> None:
+        with self._lock:
+            self._slots.get(key, {}).pop(token, None)
+
+    def peak(self, key: str) -> int:
+        return self._peaks.get(key, 0)
+
+    def lock(self, key: str, ttl_s: float) -> bool:
+        with self._lock:
+            now = time.time()
+            if self._locks.get(key, 0) > now:
+                return False
+            self._locks[key] = now + ttl_s
+            return True
+
+    def clear(self, prefix: str) -> None:
+        with self._lock:
+            for table in (self._values, self._slots, self._peaks, self._locks):
+                for key in [k for k in table if k.startswith(prefix)]:
+                    table.pop(key)
+
+
+def runtime_redis_url() -> str | None:
+    url = getattr(settings, "REDIS_URL", None)
+    if not url:
+        return None
+    from urllib.parse import urlparse, urlunparse
+
+    parsed = urlparse(url)
+    return urlunparse(parsed._replace(path=f"/{int(parsed.path.strip('/') or 0) + 4}"))
+
+
+@lru_cache(maxsize=1)
+def store() -> Store:
+    url = runtime_redis_url()
+    return RedisStore(url) if url else LocalStore()
+
+
+# --- the controller ---------------------------------------------------------------------------
+
+
+def lane_key(tenant_id: Any, capability: str, resource: str) -> str:
+    return f"rt:{tenant_id}:{capability}@{resource}"
+
+
+def _dump(state: LaneState) -> str:
+    return json.dumps(asdict(state), separators=(",", ":"))
+
+
+def _load(value: str | None, envelope: Envelope) -> LaneState:
+    if not value:
+        return LaneState.initial(envelope)
+    data = json.loads(value)
+    data["window"] = tuple(tuple(w) for w in data.get("window", ()))
+    state = LaneState(**data)
+    # A registry change may have narrowed the envelope since the state was stored: re-clamp.
+    return replace(state, limit=min(max(state.limit, envelope.min_concurrency), envelope.max_concurrency),
+                   batch=min(max(1, state.batch), envelope.max_batch),
+                   timeout_ms=min(state.timeout_ms, envelope.timeout_max_ms))
+
+
+@dataclass
+class Lane:
+    """One capability on one resource for one tenant, as seen by this worker."""
+
+    tenant_id: Any
+    capability: str
+    resource: str
+    envelope: Envelope
+    clock: Callable[[], float] = time.time
+
+    @property
+    def key(self) -> str:
+        return lane_key(self.tenant_id, self.capability, self.resource)
+
+    def state(self) -> LaneState:
+        return _load(store().get(self.key)[1], self.envelope)
+
+    def update(self, fn: Callable[[LaneState], tuple[LaneState, Any]], attempts: int = 20) -> Any:
+        """Optimistic compare-and-set: read version, compute, write only if nobody wrote in between."""
+        for _ in range(attempts):
+            version, raw = store().get(self.key)
+            new, result = fn(_load(raw, self.envelope))
+            if new is None or store().cas(self.key, version, _dump(new)):
+                return result
+        raise RuntimeError(f"lane {self.key} contended")
+
+    def observe(self, kind: str, latency_ms: float) -> tuple[LaneState, list[Change]]:
+        now = self.clock()
+
+        def step(state: LaneState):
+            new, changes = observe(state, self.envelope, kind, latency_ms, now)
+            return new, (new, changes)
+        return self.update(step)
+
+    def admit(self) -> str:
+        now = self.clock()
+
+        def step(state: LaneState):
+            verdict, new = admit(state, now)
+            return (new if new is not state else None), verdict
+        return self.update(step)
+
+    def acquire(self, lease_s: float) -> str | None:
+        """A concurrency slot under the lane's current limit (None: at the limit — back off, §43)."""
+        token = uuid.uuid4().hex
+        got = store().acquire(self.key + ":slots", token, self.state().limit, lease_s, self.clock())
+        return token if got > 0 else None
+
+    def release(self, token: str) -> None:
+        store().release(self.key + ":slots", token)
+
+    def peak(self) -> int:
+        return store().peak(self.key + ":slots")
+
+
+def lanes_clear(tenant_id: Any) -> None:
+    """Forget a tenant's lanes (tests and benchmarks)."""
+    store().clear(f"rt:{tenant_id}:")
+
+
+# --- plan change impact (§59-§60) -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlanChangeImpact:
+    changed_steps: tuple[str, ...]
+    changed_resources: tuple[str, ...]
+    risk_delta: int
+    scope_delta: int
+    authorization_impact: bool
+
+    @property
+    def requires_reapproval(self) -> bool:
+        """Material: anything but the same steps on the same resources, scope and risk (§57, §60)."""
+        return bool(self.changed_steps or self.changed_resources or self.risk_delta > 0 or self.scope_delta > 0
+                    or self.authorization_impact)
+
+
+def plan_change_impact(old: list[dict[str, Any]], new: list[dict[str, Any]], *, old_risk: int, new_risk: int,
+                       resources_of: Callable[[dict[str, Any]], str]) -> PlanChangeImpact:
+    """Compare two plans' steps ({id, capability, version, input, targets}) for a replan (§59)."""
+    def sig(step: dict[str, Any]) -> tuple:
+        return (step.get("capability"), step.get("version"), json.dumps(step.get("input"), sort_keys=True))
+    by_old, by_new = {s["id"]: s for s in old}, {s["id"]: s for s in new}
+    changed = tuple(sorted(i for i in by_old.keys() | by_new.keys()
+                           if i not in by_old or i not in by_new or sig(by_old[i]) != sig(by_new[i])))
+    old_res = {resources_of(s) for s in old}
+    new_res = {resources_of(s) for s in new}
+    scope = (len({(t["type"], t["id"]) for s in new for t in s.get("targets", [])})
+             - len({(t["type"], t["id"]) for s in old for t in s.get("targets", [])}))
+    caps_old = {s.get("capability") for s in old}
+    return PlanChangeImpact(changed, tuple(sorted(new_res ^ old_res)), new_risk - old_risk, scope,
+                            bool({s.get("capability") for s in new} - caps_old))
