@@ -1,3 +1,5 @@
 """Websocket URL patterns, gathered from the apps that serve them."""
 
-websocket_urlpatterns: list = []
+from conversations.routing import websocket_urlpatterns as conversations_ws
+
+websocket_urlpatterns = [*conversations_ws]

@@ -36,7 +36,7 @@ def _hit(key: str, limit: int, window: int) -> int | None:
 
 def turn_allowed(*, user: Any, tenant: Any) -> int | None:
     """None when the turn may run, else the Retry-After in seconds."""
-    user_limit = int(getattr(settings, "AGENT_RATE_USER_PER_MINUTE", 120))
-    tenant_limit = int(getattr(settings, "AGENT_RATE_TENANT_PER_MINUTE", 2000))
+    user_limit = settings.AGENT_RATE_USER_PER_MINUTE
+    tenant_limit = settings.AGENT_RATE_TENANT_PER_MINUTE
     return (_hit(f"u:{tenant.pk}:{user.pk}", user_limit, WINDOW_SECONDS)
             or _hit(f"t:{tenant.pk}", tenant_limit, WINDOW_SECONDS))

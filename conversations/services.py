@@ -190,7 +190,7 @@ def _respond(turn: Turn, *, seq_before: int, started: float, client_message_id: 
     tenant = turn.tenant
     response = turn.response
     if turn.started_execution:
-        wait = float(getattr(settings, "AGENT_READ_WAIT_SECONDS", 3)) if turn.started_read else 0.0
+        wait = float(settings.AGENT_READ_WAIT_SECONDS) if turn.started_read else 0.0
         deadline = time.monotonic() + wait
         while True:
             fresh = Conversation.objects.for_tenant(tenant).filter(pk=conversation.pk).first()

@@ -42,8 +42,7 @@ class TenantContextMiddleware:
         self.inner = inner
 
     async def __call__(self, scope, receive, send):
-        if "user" in scope and hasattr(scope["user"], "_wrapped"):
-            await scope["user"].resolve(scope)  # channels' lazy user, resolved before we read it
+        # Channels' AuthMiddleware (outside us) has already resolved scope["user"] from the session.
         scope = dict(scope, tenant_context=await _resolve(scope))
         return await self.inner(scope, receive, send)
 

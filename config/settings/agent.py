@@ -15,6 +15,12 @@ AGENT_CONFIRMATION_TTL_SECONDS = env_int("AGENT_CONFIRMATION_TTL_SECONDS", 5 * 6
 POLICY_RECEIPT_TTL_SECONDS = env_int("POLICY_RECEIPT_TTL_SECONDS", 5 * 60, minimum=1)
 AGENT_OPERATION_CONTEXT_TTL_SECONDS = env_int("AGENT_OPERATION_CONTEXT_TTL_SECONDS", 30 * 60, minimum=1)
 
+# Per-minute turn limits (Redis-backed fixed windows); 429 with Retry-After beyond them.
+AGENT_RATE_USER_PER_MINUTE = env_int("AGENT_RATE_USER_PER_MINUTE", 120, minimum=1)
+AGENT_RATE_TENANT_PER_MINUTE = env_int("AGENT_RATE_TENANT_PER_MINUTE", 2000, minimum=1)
+# How long a question's turn waits for its read execution before answering "still reading".
+AGENT_READ_WAIT_SECONDS = env_int("AGENT_READ_WAIT_SECONDS", 3, minimum=0)
+
 # Where registered resources live over HTTP; unset = reached in-process (embedded default, fast tests).
 SST_API_BASE_URL = env_url("SST_API_BASE_URL", schemes=("http", "https"))
 KNOWLEDGE_API_BASE_URL = env_url("KNOWLEDGE_API_BASE_URL", schemes=("http", "https"))

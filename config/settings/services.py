@@ -88,4 +88,6 @@ CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 10_000, minimum=0)
 CELERY_TASK_ROUTES = {"execution.*": {"queue": "execution"}}
 CELERY_BEAT_SCHEDULE: dict = {
     "execution-watchdog": {"task": "execution.watchdog", "schedule": 60.0, "options": {"queue": "execution"}},
+    "conversations-expire-pending": {"task": "conversations.expire_pending", "schedule": 30.0,
+                                     "options": {"queue": "default"}},
 }
