@@ -30,7 +30,7 @@ from typing import Any
 
 import structlog
 from django.conf import settings
-from django.db import close_old_connections, transaction
+from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -68,6 +68,7 @@ class Ctx:
     envelope: Envelope
     stop: threading.Event
     stop_code: str | None = None
+    inline: bool = False  # eager (embedded default): one thread, the caller's connection and transaction
     calls: int = 0
     call_ms: float = 0.0
     reported_calls: int = 0
@@ -84,16 +85,21 @@ def lane_for(ctx: Ctx, resource: str) -> Lane:
 
 def perform_batch(execution: Execution, run: StepRun, plan_step: PlanStep, spec: CapabilitySpec,
                   snapshot: RegistrySnapshot, outcome: Any) -> Any:
-    ctx = Ctx(execution, run, plan_step, spec, snapshot, Envelope.of(spec), threading.Event())
+    from .tasks import run_step_task
+
+    ctx = Ctx(execution, run, plan_step, spec, snapshot, Envelope.of(spec), threading.Event(),
+              inline=bool(run_step_task.app.conf.task_always_eager))
     runtime_ensure(execution)
     _items_ensure(ctx)
-    beat = threading.Thread(target=_heartbeat, args=(ctx,), daemon=True)
-    beat.start()
+    beat = None if ctx.inline else threading.Thread(target=_heartbeat, args=(ctx,), daemon=True)
+    if beat is not None:
+        beat.start()
     try:
         _loop(ctx)
     finally:
         ctx.stop.set()
-        beat.join(timeout=5)
+        if beat is not None:
+            beat.join(timeout=5)
     outcome.calls, outcome.call_ms = ctx.calls, ctx.call_ms
     return _finish(ctx, outcome)
 
@@ -127,7 +133,7 @@ def _heartbeat(ctx: Ctx) -> None:
             _items(ctx).filter(status=ItemStatus.RUNNING).update(lease_until=now + lease)
             runtime_transition(execution=ctx.execution, heartbeat=True)
     finally:
-        close_old_connections()
+        connection.close()
 
 
 def _loop(ctx: Ctx) -> None:
@@ -248,6 +254,10 @@ def _dependency_results(ctx: Ctx, chunk: list[BatchItem]) -> dict[int, dict[str,
 
 def _run_chunk(ctx: Ctx, chunk: list[BatchItem], facts: dict[str, Any]) -> None:
     results = _dependency_results(ctx, chunk)
+    if ctx.inline:
+        for item in chunk:
+            _run_item(ctx, item, facts, results.get(item.target_id, {}))
+        return
     workers = max(1, min(len(chunk), ctx.envelope.max_concurrency))
     with ThreadPoolExecutor(max_workers=workers) as pool:
         for future in [pool.submit(_item_thread, ctx, item, facts, results.get(item.target_id, {}))
@@ -262,7 +272,7 @@ def _item_thread(ctx: Ctx, item: BatchItem, facts: dict[str, Any], dep_results: 
         log.exception("batch_item_crashed", execution=str(ctx.execution.pk), item=item.pk)
         _item_done(ctx, item, ItemStatus.FAILED, error={"code": "INTERNAL_ERROR"})
     finally:
-        close_old_connections()
+        connection.close()  # this thread's own connection; the thread ends here
 
 
 def _release(ctx: Ctx, item: BatchItem) -> None:
@@ -336,7 +346,7 @@ def _call(ctx: Ctx, lane: Lane, values: dict[str, Any], item: BatchItem) -> Tool
     session = session_for(user_id=ctx.execution.actor_id, tenant=ctx.execution.tenant)
     key = f"agent:{ctx.execution.plan_id}:{ctx.plan_step.step_id}:{item.target_id}"
     timeout_ms = lane.state().timeout_ms
-    if ctx.envelope.hedgeable:
+    if ctx.envelope.hedgeable and not ctx.inline:
         result = _hedged(ctx, spec, values, timeout_ms)
     else:
         result = session.invoke(capability=spec, input=values, idempotency_key=key, timeout_ms=timeout_ms)
@@ -354,7 +364,7 @@ def _hedged(ctx: Ctx, spec: CapabilitySpec, values: dict[str, Any], timeout_ms: 
             return session_for(user_id=ctx.execution.actor_id, tenant=ctx.execution.tenant).invoke(
                 capability=spec, input=values, timeout_ms=timeout_ms)
         finally:
-            close_old_connections()
+            connection.close()
     pool = ThreadPoolExecutor(max_workers=2)
     try:
         first = pool.submit(one)

@@ -220,6 +220,8 @@ def observe(state: LaneState, envelope: Envelope, kind: str, latency_ms: float, 
     if breaker != state.breaker:
         changes.append(Change("BREAKER", state.breaker, breaker, "FAILURE_RATE" if breaker == OPEN
                               else "PROBE_SUCCEEDED", m))
+        if breaker == CLOSED:
+            window = window[-1:]  # a closed breaker starts counting afresh (the old failures led to the open)
     new = replace(state, limit=limit, batch=batch, timeout_ms=timeout_ms, window=window, breaker=breaker,
                   opened_at=opened_at, probing=probing, health=health, changed_at=changed_at)
     return new, changes

@@ -1,0 +1,80 @@
+"""Batch evaluation under the runtime controller, in-process (the embedded default's eager mode)."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import DatabaseError
+
+from execution.control import lanes_clear
+from execution.models import BatchItem, RuntimeAdaptation, RuntimeCheckpoint, RuntimeExecution
+from execution.services import execution_start
+from sst.models import PermitEvaluation
+
+from .batch_helpers import batch_plan, duplicate_effects, make_batch_world
+
+pytestmark = pytest.mark.usefixtures("registry", "eager")
+
+
+@pytest.fixture
+def eager():
+    from config.celery import app
+
+    saved = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = saved
+
+
+@pytest.fixture(autouse=True)
+def _lanes(tenant):
+    lanes_clear(tenant.pk)
+    yield
+    lanes_clear(tenant.pk)
+
+
+def _start(django_capture_on_commit_callbacks, *, tenant, actor, ids):
+    plan, receipt = batch_plan(tenant=tenant, actor=actor, ids=ids)
+    with django_capture_on_commit_callbacks(execute=True):
+        execution = execution_start(plan=plan, receipt_id=receipt.pk, actor=actor, tenant=tenant)
+    execution.refresh_from_db()
+    return execution
+
+
+def test_a_batch_checks_every_permit_then_approves_or_flags_each_once(
+        tenant, operator, django_capture_on_commit_callbacks):
+    ids = make_batch_world(tenant, 12)
+    execution = _start(django_capture_on_commit_callbacks, tenant=tenant, actor=operator, ids=ids)
+    assert execution.status == "completed", execution.error
+    evaluations = {e.permit_id: e for e in PermitEvaluation.objects.for_tenant(tenant)}
+    assert set(evaluations) == set(ids) and duplicate_effects(tenant) == 0
+    flagged = {pid for pid, e in evaluations.items() if e.outcome == "FLAG"}
+    assert flagged == {ids[i] for i in range(0, 12, 5)}
+    assert all(evaluations[pid].reasons == ["TRAINING_MISSING"] for pid in flagged)
+    items = BatchItem.objects.for_tenant(tenant).filter(execution=execution)
+    assert items.count() == 48 and set(items.values_list("status", flat=True)) == {"completed"}
+    runtime = RuntimeExecution.objects.for_tenant(tenant).get(execution=execution)
+    assert runtime.status == "COMPLETED" and runtime.steps == 48
+    assert RuntimeCheckpoint.objects.for_tenant(tenant).filter(execution=execution).exists()
+
+
+def test_another_tenants_permits_are_facts_of_nothing_so_policy_refuses_them(tenant, other_tenant, operator):
+    from execution.services import plan_facts
+    from planning.intents import StructuredIntent
+    from planning.services import plan_from_intent
+
+    theirs = make_batch_world(other_tenant, 3)
+    plan = plan_from_intent(tenant=tenant, actor=operator, intent=StructuredIntent(
+        name="workPermit.evaluateBatch", slots={"permit_ids": theirs}))
+    facts = plan_facts(plan=plan, actor=operator, tenant=tenant)  # one readMany call, tenant-scoped
+    assert facts and all(f["exists"] is False for f in facts.values())
+
+
+def test_adaptations_are_recorded_with_reason_metrics_and_both_languages(
+        tenant, operator, django_capture_on_commit_callbacks):
+    ids = make_batch_world(tenant, 6)
+    execution = _start(django_capture_on_commit_callbacks, tenant=tenant, actor=operator, ids=ids)
+    rows = list(RuntimeAdaptation.objects.for_tenant(tenant).filter(execution=execution))
+    assert rows, "the lanes' health at least changes from UNKNOWN"
+    assert all(r.reason and set(r.message) == {"pt-BR", "en"} for r in rows)
+    with pytest.raises(DatabaseError):  # append-only (trigger)
+        RuntimeAdaptation.objects.for_tenant(tenant).filter(pk=rows[0].pk).update(reason="forged")
