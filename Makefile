@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-12)
 TEST_DATABASE_URL ?= $(or $(DATABASE_URL),postgres://postgres@127.0.0.1:5432/sst_agent)
 TEST_REDIS_URL ?= $(or $(REDIS_URL),redis://127.0.0.1:6379/0)
 
-.PHONY: run test install lint bench contracts
+.PHONY: run test install lint bench scenarios
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -19,6 +19,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 run: install
+	$(PY) scripts/ensure_database.py
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py seed_demo
 	@DEBUG=$${DEBUG:-1} bash scripts/serve.sh
@@ -31,3 +32,15 @@ test: install
 
 lint: install
 	$(VENV)/bin/ruff check .
+
+# Play the acceptance scenarios in-process against the test services (worlds are created and removed).
+scenarios: install
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) scripts/ensure_database.py
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) manage.py migrate --noinput -v0
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) manage.py run_scenarios ../shared/scenarios
+
+# Every bench/*.py script, then bench/RESULTS.md (../shared/design/BENCH.md).
+bench: install
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) scripts/ensure_database.py
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) manage.py migrate --noinput -v0
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) scripts/bench_all.py
