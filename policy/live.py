@@ -1,29 +1,35 @@
-"""The live state a policy decision needs, read in one SQL statement every time.
+"""The live state a policy decision needs, read in one round trip every time.
 
 Invariant 3 asks for the live checks before every step; they used to cost five round trips
 (registry version, membership, guardian user grants, guardian group grants, kill switches). They
-are all reads, so they are one statement here, a scalar subquery returning one JSON object:
+are all reads, so on PostgreSQL they are one call of `policy_live_state(tenant, user, capability
+ids)` (a PL/pgSQL function, policy migration 0004, whose query plan PostgreSQL keeps per session)
+returning one JSON object:
 
 - `registry`: the registry version (the registry snapshot is reused only when it was built for
   exactly this version, see `registry_adapter.snapshot_at`);
-- `role` and `active`: the actor's membership role in the tenant and `is_active`;
+- `role` and `active`: the actor's membership role in the tenant and `is_active` (read from the
+  row, so a deactivation is seen even by a caller holding an older user instance);
 - `capabilities`: per asked-for capability id, its primary key and guardian's `use_capability`
   state: restricted (granted to anyone, user or group) and granted (to the actor, directly or
   through one of its groups);
 - `switches`: the raised kill switches that may cover the tenant (global ones included).
 
 Nothing here is cached: a revocation, suspension, grant or kill switch committed before the
-statement starts is seen by it. Being one statement, everything it reads is one consistent
-snapshot of the database (READ COMMITTED takes a snapshot per statement), which the five
+statement starts is seen by it. The function is STABLE, so it reads with its calling statement's
+snapshot: everything, receipt included, is one consistent view of the database, which the five
 separate queries were not.
 
-`revalidate` goes one step further: the same subquery rides on the receipt's own SELECT as an
-annotation (`receipt_with_live`), so the receipt re-read and the live checks are one round trip,
-through the tenant-scoped manager.
+`revalidate` goes one step further: given the receipt id, the same call returns that receipt of
+that tenant (`receipt_with_live`; the tenant pin is in the function's WHERE clause, as the
+tenant-scoped manager would write it), so the receipt re-read and the live checks are one round
+trip. Not an ORM annotation on the receipt's SELECT: building and compiling that queryset costs
+more than the whole round trip.
 
-Written as SQL by hand because the ORM cannot express a row of unrelated scalar subqueries without
-a driving table, nor guardian's "restricted for anyone / granted to me" per object in one query.
-Table and column names come from the models' `_meta`, values are bound parameters.
+On SQLite (the embedded default) `live_read_orm` reads the same state with the ORM; the tests hold
+the function to it, state by state. A hand-written statement because the ORM cannot express a
+row of unrelated scalar subqueries without a driving table; a function rather than statement text
+because planning that statement costs several times executing it.
 """
 
 from __future__ import annotations
@@ -32,19 +38,18 @@ import json
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
-from django.contrib.contenttypes.models import ContentType
 from django.db import connection
-from django.db.models import TextField
-from django.db.models.expressions import RawSQL
+from django.db.models import Exists, OuterRef, Q
 from guardian.models import GroupObjectPermission, UserObjectPermission
 
-from registry.models import Capability, RegistryState
+from registry.models import Capability
+from registry.selectors import registry_version
 from tenancy.models import Membership
+from tenancy.scoping import UnscopedQueryError
 
 from .models import KillSwitch, PolicyReceipt
 
@@ -75,62 +80,38 @@ class LiveRead:
     switches: tuple[Switch, ...]
 
 
-def _table(model: Any) -> str:
-    return connection.ops.quote_name(model._meta.db_table)
+# The function policy migration 0004 installs; explicit casts so the client-side bound values pick it.
+_CALL = "SELECT policy_live_state(%s::uuid, %s::bigint, %s::text[], %s::uuid)"
 
 
-@cache
-def _sql() -> str:
-    """The scalar subquery; three parameters: tenant id, user id, capability ids."""
-    user_model = get_user_model()
-    user_groups = user_model.groups.through
-    capability = Capability._meta
-    # `perm` is guardian's `use_capability` permission on registry.Capability, found by name in the
-    # statement (never a per-process cache of ids, which a test flush or a re-migration would stale).
-    grant_filter = "g.permission_id = perm.id AND g.content_type_id = perm.content_type_id AND g.object_pk = c.id::text"
-    return f"""(
-WITH a AS (SELECT %s::uuid AS tenant_id, %s::bigint AS user_id, %s::text[] AS keys),
-perm AS (
-    SELECT p.id, p.content_type_id FROM {_table(Permission)} p
-    JOIN {_table(ContentType)} ct ON ct.id = p.content_type_id
-    WHERE ct.app_label = '{capability.app_label}' AND ct.model = '{capability.model_name}'
-      AND p.codename = 'use_capability'
-)
-SELECT json_build_object(
-    'registry', (SELECT s.version FROM {_table(RegistryState)} s WHERE s.id = 1),
-    'role', (SELECT m.role FROM {_table(Membership)} m WHERE m.user_id = a.user_id AND m.tenant_id = a.tenant_id),
-    'active', (SELECT u.is_active FROM {_table(user_model)} u WHERE u.id = a.user_id),
-    'capabilities', (
-        SELECT coalesce(json_agg(json_build_array(
-            c.key, c.id,
-            EXISTS (SELECT 1 FROM {_table(UserObjectPermission)} g, perm WHERE {grant_filter})
-            OR EXISTS (SELECT 1 FROM {_table(GroupObjectPermission)} g, perm WHERE {grant_filter}),
-            EXISTS (SELECT 1 FROM {_table(UserObjectPermission)} g, perm WHERE {grant_filter}
-                    AND g.user_id = a.user_id)
-            OR EXISTS (SELECT 1 FROM {_table(GroupObjectPermission)} g, perm WHERE {grant_filter}
-                       AND g.group_id IN (SELECT ug.group_id FROM {_table(user_groups)} ug
-                                          WHERE ug.user_id = a.user_id))
-        )), '[]'::json)
-        FROM {_table(Capability)} c WHERE c.key = ANY(a.keys)
-    ),
-    'switches', (
-        SELECT coalesce(json_agg(json_build_array(k.id, k.scope, k.tenant_id, k.target)), '[]'::json)
-        FROM {_table(KillSwitch)} k
-        WHERE k.lifted_at IS NULL AND (k.tenant_id IS NULL OR k.tenant_id = a.tenant_id)
-    )
-)::text FROM a
-)"""
+def _uses_function() -> bool:
+    return connection.vendor == "postgresql"
 
 
-def _params(actor: Any, tenant: Any, keys: Iterable[str]) -> list[Any]:
+def _params(actor: Any, tenant: Any, keys: Iterable[str], receipt_pk: uuid.UUID | None = None) -> list[Any]:
     authenticated = actor is not None and getattr(actor, "is_authenticated", False)
     user_id = getattr(actor, "pk", None) if authenticated else None
     tenant_id = getattr(tenant, "pk", tenant) if tenant is not None else None
-    return [str(tenant_id) if tenant_id is not None else None, user_id, sorted(set(keys))]
+    return [str(tenant_id) if tenant_id is not None else None, user_id, sorted(set(keys)),
+            str(receipt_pk) if receipt_pk is not None else None]
 
 
-def _parse(text: str) -> LiveRead:
-    data = json.loads(text)
+def _call(params: list[Any]) -> dict[str, Any]:
+    with connection.cursor() as cursor:
+        cursor.execute(_CALL, params)
+        return json.loads(cursor.fetchone()[0])
+
+
+def _receipt(row: Mapping[str, Any] | None) -> PolicyReceipt | None:
+    """The receipt row as the function returned it (`row_to_json`), as a model instance loaded from the database."""
+    if row is None:
+        return None
+    fields = PolicyReceipt._meta.concrete_fields
+    return PolicyReceipt.from_db(connection.alias, [f.attname for f in fields],
+                                 [f.to_python(row[f.column]) for f in fields])
+
+
+def _parse(data: Mapping[str, Any]) -> LiveRead:
     return LiveRead(
         registry_version=data["registry"],
         role=data["role"],
@@ -143,18 +124,63 @@ def _parse(text: str) -> LiveRead:
 
 
 def live_read(*, actor: Any, tenant: Any, keys: Iterable[str]) -> LiveRead:
-    """The live state for `actor` in `tenant` and the capabilities `keys`: one round trip."""
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {_sql()}", _params(actor, tenant, keys))
-        return _parse(cursor.fetchone()[0])
+    """The live state for `actor` in `tenant` and the capabilities `keys`: one round trip on PostgreSQL."""
+    if not _uses_function():
+        return live_read_orm(actor=actor, tenant=tenant, keys=keys)
+    return _parse(_call(_params(actor, tenant, keys)))
 
 
 def receipt_with_live(*, tenant: Any, receipt_pk: uuid.UUID, actor: Any,
                       keys: Iterable[str]) -> tuple[PolicyReceipt | None, LiveRead | None]:
-    """This tenant's receipt `receipt_pk` and the live state, in one round trip (None, None if no receipt)."""
-    receipt = (PolicyReceipt.objects.for_tenant(tenant).filter(pk=receipt_pk)
-               .annotate(live_state=RawSQL(_sql(), _params(actor, tenant, keys), output_field=TextField()))
-               .first())
-    if receipt is None:
-        return None, None
-    return receipt, _parse(receipt.live_state)
+    """This tenant's receipt `receipt_pk` and the live state (None, None if no receipt): one round trip."""
+    if not _uses_function():
+        receipt = PolicyReceipt.objects.for_tenant(tenant).filter(pk=receipt_pk).first()
+        return (receipt, live_read_orm(actor=actor, tenant=tenant, keys=keys)) if receipt else (None, None)
+    if tenant is None:
+        raise UnscopedQueryError("a receipt is read for a tenant")
+    data = _call(_params(actor, tenant, keys, receipt_pk))
+    receipt = _receipt(data["receipt"])
+    return (receipt, _parse(data)) if receipt is not None else (None, None)
+
+
+# --- the same reads through the ORM: SQLite (the embedded default), and the yardstick the tests hold
+# the function to (test_live_state) -----------------------------------------------------------------
+
+
+def live_read_orm(*, actor: Any, tenant: Any, keys: Iterable[str]) -> LiveRead:
+    """What `policy_live_state` returns, read with six ORM queries (no single-snapshot guarantee)."""
+    tenant_id, user_id, wanted, _ = _params(actor, tenant, keys)
+    role = (Membership.objects.filter(user_id=user_id, tenant_id=tenant_id).values_list("role", flat=True).first()
+            if user_id is not None and tenant_id is not None else None)
+    active = get_user_model().objects.filter(pk=user_id).values_list("is_active", flat=True).first()
+    pks = dict(Capability.objects.filter(key__in=wanted).values_list("key", "pk"))
+    restricted, granted = _grants_orm(user_id, pks)
+    switches = (KillSwitch.objects.filter(lifted_at__isnull=True)
+                .filter(Q(tenant__isnull=True) | Q(tenant_id=tenant_id)).order_by("pk")
+                .values_list("pk", "scope", "tenant_id", "target"))
+    return LiveRead(
+        registry_version=registry_version(),
+        role=role,
+        user_active=active is True,
+        capabilities={key: Grant(pk=pk, restricted=key in restricted, granted=key in granted)
+                      for key, pk in pks.items()},
+        switches=tuple(Switch(id=pk, scope=scope, tenant_id=str(tid) if tid else None, target=target)
+                       for pk, scope, tid, target in switches),
+    )
+
+
+def _grants_orm(user_id: int | None, pks: Mapping[str, int]) -> tuple[set[str], set[str]]:
+    """(capability ids granted to anyone, ids granted to `user_id` directly or through a group)."""
+    permission = Permission.objects.filter(content_type__app_label=Capability._meta.app_label,
+                                           content_type__model=Capability._meta.model_name,
+                                           codename="use_capability").first()
+    if permission is None or not pks:
+        return set(), set()
+    by_pk = {str(pk): key for key, pk in pks.items()}
+    common = {"content_type_id": permission.content_type_id, "permission": permission, "object_pk__in": list(by_pk)}
+    groups = get_user_model().groups.through.objects.filter(user_id=user_id, group_id=OuterRef("group_id"))
+    rows = [(pk, owner == user_id) for pk, owner in
+            UserObjectPermission.objects.filter(**common).values_list("object_pk", "user_id")]
+    rows += (GroupObjectPermission.objects.filter(**common).annotate(mine=Exists(groups))
+             .values_list("object_pk", "mine"))
+    return {by_pk[pk] for pk, _ in rows}, {by_pk[pk] for pk, mine in rows if mine}
