@@ -48,6 +48,8 @@ from .tool_runtime import ToolResult
 
 log = structlog.get_logger(__name__)
 
+IN_PROGRESS_CODE = "IDEMPOTENCY_IN_PROGRESS"
+IN_PROGRESS_MAX_WAITS = 45  # × 2 s: beyond the API's 60 s staleness of an abandoned claim
 _KIND = {ErrorClass.TIMEOUT: "timeout", ErrorClass.RATE_LIMIT: "rate_limit",
          ErrorClass.TEMPORARY_UNAVAILABLE: "server_error", ErrorClass.SERVER_ERROR: "server_error",
          ErrorClass.NETWORK: "server_error"}
@@ -402,6 +404,15 @@ def _item_failed(ctx: Ctx, item: BatchItem, result: ToolResult) -> None:
     """Retry a transient failure only within the capability's attempts and the execution's one budget (§30-§31)."""
     error = {"code": result.error_code or str(result.error_class), "class": result.error_class,
              "status": result.status_code}
+    if result.error_code == IN_PROGRESS_CODE:
+        # A dead worker's request still holds our key (the API lets it go stale after a minute): wait
+        # for it instead of calling it a conflict. Not a retry of a failure, so no budget is spent.
+        waits = int((item.error or {}).get("in_progress_waits", 0)) + 1
+        if waits <= IN_PROGRESS_MAX_WAITS:
+            _items(ctx).filter(pk=item.pk, status=ItemStatus.RUNNING).update(
+                status=ItemStatus.PENDING, error={**error, "in_progress_waits": waits}, lease_until=None,
+                attempts=F("attempts") - 1, not_before=timezone.now() + timedelta(seconds=2))
+            return
     max_attempts = int((ctx.spec.retry_policy or {}).get("max_attempts", 1))
     if result.retryable and item.attempts < max_attempts and _spend_retry(ctx):
         delay = retry_delay_s(item.attempts)
