@@ -22,7 +22,7 @@ from typing import Any
 
 from django.db.models import Q
 
-from registry.models import Capability, CapabilityStatus, CapabilityVersion
+from registry.models import CapabilityStatus, CapabilityVersion
 from registry.roles import permissions_for_role as _registry_permissions_for_role
 from registry.selectors import RegistrySnapshot, registry_snapshot
 
@@ -113,7 +113,3 @@ def capability_facts(wanted: Iterable[tuple[str, int]], *, tenant: Any, snapshot
 
 def permissions_for_role(role: str | None) -> frozenset[str]:
     return _registry_permissions_for_role(role) if role else frozenset()
-
-
-def capability_model() -> type[Capability]:
-    return Capability
