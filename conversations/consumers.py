@@ -1,36 +1,124 @@
 """The conversation websocket (API.md): `ws/agent/conversations/{id}/?after={seq}`.
 
-Authenticated in `connect()` from the scope's tenant context (session or token); a conversation
-that is not the user's closes with 4403. The client gets the events it missed (from the table,
-the source of truth) and then every new one pushed to the tenant-derived group; a message
-`{"type": "message", ...}` runs a turn like the REST endpoint, re-checking the user each time.
+- `connect()` authenticates from the scope's tenant context (tenancy's stack: session or token);
+  no context, or a conversation that is not this user's in this tenant, closes with 4403 before
+  anything is sent. The group is derived from the tenant and the conversation (events.selectors).
+- Events go out in `seq` order, each once: what the client missed (`after`) comes from the table,
+  the source of truth, then live ones from the group. Publication happens after commit and two
+  commits may publish out of order (a turn and a Celery worker's progress), so a live event that
+  skips a number triggers a fill from the table; anything at or below the last sent seq is dropped.
+- `{"type": "message", …}` runs a turn like the REST endpoint (same rate limits, same service).
+  Before every message the user is checked again (token still valid, still a member, still their
+  conversation); a refusal closes the socket with 4403.
+- Every message in both directions is validated against contracts/websocket.schema.json, whose
+  SafeObject refuses secret/prompt-like keys at any depth (PRD-034 §70). An outgoing message that
+  fails is logged and not sent: a client then sees a seq gap, never a secret.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from functools import cache, lru_cache
+from pathlib import Path
+from typing import Any, Literal, NotRequired, TypedDict
+from urllib.parse import parse_qs
 
+import structlog
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
+from jsonschema import Draft202012Validator
 
 from events.selectors import group_name
-from events.types import GroupMessage
+from events.types import EventEnvelope, GroupMessage
+from tenancy.channels import _token_from_scope
+from tenancy.context import TenantContext
+from tenancy.selectors import context_for_token, membership_get
 
+from .ratelimit import turn_allowed
 from .services import ConversationNotFound, conversation_events, conversation_get, conversation_turn
+from .turns import VersionConflict
+
+log = structlog.get_logger(__name__)
+
+SCHEMA_PATH = Path(settings.BASE_DIR) / "contracts" / "websocket.schema.json"
+CLOSE_FORBIDDEN = 4403
+
+
+class ClientMessage(TypedDict):
+    type: Literal["message"]
+    text: str
+    ui_context: NotRequired[dict[str, Any] | None]
+    client_message_id: NotRequired[str | None]
+    expected_version: NotRequired[int]
+
+
+class TurnMessage(TypedDict):
+    type: Literal["turn"]
+    turn_id: str | None
+    conversation_id: str
+    status: str
+    version: int
+    response: dict[str, Any]
+    events: list[EventEnvelope]
+    metrics: dict[str, Any]
+    client_message_id: str | None
+
+
+class ErrorMessage(TypedDict):
+    type: Literal["error"]
+    code: Literal["invalid", "rate_limited", "version_conflict"]
+    detail: dict[str, str]
+    client_message_id: NotRequired[str | None]
+    retry_after: NotRequired[int]
+
+
+ERRORS: dict[str, dict[str, str]] = {
+    "invalid": {"pt-BR": "Mensagem inválida: esperado {type: \"message\", text}.",
+                "en": "Invalid message: expected {type: \"message\", text}."},
+    "rate_limited": {"pt-BR": "Muitas mensagens; tente de novo em instantes.",
+                     "en": "Too many messages; try again shortly."},
+    "version_conflict": {"pt-BR": "A conversa mudou; leia o estado e tente de novo.",
+                         "en": "The conversation changed; read its state and try again."},
+}
+
+
+@cache
+def validator(definition: str) -> Draft202012Validator:
+    """A compiled validator of one `$defs` entry of the contract."""
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    return Draft202012Validator({**schema, "$ref": f"#/$defs/{definition}"})
+
+
+@lru_cache(maxsize=4096)
+def _event_is_safe(event_id: str, raw: str) -> bool:
+    # Keyed by the immutable event: hundreds of sockets in this process relay the same event and
+    # validate it once.
+    return validator("ServerMessage").is_valid(json.loads(raw))
+
+
+def outgoing_is_valid(message: dict[str, Any]) -> bool:
+    if "seq" in message and "id" in message:
+        return _event_is_safe(str(message["id"]), json.dumps(message, sort_keys=True, default=str))
+    return validator("ServerMessage").is_valid(message)
 
 
 class ConversationConsumer(AsyncJsonWebsocketConsumer):
     group: str | None = None
+    context: TenantContext | None = None
+    conversation_id: str = ""
     last_seq: int = 0
 
     async def connect(self) -> None:
-        context = self.scope.get("tenant_context")
-        conversation_id = self.scope["url_route"]["kwargs"]["conversation_id"]
-        if context is None or not await self._owns(context, conversation_id):
-            await self.close(code=4403)
+        context: TenantContext | None = self.scope.get("tenant_context")
+        self.conversation_id = str(self.scope["url_route"]["kwargs"]["conversation_id"])
+        if context is None or not await self._owns(context):
+            await self.close(code=CLOSE_FORBIDDEN)
             return
-        self.context, self.conversation_id = context, conversation_id
-        self.group = group_name(tenant_id=context.tenant.pk, conversation_id=conversation_id)
+        self.context = context
+        self.group = group_name(tenant_id=context.tenant.pk, conversation_id=self.conversation_id)
+        # Join before reading the table: an event committed in between is then either in the
+        # replay or queued for us (and dropped by seq if it was both).
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
         self.last_seq = self._after()
@@ -42,48 +130,104 @@ class ConversationConsumer(AsyncJsonWebsocketConsumer):
 
     async def conversation_event(self, message: GroupMessage) -> None:
         event = message["event"]
+        if self.context is None or event.get("conversation_id") != self.conversation_id:
+            return
         if event["seq"] <= self.last_seq:
             return
         if event["seq"] > self.last_seq + 1:
             await self._replay()  # a gap: fill it from the table, in order
             return
-        self.last_seq = event["seq"]
-        await self.send_json(event)
+        await self._send_event(event)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
-        if not isinstance(content, dict) or content.get("type") != "message" or not isinstance(content.get("text"),
-                                                                                                  str):
-            await self.send_json({"type": "error", "code": "invalid", "detail": "Expected {type: message, text}."})
+        if self.context is None:
+            return
+        if not await self._still_allowed():
+            await self.close(code=CLOSE_FORBIDDEN)
+            return
+        if not validator("ClientMessage").is_valid(content):
+            cid = content.get("client_message_id") if isinstance(content, dict) else None
+            await self._send({"type": "error", "code": "invalid", "detail": ERRORS["invalid"],
+                              "client_message_id": cid if isinstance(cid, str) else None})
+            return
+        await self._turn(content)
+
+    async def _turn(self, content: ClientMessage) -> None:
+        context = self.context
+        assert context is not None
+        client_message_id = content.get("client_message_id")
+        wait = await database_sync_to_async(turn_allowed)(user=context.user, tenant=context.tenant)
+        if wait is not None:
+            await self._send({"type": "error", "code": "rate_limited", "detail": ERRORS["rate_limited"],
+                              "retry_after": int(wait), "client_message_id": client_message_id})
             return
         try:
             turn = await database_sync_to_async(conversation_turn)(
-                tenant=self.context.tenant, user=self.context.user, conversation_id=self.conversation_id,
-                text=content["text"][:4000], ui_context=content.get("ui_context"),
-                client_message_id=content.get("client_message_id"))
+                tenant=context.tenant, user=context.user, conversation_id=self.conversation_id,
+                text=content["text"], ui_context=content.get("ui_context"), client_message_id=client_message_id,
+                expected_version=content.get("expected_version"))
         except ConversationNotFound:
-            await self.close(code=4403)
+            await self.close(code=CLOSE_FORBIDDEN)
             return
-        await self.send_json({"type": "turn", **turn})
+        except VersionConflict:
+            await self._send({"type": "error", "code": "version_conflict", "detail": ERRORS["version_conflict"],
+                              "client_message_id": client_message_id})
+            return
+        # The turn's own events first, in order, so the client's seq never goes backwards.
+        await self._replay()
+        message: TurnMessage = {"type": "turn", **turn, "client_message_id": client_message_id}  # type: ignore[typeddict-item]
+        await self._send(dict(message))
 
     async def _replay(self) -> None:
+        assert self.context is not None
         events = await database_sync_to_async(conversation_events)(
             tenant=self.context.tenant, user=self.context.user, conversation_id=self.conversation_id,
             after=self.last_seq)
         for event in events:
-            self.last_seq = max(self.last_seq, event["seq"])
-            await self.send_json(event)
+            if event["seq"] > self.last_seq:
+                await self._send_event(event)
+
+    async def _send_event(self, event: EventEnvelope | dict[str, Any]) -> None:
+        self.last_seq = int(event["seq"])
+        await self._send(dict(event))
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        if not outgoing_is_valid(message):
+            log.error("ws_message_refused_by_contract", conversation_id=self.conversation_id,
+                      seq=message.get("seq"), type=message.get("type"))
+            return
+        await self.send_json(message)
 
     @database_sync_to_async
-    def _owns(self, context: Any, conversation_id: str) -> bool:
+    def _owns(self, context: TenantContext) -> bool:
         try:
-            conversation_get(tenant=context.tenant, user=context.user, conversation_id=conversation_id)
+            conversation_get(tenant=context.tenant, user=context.user, conversation_id=self.conversation_id)
+        except ConversationNotFound:
+            return False
+        return True
+
+    @database_sync_to_async
+    def _still_allowed(self) -> bool:
+        """The connect-time check again: a revoked token, a removed membership or user ends the socket."""
+        context = self.context
+        if context is None:
+            return False
+        raw = _token_from_scope(self.scope)
+        if raw is not None:
+            fresh = context_for_token(raw_key=raw)
+            if fresh is None or fresh.user.pk != context.user.pk or fresh.tenant.pk != context.tenant.pk:
+                return False
+        else:
+            context.user.refresh_from_db(fields=["is_active"])
+            if not context.user.is_active or membership_get(user=context.user, tenant_id=context.tenant.pk) is None:
+                return False
+        try:
+            conversation_get(tenant=context.tenant, user=context.user, conversation_id=self.conversation_id)
         except ConversationNotFound:
             return False
         return True
 
     def _after(self) -> int:
-        from urllib.parse import parse_qs
-
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         try:
             return max(0, int(query.get("after", ["0"])[0]))
