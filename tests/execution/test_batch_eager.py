@@ -78,3 +78,33 @@ def test_adaptations_are_recorded_with_reason_metrics_and_both_languages(
     assert all(r.reason and set(r.message) == {"pt-BR", "en"} for r in rows)
     with pytest.raises(DatabaseError):  # append-only (trigger)
         RuntimeAdaptation.objects.for_tenant(tenant).filter(pk=rows[0].pk).update(reason="forged")
+
+
+def test_a_hundred_failing_items_spend_at_most_the_retry_budget_then_wait_and_ask_for_review(
+        tenant, operator, settings, django_capture_on_commit_callbacks):
+    from planning.services import plan_from_steps
+    from sst.faults import fault_add
+    from sst.models import FaultRule
+
+    from .helpers import approve
+
+    settings.SST_FAULT_INJECTION = True
+    settings.RUNTIME_MAX_WAIT_SECONDS = 0.3
+    ids = make_batch_world(tenant, 100)
+    counter = fault_add(tenant=tenant, route="sst:permit-training", status=503, times=10_000)
+    plan = plan_from_steps(tenant=tenant, actor=operator, template="test.trainingBatch", steps=[
+        {"id": "training", "capability": "workPermit.checkTraining", "input": {"permit_id": "${item.id}"},
+         "for_each": "${targets}", "targets": [{"type": "workPermit", "id": i} for i in ids]}], allow_partial=True)
+    receipt = approve(plan, actor=operator, tenant=tenant)
+    with django_capture_on_commit_callbacks(execute=True):
+        execution = execution_start(plan=plan, receipt_id=receipt.pk, actor=operator, tenant=tenant)
+    execution.refresh_from_db()
+    calls = 10_000 - FaultRule.objects.for_tenant(tenant).get(pk=counter.pk).times
+    budget = settings.EXECUTION_RETRY_BUDGET
+    assert execution.retry_budget >= 0 and calls <= 100 + budget  # never 100 × 3 attempts
+    assert calls < 30  # the breaker opened after a handful; no fallback is registered for training
+    run = execution.step_runs.get()
+    assert (execution.status, execution.needs_review, run.error["code"]) == ("failed", True, "RESOURCE_UNAVAILABLE")
+    runtime = RuntimeExecution.objects.for_tenant(tenant).get(execution=execution)
+    assert runtime.status == "FAILED"
+    assert RuntimeAdaptation.objects.for_tenant(tenant).filter(execution=execution, new="WAITING").exists()
