@@ -39,7 +39,7 @@ from planning.references import MISSING, Ref, drop_nulls, get_path, resolve
 from policy.services import revalidate
 from registry.selectors import CapabilitySpec, RegistrySnapshot
 
-from .control import OPEN, Envelope, Lane, retry_delay_s
+from .control import OPEN, Envelope, Lane, call_timeout_ms, retry_delay_s
 from .errors import ErrorClass, Outcome
 from .models import BatchItem, Execution, ExecutionStatus, ItemStatus, StepRun, StepStatus, TimelineType
 from .runtime import read_facts, session_for
@@ -74,6 +74,7 @@ class Ctx:
     calls: int = 0
     call_ms: float = 0.0
     reported_calls: int = 0
+    deadline_at: Any = None
 
     def halt(self, code: str) -> None:
         self.stop_code = self.stop_code or code
@@ -91,7 +92,7 @@ def perform_batch(execution: Execution, run: StepRun, plan_step: PlanStep, spec:
 
     ctx = Ctx(execution, run, plan_step, spec, snapshot, Envelope.of(spec), threading.Event(),
               inline=bool(run_step_task.app.conf.task_always_eager))
-    runtime_ensure(execution)
+    ctx.deadline_at = runtime_ensure(execution).deadline_at
     _items_ensure(ctx)
     beat = None if ctx.inline else threading.Thread(target=_heartbeat, args=(ctx,), daemon=True)
     if beat is not None:
@@ -308,7 +309,7 @@ def _run_item(ctx: Ctx, item: BatchItem, facts: dict[str, Any], dep_results: dic
     finally:
         lane.release(token)
     kind = "ok" if result.outcome == Outcome.SUCCEEDED else _KIND.get(result.error_class, "error")
-    timeout = lane.state().timeout_ms
+    timeout = (lane.last or lane.state()).timeout_ms
     if kind == "ok" and result.latency_ms > timeout:
         kind = "timeout"  # late: an in-process call cannot be cut, but the runtime counts it as timed out
     _observe(ctx, lane, kind, result.latency_ms)
@@ -347,7 +348,12 @@ def _call(ctx: Ctx, lane: Lane, values: dict[str, Any], item: BatchItem) -> Tool
         ctx.spec, resource=ctx.snapshot.resources[lane.resource])
     session = session_for(user_id=ctx.execution.actor_id, tenant=ctx.execution.tenant)
     key = f"agent:{ctx.execution.plan_id}:{ctx.plan_step.step_id}:{item.target_id}"
-    timeout_ms = lane.state().timeout_ms
+    remaining = (ctx.deadline_at - timezone.now()).total_seconds() if ctx.deadline_at is not None else None
+    timeout_ms = call_timeout_ms(lane.last or lane.state(), ctx.envelope, remaining)  # deadline-aware (§34)
+    if timeout_ms is None:
+        ctx.halt("DEADLINE_EXCEEDED")
+        return ToolResult(outcome=Outcome.FAILED, status_code=None, body=None, error_class=ErrorClass.TIMEOUT,
+                          error_code="DEADLINE_EXCEEDED", latency_ms=0.0)
     if ctx.envelope.hedgeable and not ctx.inline:
         result = _hedged(ctx, spec, values, timeout_ms)
     else:

@@ -445,20 +445,24 @@ class Lane:
     resource: str
     envelope: Envelope
     clock: Callable[[], float] = time.time
+    last: LaneState | None = None  # this worker's latest read: enough for a limit or a timeout
 
     @property
     def key(self) -> str:
         return lane_key(self.tenant_id, self.capability, self.resource)
 
     def state(self) -> LaneState:
-        return _load(store().get(self.key)[1], self.envelope)
+        self.last = _load(store().get(self.key)[1], self.envelope)
+        return self.last
 
     def update(self, fn: Callable[[LaneState], tuple[LaneState, Any]], attempts: int = 20) -> Any:
         """Optimistic compare-and-set: read version, compute, write only if nobody wrote in between."""
         for _ in range(attempts):
             version, raw = store().get(self.key)
-            new, result = fn(_load(raw, self.envelope))
+            current = _load(raw, self.envelope)
+            new, result = fn(current)
             if new is None or store().cas(self.key, version, _dump(new)):
+                self.last = new or current
                 return result
         raise RuntimeError(f"lane {self.key} contended")
 
@@ -481,7 +485,8 @@ class Lane:
     def acquire(self, lease_s: float) -> str | None:
         """A concurrency slot under the lane's current limit (None: at the limit — back off, §43)."""
         token = uuid.uuid4().hex
-        got = store().acquire(self.key + ":slots", token, self.state().limit, lease_s, self.clock())
+        limit = (self.last or self.state()).limit
+        got = store().acquire(self.key + ":slots", token, limit, lease_s, self.clock())
         return token if got > 0 else None
 
     def release(self, token: str) -> None:
