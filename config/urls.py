@@ -16,4 +16,5 @@ urlpatterns = [
     path("agent/", include("registry.urls")),
     path("agent/", include("execution.urls")),
     path("agent/", include("conversations.urls")),
+    path("", include("conversations.page_urls")),
 ]

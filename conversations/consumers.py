@@ -43,6 +43,7 @@ log = structlog.get_logger(__name__)
 
 SCHEMA_PATH = Path(settings.BASE_DIR) / "contracts" / "websocket.schema.json"
 CLOSE_FORBIDDEN = 4403
+REPLAY_PAGE = 500  # events.selectors.events_after's default limit
 
 
 class ClientMessage(TypedDict):
@@ -179,13 +180,17 @@ class ConversationConsumer(AsyncJsonWebsocketConsumer):
         await self._send(dict(message))
 
     async def _replay(self) -> None:
+        """Everything after last_seq from the table, a page at a time (events_after caps a page)."""
         assert self.context is not None
-        events = await database_sync_to_async(conversation_events)(
-            tenant=self.context.tenant, user=self.context.user, conversation_id=self.conversation_id,
-            after=self.last_seq)
-        for event in events:
-            if event["seq"] > self.last_seq:
-                await self._send_event(event)
+        while True:
+            events = await database_sync_to_async(conversation_events)(
+                tenant=self.context.tenant, user=self.context.user, conversation_id=self.conversation_id,
+                after=self.last_seq)
+            for event in events:
+                if event["seq"] > self.last_seq:
+                    await self._send_event(event)
+            if len(events) < REPLAY_PAGE:
+                return
 
     async def _send_event(self, event: EventEnvelope | dict[str, Any]) -> None:
         self.last_seq = int(event["seq"])
