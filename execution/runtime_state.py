@@ -218,7 +218,8 @@ def runtime_watchdog(*, now=None) -> list[str]:
             timeline_add(execution=execution, type=TimelineType.EXECUTION_STALLED,
                          data={"stalled_s": round(stalled_for, 1)}, at=now)
         # Recovery = resume from the checkpoint (the items): the next worker re-validates and continues.
-        runtime_cas(runtime=runtime, status=RuntimeStatus.RUNNING, reason="RECOVERED")
+        # A fresh heartbeat as grace: the worker that takes the step over beats from here on.
+        runtime_cas(runtime=runtime, status=RuntimeStatus.RUNNING, reason="RECOVERED", last_heartbeat_at=now)
         execution_resume(execution_id=execution.pk, tenant=Tenant.objects.get(pk=runtime.tenant_id))
         recovered.append(str(execution.pk))
     return recovered

@@ -45,3 +45,10 @@ def watchdog_task() -> int:
 def ping_task(value: int) -> int:
     """A bare round trip, the baseline of bench/step_dispatch.py."""
     return value
+
+
+@shared_task(name="execution.runtime_suggestions", ignore_result=True)
+def runtime_suggestions_task() -> int:
+    from .learning import suggestions_derive
+
+    return len(suggestions_derive())

@@ -40,7 +40,7 @@ class WorkerProcess:
         out = self.log.open("ab")
         self.process = subprocess.Popen(
             [str(Path(sys.executable).parent / "celery"), "-A", "config", "worker", "-P", "prefork", "-c", "2",
-             "--loglevel=INFO", "-Q", "execution", "-O", "fair", "--without-gossip", "--without-mingle",
+             "--loglevel=INFO", "-Q", "execution,execution_high", "-O", "fair", "--without-gossip", "--without-mingle",
              "--without-heartbeat",
              "-n", f"test-{time.monotonic_ns()}@%h"],
             cwd=ROOT, env=self.env(), stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
@@ -76,6 +76,6 @@ def purge_queues() -> None:
     from config.celery import app
 
     with app.connection_for_write() as conn:
-        for queue in ("execution",):
+        for queue in ("execution", "execution_high"):
             conn.default_channel.queue_purge(queue)
     assert settings.CELERY_BROKER_URL.startswith("redis")
