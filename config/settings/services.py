@@ -80,14 +80,21 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "unacked_restore_interval": max(1, min(60, EXECUTION_VISIBILITY_TIMEOUT_SECONDS // 5)),
 }
 # A worker started without -Q consumes every queue listed here (`make run`'s worker included).
-CELERY_TASK_QUEUES = tuple(Queue(name, Exchange(name), routing_key=name) for name in ("default", "execution"))
+# execution_high: the registered equivalent of `execution` a batch may move to when its deadline nears
+# (PRD-034 §40-§42, execution.control.priority_for); a worker started with -Q must list both.
+CELERY_TASK_QUEUES = tuple(Queue(name, Exchange(name), routing_key=name)
+                           for name in ("default", "execution", "execution_high"))
 # Celery's Django fixup closes the DB connection around every task unless told to reuse it: a new
 # PostgreSQL connection per step cost ~10 ms (bench/step_dispatch.py). Tasks instead call Django's
 # close_old_connections() first, which honours CONN_MAX_AGE and the health check like a request does.
 CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 10_000, minimum=0)
 CELERY_TASK_ROUTES = {"execution.*": {"queue": "execution"}}
 CELERY_BEAT_SCHEDULE: dict = {
-    "execution-watchdog": {"task": "execution.watchdog", "schedule": 60.0, "options": {"queue": "execution"}},
+    # Leases and runtime heartbeats (PRD-034 §45-§48); safe to run from two beats (Redis lock + CAS).
+    "execution-watchdog": {"task": "execution.watchdog", "schedule": 30.0, "options": {"queue": "execution"}},
+    # Learning without authority (§102-§104): proposals for admins to review, never applied.
+    "execution-runtime-suggestions": {"task": "execution.runtime_suggestions", "schedule": 3600.0,
+                                      "options": {"queue": "execution"}},
     "conversations-expire-pending": {"task": "conversations.expire_pending", "schedule": 30.0,
                                      "options": {"queue": "default"}},
 }
