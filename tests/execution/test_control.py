@@ -129,3 +129,28 @@ def test_lanes_are_shared_through_the_store_with_compare_and_set(tenant):
     tokens = [b.acquire(lease_s=5) for _ in range(ENV.max_concurrency)]
     assert sum(t is not None for t in tokens) == b.state().limit and b.peak() == b.state().limit
     lanes_clear(tenant.pk)
+
+
+def test_thirty_minutes_of_phases_on_an_accelerated_clock_keep_every_bound(tenant):
+    """§107 on the controller with a fake clock: 30 simulated minutes (healthy, spike, outage with the
+    breaker cycling, recovery) through the shared store, in well under a second of wall time."""
+    lanes_clear(tenant.pk)
+    now = [0.0]
+    lane = Lane(tenant.pk, "workPermit.checkCompliance", "compliance-api", ENV, clock=lambda: now[0])
+    phases = [(600, "ok", 50), (300, "timeout", 2000), (300, "server_error", 5), (600, "ok", 60)]
+    seen_open = seen_probe = 0
+    for seconds, kind, latency in phases:
+        for _ in range(seconds):
+            now[0] += 1.0
+            verdict = lane.admit()
+            seen_probe += verdict == "probe"
+            if verdict == "open":
+                seen_open += 1
+                continue
+            state, _ = lane.observe(kind, latency)
+            assert ENV.min_concurrency <= state.limit <= ENV.max_concurrency
+            assert 1 <= state.batch <= ENV.max_batch and state.timeout_ms <= ENV.timeout_max_ms
+    final = lane.state()
+    assert seen_open > 0 and seen_probe > 1  # the breaker blocked calls and probed again and again
+    assert (final.breaker, final.health, final.limit, final.batch) == (CLOSED, "HEALTHY", 5, 25)
+    lanes_clear(tenant.pk)
