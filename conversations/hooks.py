@@ -75,7 +75,7 @@ def _created(detail: Mapping[str, Any], grammar: Any) -> list[dict[str, Any]]:
 
 
 def _message(execution: Execution, detail: Mapping[str, Any], intent: Mapping[str, Any], grammar: Any,
-             language: str) -> tuple[str, str]:
+             language: str, operation: Mapping[str, Any] | None = None) -> tuple[str, str]:
     """(response type, text): a read answers, a write reports; failed items are named as the user named them."""
     labels = _labels(intent)
     caps = [grammar.capabilities.get(s["capability"]) for s in detail["steps"]]
@@ -86,7 +86,8 @@ def _message(execution: Execution, detail: Mapping[str, Any], intent: Mapping[st
                 noun = messages.term(f"{_last_part(cap.entity)}s", language)
                 return "answer", messages.say("answer.count", language, count=result["count"], entity=noun)
         return "answer", compose(execution, language)
-    text = compose(execution, language)
+    done = (operation or {}).get("done")
+    text = done if done and execution.status == "completed" else compose(execution, language)
     failed = [s for s in detail["steps"] if s["status"] in ("failed", "unknown")]
     if failed:
         names = []
@@ -123,7 +124,7 @@ def on_execution_settled(execution: Execution) -> None:
         detail = execution_detail(execution=execution)
         _inputs(execution, detail)
         language = conversation.language
-        kind, text = _message(execution, detail, operation.get("intent") or {}, grammar, language)
+        kind, text = _message(execution, detail, operation.get("intent") or {}, grammar, language, operation)
         created = _created(detail, grammar)
         view = execution_view(detail, language)
         outcome = OUTCOME.get(execution.status, Status.FAILED)

@@ -9,8 +9,10 @@ capabilities (execution.runtime.read_facts), at planning and again at confirmati
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
@@ -113,13 +115,16 @@ def _verb(cap: CapabilityGrammar, language: str) -> str:
     return cap.intent
 
 
-def describe(turn: Turn, state: Mapping[str, Any]) -> tuple[str, list[dict[str, Any]]]:
-    """("adicionar “Trabalho em Altura” — permissão 123 (Alfa)", affected resources) in the turn's language."""
+@dataclass
+class _Texts:
+    values: dict[str, str] = field(default_factory=dict)  # slot name (and "target") -> display text
+    details: list[str] = field(default_factory=list)
+    affected: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _slot_texts(turn: Turn, state: Mapping[str, Any]) -> _Texts:
     cap = turn.grammar.capabilities[state["capability"]]
-    language = turn.language
-    details: list[str] = []
-    affected: list[dict[str, Any]] = []
-    target_text = ""
+    language, out, target_text = turn.language, _Texts(), ""
     for name, raw in (state.get("slots") or {}).items():
         values = [SlotValue.from_dict(v) for v in raw]
         slot = cap.slot(name)
@@ -128,25 +133,66 @@ def describe(turn: Turn, state: Mapping[str, Any]) -> tuple[str, list[dict[str, 
             company = (ref.get("company") or {}).get("name")
             target_text = f"{messages.term('permit', language) if ref.get('type') == 'workPermit' else ''} " \
                           f"{values[0].label}" + (f" ({company})" if company else "")
-            affected.append({"type": ref.get("type"), "id": str(values[0].value), "label": values[0].label,
-                             **({"company": company} if company else {})})
+            out.affected.append({"type": ref.get("type"), "id": str(values[0].value), "label": values[0].label,
+                                 **({"company": company} if company else {})})
             continue
         if slot is not None and slot.parse == "integer":
+            out.values[name] = str(values[0].label)
             unit = f" {messages.term('days', language)}" if slot.name.endswith("_days") else ""
-            details.append(f"{messages.term(slot.name, language)} {values[0].label}{unit}")
+            out.details.append(f"{messages.term(slot.name, language)} {values[0].label}{unit}")
         else:
             labels = messages.join_list([f"\u201c{v.label}\u201d" for v in values], language)
+            out.values[name] = labels
             term = messages.term(slot.name if slot is None or not slot.type else slot.type, language)
-            details.append(f"{term} {labels}" if term and term != slot.type else labels)
-            for v in values:
-                if v.entity:
-                    affected.append({"type": v.entity.get("type"), "id": str(v.value), "label": v.label})
+            out.details.append(f"{term} {labels}" if term and term != slot.type else labels)
+            out.affected.extend({"type": v.entity.get("type"), "id": str(v.value), "label": v.label}
+                                for v in values if v.entity)
+    out.values["target"] = target_text.strip()
+    return out
+
+
+def describe(turn: Turn, state: Mapping[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+    """("adicionar “Trabalho em Altura” à permissão 123 (Alfa)", affected resources) in the turn's language.
+
+    The capability's `language.summary` template (registry) words the action when it has one; the
+    generic "verb, details — target" form covers capabilities without it.
+    """
+    texts = _slot_texts(turn, state)
+    summary = None if state.get("clone") else _render(turn, state["capability"], "summary", texts.values)
+    if summary:
+        return summary, texts.affected
+    cap = turn.grammar.capabilities[state["capability"]]
+    language = turn.language
     verb = "clonar" if state.get("clone") and language == "pt-BR" else ("clone" if state.get("clone")
                                                                          else _verb(cap, language))
-    action = " ".join(p for p in [verb, ", ".join(details)] if p)
-    if target_text.strip():
-        action += f" \u2014 {target_text.strip()}"
-    return action, affected
+    action = " ".join(p for p in [verb, ", ".join(texts.details)] if p)
+    if texts.values["target"]:
+        action += f" \u2014 {texts.values['target']}"
+    return action, texts.affected
+
+
+def done_text(turn: Turn, state: Mapping[str, Any]) -> str | None:
+    """The reply once the operation completed ("Validade da permissão 123 alterada para 60 dias."), from the
+    capability's `language.done` template; None when it has none (the execution composer answers then)."""
+    return None if state.get("clone") else _render(turn, state["capability"], "done", _slot_texts(turn, state).values)
+
+
+_OPTIONAL = re.compile(r"\[([^\[\]]*)\]")
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+
+
+def _render(turn: Turn, capability_id: str, kind: str, values: Mapping[str, str]) -> str | None:
+    """The registry's `language.<kind>` template filled in; None when it has none or lacks a required value."""
+    spec = turn.snapshot.get(capability_id)
+    template = ((spec.language.get(kind) if spec else None) or {}).get(turn.language)
+    if not template:
+        return None
+    template = _OPTIONAL.sub(
+        lambda m: m.group(1) if all(values.get(k) for k in _PLACEHOLDER.findall(m.group(1))) else "", template)
+    if not all(values.get(k) for k in _PLACEHOLDER.findall(template)):
+        return None
+    text = _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
+    return text[0].upper() + text[1:] if kind == "done" else text
 
 
 # --- planning --------------------------------------------------------------------------------
@@ -220,6 +266,7 @@ def plan_and_decide(turn: Turn, state: Mapping[str, Any], *, reuse_soft_of: str 
     decision, receipt = decision_record(actor=turn.user, tenant=turn.tenant, plan_id=plan.pk,
                                         plan_hash=plan.canonical_hash, steps=steps, facts=facts)
     action, affected = describe(turn, state)
+    operation["done"] = done_text(turn, state)
     if decision.outcome == Outcome.DENY:
         operation["status"] = "failed"
         turn.go(Status.FAILED)

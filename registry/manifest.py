@@ -303,4 +303,18 @@ def _check_slots(entry: dict, manifest: Manifest) -> list[tuple[str, str]]:
                 found.append((f"{prefix}.resolver.capability", "a slot resolver must be a read capability"))
         if slot.get("parse") == "enum" and not slot.get("values"):
             found.append((f"{prefix}.values", "an enum slot lists its values"))
+    return found + _check_summary(entry)
+
+
+_SUMMARY_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+
+
+def _check_summary(entry: dict) -> list[tuple[str, str]]:
+    known = {"target"} | {slot["name"] for slot in entry["language"].get("slots", [])}
+    found = []
+    for kind in ("summary", "done"):
+        for language, template in (entry["language"].get(kind) or {}).items():
+            unknown = sorted(set(_SUMMARY_PLACEHOLDER.findall(template)) - known)
+            if unknown:
+                found.append((f"language.{kind}.{language}", f"unknown placeholder(s) {', '.join(unknown)}"))
     return found

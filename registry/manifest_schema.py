@@ -159,6 +159,9 @@ _SLOT = {
     },
 }
 
+_TEMPLATES = {"type": "object", "required": ["pt-BR", "en"], "additionalProperties": False,
+              "properties": {"pt-BR": {"type": "string", "minLength": 3}, "en": {"type": "string", "minLength": 3}}}
+
 _LANGUAGE = {
     "type": "object",
     "required": ["entity", "verbs", "phrasings"],
@@ -169,6 +172,11 @@ _LANGUAGE = {
         "verbs": _LANGS,
         "phrasings": _LANGS,
         "slots": {"type": "array", "items": _SLOT},
+        # How a confirmation names the action: `{target}` and `{<slot>}` placeholders; a `[...]` part
+        # is dropped when a placeholder inside it has no value.
+        "summary": _TEMPLATES,
+        # The reply once the operation completed, with the same placeholders.
+        "done": _TEMPLATES,
     },
 }
 

@@ -168,6 +168,8 @@ def _unknown_fallback(files: dict[str, dict]) -> None:
                  "workPermit.components.add", "language.slots.component.resolver.capability",
                  id="unknown-slot-resolver"),
     pytest.param(_unknown_fallback, "resource:sst-api", "fallbacks", id="resource-unknown-fallback"),
+    pytest.param(_set("workPermit.updateValidity", language__summary={"pt-BR": "alterar {days}", "en": "set {target}"}),
+                 "workPermit.updateValidity", "language.summary.pt-BR", id="summary-unknown-placeholder"),
 ])
 def test_each_kind_of_manifest_mistake_is_reported_with_file_capability_and_field(
         tmp_path, mutate, capability_id, field):
