@@ -156,6 +156,7 @@ class LiveState:
     granted: frozenset[str]
     switches: tuple[Switch, ...]
     agent_version: str
+    registry_version: int | None = None  # of the registry snapshot `capabilities` and `blocked` come from
 
 
 # --- gather: the database reads -------------------------------------------------------------
@@ -173,9 +174,9 @@ def gather(*, actor: Any, tenant: Any, steps: Sequence[Step], agent_version: str
     if live is None:
         live = live_read(actor=actor, tenant=tenant, keys=(s.capability for s in steps))
     role = live.role if authenticated else None
+    snapshot = registry.snapshot_at(live.registry_version)
     capabilities, blocked = registry.capability_facts(
-        ((s.capability, s.version) for s in steps), tenant=tenant,
-        snapshot=registry.snapshot_at(live.registry_version),
+        ((s.capability, s.version) for s in steps), tenant=tenant, snapshot=snapshot,
         pks={key: grant.pk for key, grant in live.capabilities.items()})
     grants = live.capabilities if role is not None else {}
     return LiveState(
@@ -190,6 +191,7 @@ def gather(*, actor: Any, tenant: Any, steps: Sequence[Step], agent_version: str
         granted=frozenset(key for key, grant in grants.items() if grant.granted),
         switches=live.switches if tenant is not None else (),
         agent_version=agent_version,
+        registry_version=snapshot.version,
     )
 
 

@@ -197,6 +197,9 @@ class Revalidation:
     code: str
     reasons: tuple[Reason, ...]
     check_id: int
+    # The version of the registry snapshot the live checks ran against (None when they did not
+    # run): a caller holding a snapshot of another version resolved its spec from another registry.
+    registry_version: int | None = None
 
 
 def _capability_ref(capability: Any) -> tuple[str, int]:
@@ -247,6 +250,8 @@ def revalidate(*, receipt_id: Any, actor: Any, tenant: Tenant, plan_id: Any, ste
     now = timezone.now()
     reasons: list[Reason] = []
     receipt: PolicyReceipt | None = None
+    live: LiveRead | None = None
+    registry_version: int | None = None
     key, version, input_hash = "", 0, ""
     try:
         key, version = _capability_ref(capability)
@@ -263,17 +268,18 @@ def revalidate(*, receipt_id: Any, actor: Any, tenant: Tenant, plan_id: Any, ste
         step = Step.parse({"id": step_id, "capability": key, "version": version, "input": input
                            if isinstance(input, Mapping) else {}, "targets": receipt.steps[step_id]["targets"]})
         state = gather(actor=actor, tenant=tenant, steps=[step], agent_version=_agent_version(None), live=live)
-        live = decide(state=state, steps=[step], facts=facts,
-                      execution_ids=[str(plan_id), str(execution_id or "")])
-        if live.outcome == Outcome.DENY:
-            reasons = [r for r in live.reasons if not r.code.startswith("RISK_")]
+        registry_version = state.registry_version
+        verdict = decide(state=state, steps=[step], facts=facts,
+                         execution_ids=[str(plan_id), str(execution_id or "")])
+        if verdict.outcome == Outcome.DENY:
+            reasons = [r for r in verdict.reasons if not r.code.startswith("RISK_")]
             code = reasons[0].code
     check = _check_record(tenant=tenant, receipt=receipt, receipt_id=receipt_id, actor=actor, plan_id=plan_id,
                           step_id=step_id, key=key, version=version, input_hash=input_hash,
                           execution_id=execution_id, started=execution_started_at, now=now,
                           code=code or "OK", reasons=reasons)
     return Revalidation(ok=code is None, code=code or "OK", reasons=tuple(reasons or ([Reason(code)] if code else [])),
-                        check_id=check.pk)
+                        check_id=check.pk, registry_version=registry_version)
 
 
 def _receipt_lookup(tenant: Tenant, receipt_id: Any, *, actor: Any,

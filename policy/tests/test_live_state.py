@@ -128,6 +128,22 @@ def test_a_registry_change_rebuilds_the_snapshot_once(operator, tenant, caps, pl
     assert len(rebuild) > 2 and len(warm) == 2
 
 
+@pytest.mark.django_db
+def test_revalidate_says_which_registry_version_it_checked_against(operator, tenant, caps, plan_id):
+    from registry.selectors import registry_version
+
+    receipt = _issue(operator, tenant, caps["validity"], plan_id)
+    before = _check(receipt, operator, tenant, caps["validity"], plan_id)
+    assert before.ok and before.registry_version == registry_version()
+    suspend(caps["get"])
+    after = _check(receipt, operator, tenant, caps["validity"], plan_id)
+    assert after.registry_version == registry_version() != before.registry_version
+    refused = revalidate(receipt_id="not-a-receipt", actor=operator, tenant=tenant, plan_id=plan_id, step_id="s1",
+                         capability=("workPermit.updateValidity", 1), input=INPUT, facts={},
+                         execution_started_at=timezone.now())
+    assert refused.registry_version is None
+
+
 @postgres_only
 @pytest.mark.django_db
 def test_an_unknown_receipt_reads_nothing_live(operator, tenant, caps, plan_id, django_assert_num_queries):
