@@ -55,6 +55,9 @@ TEXT: dict[str, dict[str, str]] = {
         "status_partially_completed": "Concluído em parte", "status_compensated": "Desfeito",
         "login": "Entrar", "username": "Usuário", "password": "Senha",
         "login_error": "Usuário ou senha inválidos.", "skip": "Ir para a conversa", "working": "Pensando…",
+        "risk_low": "baixo", "risk_medium": "médio", "risk_high": "alto", "risk_critical": "crítico",
+        "level_soft": "confirmação simples", "level_strong": "confirmação reforçada",
+        "level_human_review": "revisão humana",
     },
     "en": {
         "title": "SST Assistant", "conversation": "Conversation", "message": "Message", "send": "Send",
@@ -75,6 +78,9 @@ TEXT: dict[str, dict[str, str]] = {
         "status_partially_completed": "Partially completed", "status_compensated": "Undone",
         "login": "Log in", "username": "Username", "password": "Password",
         "login_error": "Invalid username or password.", "skip": "Skip to the conversation", "working": "Thinking…",
+        "risk_low": "low", "risk_medium": "medium", "risk_high": "high", "risk_critical": "critical",
+        "level_soft": "simple confirmation", "level_strong": "strong confirmation",
+        "level_human_review": "human review",
     },
 }
 TABS = ("general", "components", "workers", "history")

@@ -74,11 +74,14 @@
   permitSelect.addEventListener("change", showContext);
   tabSelect.addEventListener("change", showContext);
 
-  function permitOption(id, text) {
+  // `full`: the SST app's own list names the permit better than a navigation label does.
+  function permitOption(id, text, full = false) {
     let option = [...permitSelect.options].find((o) => o.value === String(id));
     if (!option) {
       option = el("option", {value: String(id)}, text || String(id));
       permitSelect.append(option);
+    } else if (full && text) {
+      option.textContent = text;
     }
     return option;
   }
@@ -87,7 +90,7 @@
     try {
       const permits = await api("/api/sst/permits");
       for (const permit of permits) {
-        permitOption(permit.id, `${permit.number} — ${(permit.company && permit.company.name) || ""}`);
+        permitOption(permit.id, `${permit.number} — ${(permit.company && permit.company.name) || ""}`, true);
       }
     } catch (error) { /* the panel still works with what navigation tells us */ }
     const active = boot.state.active_entity;
@@ -135,12 +138,13 @@
 
   function confirmationCard(confirmation) {
     const human = confirmation.level === "human_review";
-    const card = el("div", {class: `card confirm risk-${confirmation.risk}`, "data-confirmation": confirmation.id,
+    const card = el("div", {class: "card confirm", "data-risk": confirmation.risk, "data-confirmation": confirmation.id,
       role: "group", "aria-label": confirmation.summary},
     el("p", {class: "summary"}, confirmation.summary),
     el("dl", {},
-      el("dt", {}, T.risk), el("dd", {}, el("span", {class: `risk risk-${confirmation.risk}`}, confirmation.risk)),
-      el("dt", {}, T.level), el("dd", {}, confirmation.level),
+      el("dt", {}, T.risk), el("dd", {}, el("span", {class: `risk risk-${confirmation.risk}`},
+        T[`risk_${confirmation.risk}`] || confirmation.risk)),
+      el("dt", {}, T.level), el("dd", {}, T[`level_${confirmation.level}`] || confirmation.level),
       confirmation.affected && confirmation.affected.length ? [el("dt", {}, T.affected),
         el("dd", {}, confirmation.affected.map((a) => a.label || a.id).join(", "))] : null,
       confirmation.expires_at ? [el("dt", {}, T.expires),
@@ -238,7 +242,14 @@
       entry.list.append(row);
       entry.steps.set(stepId, row);
     }
-    if (stepLabel) row.querySelector(".label").textContent = label(stepLabel);
+    if (stepLabel) {
+      row.dataset.label = label(stepLabel);
+      // Steps of one kind ("Adicionando componente…" three times) are told apart by their place.
+      const same = [...entry.list.children].filter((r) => r.dataset.label === row.dataset.label);
+      same.forEach((r, i) => {
+        r.querySelector(".label").textContent = same.length > 1 ? `${r.dataset.label} (${i + 1})` : r.dataset.label;
+      });
+    }
     row.dataset.status = status;
     row.querySelector(".icon").textContent = STEP_ICON[status] || "…";
     row.querySelector(".state").textContent = ` (${T[`status_${status}`] || status})`;

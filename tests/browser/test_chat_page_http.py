@@ -99,3 +99,15 @@ def test_history_shows_what_was_said_and_the_page_carries_no_token_or_secret(ope
     assert boot["history"][0]["response"]["message"]
     html = page.content.decode().lower()
     assert "token " not in html and "sessionid" not in html and "secret" not in html
+
+
+def test_the_panels_permit_list_comes_from_the_sst_api_with_the_page_session(operator, tenant):
+    from sst import services as sst
+
+    company = sst.company_create(tenant=tenant, name="Beta Obras")
+    sst.permit_create(tenant=tenant, company=company, number="4242", validity_days=5)
+    client = logged_in(operator)
+    client.get("/")
+    response = client.get("/api/sst/permits", HTTP_ACCEPT="application/json")
+    assert response.status_code == 200, response.content
+    assert [p["number"] for p in response.json()] == ["4242"]
