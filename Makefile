@@ -44,3 +44,7 @@ bench: install
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) scripts/ensure_database.py
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) manage.py migrate --noinput -v0
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) scripts/bench_all.py
+
+# TypeScript types of the REST and websocket payloads into contracts/ (tests/contracts fails on drift).
+contracts: install
+	$(PY) scripts/contracts.py

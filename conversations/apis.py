@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import OpenApiTypes, extend_schema, extend_schema_serializer
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -47,6 +48,7 @@ class TurnApi(APIView):
 
     kind = "message"
 
+    @extend_schema_serializer(component_name="Turn")
     class OutputSerializer(serializers.Serializer):
         turn_id = serializers.CharField(allow_null=True)
         conversation_id = serializers.CharField()
@@ -72,15 +74,18 @@ class TurnApi(APIView):
 
 
 class ConversationCreateApi(APIView):
+    @extend_schema_serializer(component_name="ConversationCreateInput")
     class InputSerializer(serializers.Serializer):
         session_id = serializers.CharField(required=False, allow_blank=True, max_length=64)
         language = serializers.ChoiceField(choices=["pt-BR", "en"], required=False)
 
+    @extend_schema_serializer(component_name="ConversationCreated")
     class OutputSerializer(serializers.Serializer):
         id = serializers.CharField()
         status = serializers.CharField()
         version = serializers.IntegerField()
 
+    @extend_schema(request=InputSerializer, responses={201: OutputSerializer})
     def post(self, request):
         context = tenant_context(request)
         data = self.InputSerializer(data=request.data or {})
@@ -94,6 +99,7 @@ class ConversationCreateApi(APIView):
 
 
 class ConversationDetailApi(APIView):
+    @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request, conversation_id: str):
         context = tenant_context(request)
         try:
@@ -104,12 +110,14 @@ class ConversationDetailApi(APIView):
 
 
 class MessageApi(TurnApi):
+    @extend_schema_serializer(component_name="MessageInput")
     class InputSerializer(serializers.Serializer):
         text = serializers.CharField(max_length=4000, trim_whitespace=True)
         ui_context = serializers.DictField(required=False, allow_null=True)
         client_message_id = serializers.CharField(required=False, max_length=100, allow_null=True)
         expected_version = serializers.IntegerField(required=False, min_value=1)
 
+    @extend_schema(request=InputSerializer, responses=TurnApi.OutputSerializer)
     def post(self, request, conversation_id: str):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -120,10 +128,12 @@ class MessageApi(TurnApi):
 
 
 class ActionApi(TurnApi):
+    @extend_schema_serializer(component_name="ActionInput")
     class InputSerializer(serializers.Serializer):
         client_message_id = serializers.CharField(required=False, max_length=100, allow_null=True)
         ui_context = serializers.DictField(required=False, allow_null=True)
 
+    @extend_schema(request=InputSerializer, responses=TurnApi.OutputSerializer)
     def post(self, request, conversation_id: str):
         data = self.InputSerializer(data=request.data or {})
         data.is_valid(raise_exception=True)
@@ -134,11 +144,13 @@ class ActionApi(TurnApi):
 class ConfirmApi(TurnApi):
     kind = "confirm"
 
+    @extend_schema_serializer(component_name="ConfirmInput")
     class InputSerializer(serializers.Serializer):
         confirmation_id = serializers.UUIDField()
         client_message_id = serializers.CharField(required=False, max_length=100, allow_null=True)
         ui_context = serializers.DictField(required=False, allow_null=True)
 
+    @extend_schema(request=InputSerializer, responses=TurnApi.OutputSerializer)
     def post(self, request, conversation_id: str):
         data = self.InputSerializer(data=request.data or {})
         data.is_valid(raise_exception=True)
@@ -160,6 +172,7 @@ class ResumeApi(ActionApi):
 
 
 class EventsApi(APIView):
+    @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request, conversation_id: str):
         context = tenant_context(request)
         try:
