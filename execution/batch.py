@@ -57,7 +57,7 @@ _KIND = {ErrorClass.TIMEOUT: "timeout", ErrorClass.RATE_LIMIT: "rate_limit",
 
 def max_wait_s() -> float:
     """How long a batch waits for a resource with no fallback before it asks for human review (§116)."""
-    return float(getattr(settings, "RUNTIME_MAX_WAIT_SECONDS", 30))
+    return float(settings.RUNTIME_MAX_WAIT_SECONDS)
 
 
 @dataclass

@@ -53,7 +53,7 @@ def plan_steps_cached(tenant_id: Any, plan_id: Any) -> dict[str, PlanStep]:
 
 
 def step_lease() -> timedelta:
-    return timedelta(seconds=int(getattr(settings, "EXECUTION_STEP_LEASE_SECONDS", 300)))
+    return timedelta(seconds=settings.EXECUTION_STEP_LEASE_SECONDS)
 
 
 @dataclass

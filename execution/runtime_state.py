@@ -41,13 +41,12 @@ _EVENT_FOR_KIND = {"CONCURRENCY": "EXECUTION_THROTTLED", "BATCH": "BATCH_ADJUSTE
 def default_budget() -> dict[str, int]:
     """§66 / §69 defaults; `RUNTIME_BUDGET` in settings overrides any of them."""
     return {"max_duration_s": 3600, "max_steps": 5000, "max_api_calls": 20000, "max_retries":
-            int(getattr(settings, "EXECUTION_RETRY_BUDGET", 10)), "max_llm_calls": 0, "max_replans": 2,
-            "max_depth": 3, **getattr(settings, "RUNTIME_BUDGET", {})}
+            settings.EXECUTION_RETRY_BUDGET, "max_llm_calls": 0, "max_replans": 2,
+            "max_depth": 3, **settings.RUNTIME_BUDGET}
 
 
 def heartbeat_timeout_s() -> int:
-    return int(getattr(settings, "RUNTIME_HEARTBEAT_TIMEOUT_SECONDS",
-                       max(3, int(getattr(settings, "EXECUTION_STEP_LEASE_SECONDS", 300)) * 2)))
+    return settings.RUNTIME_HEARTBEAT_TIMEOUT_SECONDS or max(3, settings.EXECUTION_STEP_LEASE_SECONDS * 2)
 
 
 def runtime_ensure(execution: Execution) -> RuntimeExecution:

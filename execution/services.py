@@ -35,7 +35,7 @@ class ExecutionError(Exception):
 
 
 def retry_budget() -> int:
-    return int(getattr(settings, "EXECUTION_RETRY_BUDGET", 10))
+    return settings.EXECUTION_RETRY_BUDGET
 
 
 def _receipt(*, tenant: Tenant, actor: Any, plan: ExecutionPlan, receipt_id: Any) -> PolicyReceipt:

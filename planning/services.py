@@ -37,7 +37,7 @@ HASHED_FIELDS = ("id", "capability", "version", "input", "depends_on", "for_each
 
 
 def plan_ttl() -> timedelta:
-    return timedelta(seconds=int(getattr(settings, "PLAN_TTL_SECONDS", settings.AGENT_CONFIRMATION_TTL_SECONDS)))
+    return timedelta(seconds=settings.PLAN_TTL_SECONDS)
 
 
 def plan_hash(*, template: str, steps: Sequence[Mapping[str, Any]], allow_partial: bool) -> str:

@@ -21,9 +21,20 @@ AGENT_RATE_TENANT_PER_MINUTE = env_int("AGENT_RATE_TENANT_PER_MINUTE", 2000, min
 # How long a question's turn waits for its read execution before answering "still reading".
 AGENT_READ_WAIT_SECONDS = env_int("AGENT_READ_WAIT_SECONDS", 3, minimum=0)
 
+# Plans expire when not confirmed and started in time.
+PLAN_TTL_SECONDS = env_int("PLAN_TTL_SECONDS", AGENT_CONFIRMATION_TTL_SECONDS, minimum=1)
+# Adaptive runtime (PRD-034): how long a batch waits for a resource before asking for human review,
+# and how stale a running step's heartbeat may get before the watchdog recovers it (0 = twice the lease).
+RUNTIME_MAX_WAIT_SECONDS = env_int("RUNTIME_MAX_WAIT_SECONDS", 30, minimum=1)
+RUNTIME_HEARTBEAT_TIMEOUT_SECONDS = env_int("RUNTIME_HEARTBEAT_TIMEOUT_SECONDS", 0, minimum=0)
+# Overrides of the execution budget's defaults (execution.runtime_state.default_budget); code only.
+RUNTIME_BUDGET: dict[str, int] = {}
+
 # Where registered resources live over HTTP; unset = reached in-process (embedded default, fast tests).
 SST_API_BASE_URL = env_url("SST_API_BASE_URL", schemes=("http", "https"))
 KNOWLEDGE_API_BASE_URL = env_url("KNOWLEDGE_API_BASE_URL", schemes=("http", "https"))
+COMPLIANCE_API_BASE_URL = env_url("COMPLIANCE_API_BASE_URL", schemes=("http", "https"))
+COMPLIANCE_SECONDARY_API_BASE_URL = env_url("COMPLIANCE_SECONDARY_API_BASE_URL", schemes=("http", "https"))
 
 # The sample SST API's fault injector: off unless enabled (tests and demos only).
 SST_FAULT_INJECTION = env_bool("SST_FAULT_INJECTION", default=False)
