@@ -75,6 +75,7 @@ class Verb:
     capability: str
     words: tuple[str, ...]  # folded content tokens, e.g. ("muda", "validade")
     language: str
+    batch: bool = False  # a verb of the capability's `batch` (run over a selection)
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,25 @@ class SlotSpec:
     resolver: Mapping[str, Any] | None
     values: tuple[str, ...]
     synonyms: frozenset[str]  # folded single words and phrases
+    # enum value → folded phrases naming it ("DRAFT" → ("em", "rascunho"), ...), and its display words
+    value_phrases: Mapping[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
+    value_labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+    def value_label(self, value: str, language: str) -> str:
+        return (self.value_labels.get(value) or {}).get(language) or value
+
+
+@dataclass(frozen=True)
+class BatchSpec:
+    """The registry's `language.batch`: run the capability over the permits a read selects."""
+
+    template: str
+    ids: str
+    select: str
+    label: str
+    tally_field: str | None
+    tally: Mapping[str, str]  # placeholder name → output value counted
+    texts: Mapping[str, Mapping[str, str]]  # summary / done / empty → language → template
 
 
 @dataclass(frozen=True)
@@ -100,6 +120,7 @@ class CapabilityGrammar:
     verbs: tuple[Verb, ...]
     keywords: frozenset[str]
     slots: tuple[SlotSpec, ...]
+    batch: BatchSpec | None = None
 
     def slot(self, name: str) -> SlotSpec | None:
         return next((s for s in self.slots if s.name == name), None)
@@ -130,7 +151,12 @@ class Grammar:
         return found
 
     def enum_value(self, slot: SlotSpec, parts: list[str]) -> str | None:
-        """The enum value a message names for `slot`: the value itself, or a synonym whose concept matches it."""
+        """The enum value a message names for `slot`: one of its declared words, the value itself, or a
+        synonym whose concept matches it."""
+        phrases = sorted(((p, v) for v, ps in slot.value_phrases.items() for p in ps), key=lambda t: -len(t[0]))
+        for phrase, value in phrases:
+            if find_phrase(parts, phrase) is not None:
+                return value
         for part in parts:
             for value in slot.values:
                 if same_word(part, value.lower()):
@@ -176,12 +202,30 @@ def _folded_list(values: Any) -> list[tuple[str, ...]]:
 def _slot(raw: Mapping[str, Any]) -> SlotSpec:
     synonyms = raw.get("synonyms") or {}
     folded = frozenset(" ".join(p) for lang in synonyms.values() for p in _folded_list(lang))
+    value_synonyms = raw.get("value_synonyms") or {}
     return SlotSpec(
         name=str(raw["name"]), type=str(raw.get("type", "text")), required=bool(raw.get("required")),
         many=bool(raw.get("many")), from_context=bool(raw.get("from_context")), parse=raw.get("parse"),
         field=str(raw.get("field") or raw["name"]), resolver=raw.get("resolver"),
         values=tuple(str(v) for v in raw.get("values") or ()), synonyms=folded,
+        value_phrases={str(v): tuple(p for lang in langs.values() for p in _folded_list(lang))
+                       for v, langs in value_synonyms.items()},
+        value_labels={str(v): {lang: str(words[0]) for lang, words in langs.items() if words}
+                      for v, langs in value_synonyms.items()},
     )
+
+
+def _batch(spec_id: str, raw: Mapping[str, Any] | None) -> tuple[BatchSpec | None, list[Verb]]:
+    if not raw:
+        return None, []
+    verbs = [Verb(spec_id, content(parts), lang, batch=True)
+             for lang, entries in (raw.get("verbs") or {}).items() for parts in _folded_list(entries) if content(parts)]
+    tally = raw.get("tally") or {}
+    batch = BatchSpec(template=str(raw["template"]), ids=str(raw["ids"]), select=str(raw["select"]),
+                      label=str(raw.get("label") or "id"), tally_field=tally.get("field"),
+                      tally={str(k): str(v) for k, v in (tally.get("values") or {}).items()},
+                      texts={kind: dict(raw.get(kind) or {}) for kind in ("summary", "done", "empty")})
+    return batch, verbs
 
 
 def _capability(spec: CapabilitySpec) -> CapabilityGrammar | None:
@@ -200,9 +244,10 @@ def _capability(spec: CapabilitySpec) -> CapabilityGrammar | None:
         for phrasing in entries or ():
             keywords.update(content(tokens(_PLACEHOLDER.sub(" ", str(phrasing)))))
     slots = tuple(_slot(s) for s in language.get("slots") or () if isinstance(s, Mapping) and s.get("name"))
+    batch, batch_verbs = _batch(spec.id, language.get("batch"))
     return CapabilityGrammar(id=spec.id, kind=spec.kind, entity=str(language.get("entity", "")),
-                             intent=str(language.get("intent", "")), verbs=tuple(verbs),
-                             keywords=frozenset(k for k in keywords if len(k) > 2), slots=slots)
+                             intent=str(language.get("intent", "")), verbs=tuple(verbs + batch_verbs),
+                             keywords=frozenset(k for k in keywords if len(k) > 2), slots=slots, batch=batch)
 
 
 def grammar_build(snapshot: RegistrySnapshot) -> Grammar:

@@ -88,6 +88,11 @@ def _message(execution: Execution, detail: Mapping[str, Any], intent: Mapping[st
         return "answer", compose(execution, language)
     done = (operation or {}).get("done")
     text = done if done and execution.status == "completed" else compose(execution, language)
+    if intent.get("batch") and execution.status in ("completed", "partially_completed"):
+        from .batch import batch_done
+
+        text = batch_done(detail, intent, grammar, language) or text
+        return "execution", text
     failed = [s for s in detail["steps"] if s["status"] in ("failed", "unknown")]
     if failed:
         names = []

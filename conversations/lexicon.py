@@ -233,6 +233,7 @@ DEMONSTRATIVES = frozenset(tokens("""
 isso isto esse essa esses essas este esta estes estas aquele aquela aquilo aqueles aquelas ele ela dele dela
 nele nela atual anterior ultimo ultima mesmo mesma this that these those it its current previous last same
 """))
+EVERY = frozenset(tokens("todas todos toda todo cada all every each"))
 PREVIOUS = frozenset(tokens("anterior ultimo ultima previous last"))
 CREATED = frozenset(tokens("ela ele nela nele dela dele it criada criado nova novo new created"))
 QUESTION_WORDS = frozenset(tokens("qual quais quanto quantos quantas quando que what which how when"))

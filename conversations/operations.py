@@ -69,6 +69,10 @@ def _is_target(turn: Turn, cap: CapabilityGrammar, slot_name: str) -> bool:
 
 def structured_intent(turn: Turn, state: Mapping[str, Any]) -> tuple[StructuredIntent, dict[str, int]]:
     """The planner's StructuredIntent (+ revision pins) from the conversation's IntentState."""
+    if state.get("batch"):
+        from .batch import batch_intent
+
+        return batch_intent(turn, state), {}
     cap = turn.grammar.capabilities[state["capability"]]
     slots: dict[str, Any] = {}
     targets: dict[str, TargetRef] = {}
@@ -157,6 +161,10 @@ def describe(turn: Turn, state: Mapping[str, Any]) -> tuple[str, list[dict[str, 
     The capability's `language.summary` template (registry) words the action when it has one; the
     generic "verb, details — target" form covers capabilities without it.
     """
+    if state.get("batch"):
+        from .batch import batch_describe
+
+        return batch_describe(turn, state)
     texts = _slot_texts(turn, state)
     summary = None if state.get("clone") else _render(turn, state["capability"], "summary", texts.values)
     if summary:
@@ -174,6 +182,8 @@ def describe(turn: Turn, state: Mapping[str, Any]) -> tuple[str, list[dict[str, 
 def done_text(turn: Turn, state: Mapping[str, Any]) -> str | None:
     """The reply once the operation completed ("Validade da permissão 123 alterada para 60 dias."), from the
     capability's `language.done` template; None when it has none (the execution composer answers then)."""
+    if state.get("batch"):
+        return None  # worded from the items' results when the execution settles (hooks)
     return None if state.get("clone") else _render(turn, state["capability"], "done", _slot_texts(turn, state).values)
 
 

@@ -178,6 +178,10 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         return navigate(turn, cap, extraction, parts)
     if cap.kind == "write" and turn.conversation.status == Status.EXECUTING:
         return turn.error("BUSY", "busy")
+    if cap.batch is not None and best.verb is not None and best.verb.batch and best.cap.id == cap.id:
+        from .batch import batch_request
+
+        return batch_request(turn, cap, parts, extractor)
     clone = cap.intent == "create" and any(p in CLONE_MARKERS for p in parts)
     if clone:
         extraction = clone_extraction(turn, cap, parts, extractor)

@@ -323,7 +323,31 @@ def _check_slots(entry: dict, manifest: Manifest) -> list[tuple[str, str]]:
                 found.append((f"{prefix}.resolver.capability", "a slot resolver must be a read capability"))
         if slot.get("parse") == "enum" and not slot.get("values"):
             found.append((f"{prefix}.values", "an enum slot lists its values"))
-    return found + _check_summary(entry)
+        unknown_values = sorted(set(slot.get("value_synonyms") or {}) - set(slot.get("values") or ()))
+        if unknown_values:
+            found.append((f"{prefix}.value_synonyms", f"not among the slot's values: {', '.join(unknown_values)}"))
+    return found + _check_summary(entry) + _check_batch(entry, manifest)
+
+
+_BATCH_PLACEHOLDERS = {"summary": {"count", "scope"}, "empty": {"scope"}, "done": {"count", "scope", "failed"}}
+
+
+def _check_batch(entry: dict, manifest: Manifest) -> list[tuple[str, str]]:
+    """A batch selects through a registered read and words itself with its own placeholders only."""
+    batch = entry["language"].get("batch")
+    if not batch:
+        return []
+    found = []
+    select = manifest.capabilities.get(batch["select"])
+    if select is None or select["kind"] != "read":
+        found.append(("language.batch.select", f"{batch['select']!r} is not a registered read capability"))
+    tally = set((batch.get("tally") or {}).get("values") or {})
+    for kind, known in _BATCH_PLACEHOLDERS.items():
+        for language, template in batch[kind].items():
+            unknown = sorted(set(_SUMMARY_PLACEHOLDER.findall(template)) - known - (tally if kind == "done" else set()))
+            if unknown:
+                found.append((f"language.batch.{kind}.{language}", f"unknown placeholder(s) {', '.join(unknown)}"))
+    return found
 
 
 _SUMMARY_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")

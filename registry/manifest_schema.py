@@ -156,6 +156,8 @@ _SLOT = {
             },
         },
         "synonyms": _LANGS,
+        # Words for each enum value ("em rascunho" for DRAFT); the first of each language also names it.
+        "value_synonyms": {"type": "object", "additionalProperties": _LANGS},
     },
 }
 
@@ -177,6 +179,27 @@ _LANGUAGE = {
         "summary": _TEMPLATES,
         # The reply once the operation completed, with the same placeholders.
         "done": _TEMPLATES,
+        # "Evaluate every draft permit": the capability run over a selection. `select` is the read whose
+        # language slots are the selection's filters and whose results' ids fill the plan `template`'s
+        # `ids` slot; `tally` counts the results by one output field (placeholders of `done`).
+        "batch": {
+            "type": "object",
+            "required": ["template", "ids", "select", "verbs", "summary", "done", "empty"],
+            "additionalProperties": False,
+            "properties": {
+                "template": {"type": "string", "pattern": _ID},
+                "ids": {"type": "string", "pattern": r"^[a-z][a-zA-Z0-9_]*$"},
+                "select": _REF,
+                "label": {"type": "string", "description": "field of a selected item that names it"},
+                "verbs": _LANGS,
+                "tally": {"type": "object", "required": ["field", "values"], "additionalProperties": False,
+                          "properties": {"field": {"type": "string"},
+                                         "values": {"type": "object", "additionalProperties": {"type": "string"}}}},
+                "summary": _TEMPLATES,  # {count}, {scope}
+                "done": _TEMPLATES,  # {count}, {scope}, {failed} and the tally's names
+                "empty": _TEMPLATES,  # {scope}
+            },
+        },
     },
 }
 
