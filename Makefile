@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-12)
 TEST_DATABASE_URL ?= $(or $(DATABASE_URL),postgres://postgres@127.0.0.1:5432/sst_agent)
 TEST_REDIS_URL ?= $(or $(REDIS_URL),redis://127.0.0.1:6379/0)
 
-.PHONY: run test install lint bench scenarios
+.PHONY: run test install lint bench scenarios reliability
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -48,3 +48,7 @@ bench: install
 # TypeScript types of the REST and websocket payloads into contracts/ (tests/contracts fails on drift).
 contracts: install
 	$(PY) scripts/contracts.py
+
+# The reliability and security suite in full (schema fuzzing and chaos tests too; under 10 minutes).
+reliability: install
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) bash scripts/reliability.sh

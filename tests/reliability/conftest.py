@@ -28,15 +28,6 @@ _cases: Counter[str] = Counter()
 _outcomes: dict[str, Counter[str]] = defaultdict(Counter)
 
 
-# Defects found by this suite in code outside it, each with a focused test in test_known_defects.py.
-# Generated cases that hit them are expected to fail (strict: fixing the defect turns the run red
-# until the entry is removed here). Key: a substring of the test id.
-KNOWN_DEFECTS = {
-    "POST /agent/reviews/{confirmation_id}/approve": "conversations.apis.ReviewDecisionApi: a non-UUID id is a 500",
-    "POST /agent/reviews/{confirmation_id}/reject": "conversations.apis.ReviewDecisionApi: a non-UUID id is a 500",
-}
-
-
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "chaos: restarts or kills servers it starts itself (RELIABILITY=1 only)")
     config.addinivalue_line("markers", "heavy: over the `make test` time budget (RELIABILITY=1 only)")
@@ -46,9 +37,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "tests/reliability/" not in item.nodeid:
             continue
-        for needle, reason in KNOWN_DEFECTS.items():
-            if needle in item.nodeid:
-                item.add_marker(pytest.mark.xfail(strict=True, reason=reason))
         if not FULL and ("chaos" in item.keywords or "heavy" in item.keywords):
             item.add_marker(pytest.mark.skip(reason="runs in `make reliability` (RELIABILITY=1)"))
 

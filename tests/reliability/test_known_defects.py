@@ -1,7 +1,8 @@
-"""Defects this suite found outside its own paths, one focused test each (see KNOWN_DEFECTS in conftest).
+"""Defects this suite found outside its own paths, one focused test each.
 
 Each is `xfail(strict=True)`: it fails today for the reason given, and the day the defect is fixed
-the strict xfail turns red, so the marker (and the KNOWN_DEFECTS entry) get removed with the fix.
+the strict xfail turns red, so the marker gets removed with the fix (and the matching exclusions in
+test_schema_fuzz.py / test_attacks.py with it).
 """
 
 from __future__ import annotations
