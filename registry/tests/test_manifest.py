@@ -170,6 +170,15 @@ def _unknown_fallback(files: dict[str, dict]) -> None:
     pytest.param(_unknown_fallback, "resource:sst-api", "fallbacks", id="resource-unknown-fallback"),
     pytest.param(_set("workPermit.updateValidity", language__summary={"pt-BR": "alterar {days}", "en": "set {target}"}),
                  "workPermit.updateValidity", "language.summary.pt-BR", id="summary-unknown-placeholder"),
+    pytest.param(lambda f: _capability(f, "workPermit.search")["language"]["slots"][2]["value_synonyms"]
+                 .update(ARCHIVED={"pt-BR": ["arquivada"], "en": ["archived"]}),
+                 "workPermit.search", "language.slots.status.value_synonyms", id="synonyms-of-an-unknown-value"),
+    pytest.param(lambda f: _capability(f, "workPermit.recordDecision")["language"]["batch"]
+                 .update(select="workPermit.delete"),
+                 "workPermit.recordDecision", "language.batch.select", id="batch-selects-through-a-write"),
+    pytest.param(lambda f: _capability(f, "workPermit.recordDecision")["language"]["batch"]["done"]
+                 .update(en="{count} evaluated, {rejected} rejected"),
+                 "workPermit.recordDecision", "language.batch.done.en", id="batch-done-unknown-placeholder"),
 ])
 def test_each_kind_of_manifest_mistake_is_reported_with_file_capability_and_field(
         tmp_path, mutate, capability_id, field):
