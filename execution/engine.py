@@ -20,8 +20,8 @@ from typing import Any
 
 import structlog
 from django.conf import settings
-from django.db import transaction
-from django.db.models import F, Q
+from django.db import connection, transaction
+from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from planning.batch import BATCH_SOURCE
@@ -33,10 +33,10 @@ from registry.selectors import CapabilitySpec, RegistrySnapshot, registry_snapsh
 
 from .errors import ErrorClass, Outcome
 from .messages import both
-from .models import IN_FLIGHT, Execution, ExecutionStatus, StepRun, StepStatus, TimelineType
+from .models import IN_FLIGHT, Execution, ExecutionStatus, StepRun, StepStatus, TimelineEntry, TimelineType
 from .runtime import navigation_instruction, read_facts, session_for
 from .runtime_state import runtime_settle
-from .timeline import conversation_event, timeline_add
+from .timeline import conversation_event, timeline_add, timeline_add_many
 from .tool_runtime import ToolResult, ToolSession
 
 log = structlog.get_logger(__name__)
@@ -114,9 +114,26 @@ def run_step(execution_id: Any, step_id: str) -> float | None:
     except Exception as exc:  # noqa: BLE001 - a bug in one step fails that step, it does not wedge the execution
         log.exception("step_crashed", execution=str(execution.pk), step=step_id)
         outcome = StepOutcome("failed", error=_error("INTERNAL_ERROR", detail=type(exc).__name__))
-    if _record(execution, run, plan_step, outcome):
-        advance(execution.pk)
+    _finish(execution, run, plan_step, outcome)
     return None
+
+
+def _finish(execution: Execution, run: StepRun, plan_step: PlanStep, outcome: StepOutcome) -> None:
+    """Persist the outcome and advance in ONE transaction (one BEGIN/COMMIT instead of two).
+
+    The execution row is locked first, as `advance`, `execution_cancel` and `execution_resume` do,
+    so the lock order stays execution → step runs. The next steps are still sent only after this
+    commit (`dispatch` uses on_commit), by this worker: no extra hop.
+    """
+    with transaction.atomic():
+        locked = _locked(execution.pk) or execution
+        if _record(locked, run, plan_step, outcome):
+            advance(execution.pk, locked=locked)
+
+
+def _locked(execution_id: Any) -> Execution | None:
+    return (Execution.objects.all_tenants().select_for_update(of=("self",)).select_related("plan", "tenant")
+            .filter(pk=execution_id).first())
 
 
 def _lease_left(execution: Execution, step_id: str) -> float | None:
@@ -130,7 +147,10 @@ def _lease_left(execution: Execution, step_id: str) -> float | None:
 
 
 def _claim(execution: Execution, step_id: str) -> StepRun | None:
+    """running, attempts+1, a fresh lease and STEP_STARTED, atomically; None when not claimable."""
     now = timezone.now()
+    if connection.vendor == "postgresql" and not connection.in_atomic_block:
+        return _claim_one_statement(execution, step_id, now)
     with transaction.atomic():
         claimed = (StepRun.objects.for_tenant(execution.tenant_id)
                    .filter(execution=execution, step_id=step_id, execution__status=ExecutionStatus.RUNNING)
@@ -144,6 +164,37 @@ def _claim(execution: Execution, step_id: str) -> StepRun | None:
         timeline_add(execution=execution, type=TimelineType.STEP_STARTED, step_id=step_id, at=now,
                      data={"attempt": run.attempts})
     return run
+
+
+_STATUS_LIST = ", ".join(f"'{s}'" for s in (StepStatus.PENDING, StepStatus.DISPATCHED))
+# The same conditional UPDATE as the ORM path, and the STEP_STARTED row, in one statement (a single
+# statement is atomic in autocommit): one round trip where the ORM path needs five (BEGIN, UPDATE,
+# SELECT, INSERT, COMMIT). Hand-written because Django's update() cannot return rows; the ORM path
+# below stays the yardstick (SQLite, and a test holds both to the same rows).
+_CLAIM_SQL = f"""
+WITH claimed AS (
+    UPDATE {StepRun._meta.db_table} AS s
+       SET status = %(running)s, attempts = s.attempts + 1, started_at = %(now)s, lease_until = %(lease)s
+      FROM {Execution._meta.db_table} AS e
+     WHERE s.tenant_id = %(tenant)s AND s.execution_id = %(execution)s AND s.step_id = %(step)s
+       AND e.id = s.execution_id AND e.tenant_id = s.tenant_id AND e.status = %(execution_running)s
+       AND (s.status IN ({_STATUS_LIST}) OR (s.status = %(running)s AND s.lease_until < %(now)s))
+ RETURNING s.*
+), started AS (
+    INSERT INTO {TimelineEntry._meta.db_table} (tenant_id, execution_id, type, step_id, at, data)
+    SELECT tenant_id, execution_id, %(started)s, step_id, %(now)s, jsonb_build_object('attempt', attempts)
+      FROM claimed
+)
+SELECT * FROM claimed
+"""
+
+
+def _claim_one_statement(execution: Execution, step_id: str, now) -> StepRun | None:
+    rows = list(StepRun.objects.raw(_CLAIM_SQL, {
+        "running": StepStatus.RUNNING, "now": now, "lease": now + step_lease(), "tenant": execution.tenant_id,
+        "execution": execution.pk, "step": step_id, "execution_running": ExecutionStatus.RUNNING,
+        "started": TimelineType.STEP_STARTED}))
+    return rows[0] if rows else None
 
 
 def _results(execution: Execution) -> dict[str, Any]:
@@ -198,6 +249,16 @@ def perform(execution: Execution, run: StepRun, plan_step: PlanStep) -> StepOutc
         outcome.error = _error(check.code, policy=True, reasons=[r.to_dict() for r in check.reasons],
                                check=check.check_id)
         return outcome
+    if check.registry_version is not None and check.registry_version != snapshot.version:
+        # The live checks ran against a newer registry than the one this step started with: call
+        # the spec that was checked, not the one read before (and still the pinned version).
+        snapshot = registry_snapshot()
+        spec = snapshot.get(plan_step.capability_id, tenant=tenant)
+        if spec is None or spec.version != plan_step.capability_version:
+            outcome.status = "failed"
+            outcome.error = _error("CAPABILITY_CHANGED", pinned=plan_step.capability_version,
+                                   active=spec.version if spec else None)
+            return outcome
     if plan_step.for_each:
         return _perform_each(execution, plan_step, spec, session, snapshot, results, outcome)
     values = drop_nulls(resolve(plan_step.input, lookup))
@@ -399,11 +460,15 @@ def _may_retry(execution: Execution, run: StepRun, plan_step: PlanStep, outcome:
 
 
 def _record(execution: Execution, run: StepRun, plan_step: PlanStep, outcome: StepOutcome) -> bool:
-    """Persist the outcome if this worker still holds the step; False when it lost it (taken over)."""
+    """Persist the outcome if this worker still holds the step; False when it lost it (taken over).
+
+    The step's timeline rows (verification notes, then the final entry) go in one INSERT, after the
+    conditional UPDATE that proves this worker still holds the step: same rows and order as one
+    INSERT each, one round trip.
+    """
     now = timezone.now()
-    with transaction.atomic():
-        for type_, data, at in outcome.entries:
-            timeline_add(execution=execution, type=type_, step_id=run.step_id, data=data, at=at)
+    entries = [(type_, data, at) for type_, data, at in outcome.entries]
+    with transaction.atomic(savepoint=False):
         delay = _may_retry(execution, run, plan_step, outcome) if outcome.status == "retry" else None
         if outcome.status == "retry" and delay is None:
             outcome.status = "failed"
@@ -414,8 +479,9 @@ def _record(execution: Execution, run: StepRun, plan_step: PlanStep, outcome: St
             if base.update(status=StepStatus.DISPATCHED, error=outcome.error, dispatched_at=now, **common) != 1:
                 transaction.set_rollback(True)
                 return False
-            timeline_add(execution=execution, type=TimelineType.RETRY_SCHEDULED, step_id=run.step_id,
-                         data={"attempt": run.attempts, "delay_ms": round(delay * 1000), "error": outcome.error})
+            entries.append((TimelineType.RETRY_SCHEDULED, {"attempt": run.attempts, "delay_ms": round(delay * 1000),
+                                                           "error": outcome.error}, now))
+            timeline_add_many(execution=execution, step_id=run.step_id, entries=entries)
             dispatch(execution.pk, run.step_id, countdown=delay)
             return False
         status = _FINAL_STATUS[outcome.status]
@@ -423,32 +489,38 @@ def _record(execution: Execution, run: StepRun, plan_step: PlanStep, outcome: St
                        finished_at=now, lease_until=None, **common) != 1:
             transaction.set_rollback(True)
             return False
-        timeline_add(execution=execution, type=_FINAL_ENTRY[outcome.status], step_id=run.step_id, at=now,
-                     data={"attempt": run.attempts, **({"error": outcome.error} if outcome.error else {})})
+        entries.append((_FINAL_ENTRY[outcome.status],
+                        {"attempt": run.attempts, **({"error": outcome.error} if outcome.error else {})}, now))
+        timeline_add_many(execution=execution, step_id=run.step_id, entries=entries)
         _progress(execution, plan_step, status)
     return True
+
+
+_DONE_FOR_PROGRESS = (StepStatus.COMPLETED, StepStatus.SKIPPED, StepStatus.FAILED, StepStatus.UNKNOWN)
 
 
 def _progress(execution: Execution, plan_step: PlanStep, status: str) -> None:
     if execution.conversation_id is None:
         return
-    runs = StepRun.objects.for_tenant(execution.tenant_id).filter(execution=execution)
-    done = runs.filter(status__in=[StepStatus.COMPLETED, StepStatus.SKIPPED, StepStatus.FAILED,
-                                   StepStatus.UNKNOWN]).count()
+    # done and total in one aggregate query (was two COUNTs).
+    counts = StepRun.objects.for_tenant(execution.tenant_id).filter(execution=execution).aggregate(
+        done=Count("pk", filter=Q(status__in=_DONE_FOR_PROGRESS)), total=Count("pk"))
     conversation_event(execution=execution, type="EXECUTION_PROGRESS", payload={
         "step_id": plan_step.step_id, "capability": plan_step.capability_id, "label": plan_step.label,
-        "status": status, "done": done, "total": runs.count()})
+        "status": status, "done": counts["done"], "total": counts["total"]})
 
 
 # --- advance and settle ----------------------------------------------------------------------
 
 
-def advance(execution_id: Any) -> None:
-    """Dispatch every ready step, cascade skips, stop on failure, settle when nothing is left."""
+def advance(execution_id: Any, *, locked: Execution | None = None) -> None:
+    """Dispatch every ready step, cascade skips, stop on failure, settle when nothing is left.
+
+    `locked`: the execution row the caller already holds FOR UPDATE in its open transaction.
+    """
     compensate = False
-    with transaction.atomic():
-        execution = (Execution.objects.all_tenants().select_for_update(of=("self",)).select_related("plan", "tenant")
-                     .filter(pk=execution_id).first())
+    with transaction.atomic(savepoint=False):
+        execution = locked if locked is not None else _locked(execution_id)
         if execution is None or execution.status != ExecutionStatus.RUNNING:
             return
         runs = {r.step_id: r for r in StepRun.objects.for_tenant(execution.tenant_id).filter(execution=execution)}
@@ -460,10 +532,11 @@ def advance(execution_id: Any) -> None:
             _cascade_skips(execution, runs, steps)
             ready = [sid for sid, r in runs.items() if r.status == StepStatus.PENDING
                      and all(runs[d].status == StepStatus.COMPLETED for d in steps[sid].depends_on)]
-            now = timezone.now()
+            if ready:
+                # Independent ready steps in one UPDATE; each is sent after this transaction commits.
+                StepRun.objects.for_tenant(execution.tenant_id).filter(pk__in=[runs[sid].pk for sid in ready]).update(
+                    status=StepStatus.DISPATCHED, dispatched_at=timezone.now())
             for step_id in ready:
-                StepRun.objects.for_tenant(execution.tenant_id).filter(pk=runs[step_id].pk).update(
-                    status=StepStatus.DISPATCHED, dispatched_at=now)
                 runs[step_id].status = StepStatus.DISPATCHED
                 dispatch(execution.pk, step_id)
             if not any(r.status in (StepStatus.PENDING, *IN_FLIGHT) for r in runs.values()):

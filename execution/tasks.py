@@ -4,33 +4,68 @@ worker died go back to the queue for another worker (config/settings/services.py
 
 from __future__ import annotations
 
+import time
+
 from celery import shared_task
-from django.db import close_old_connections
+from django.db import InterfaceError, OperationalError, connections
+
+# A connection this process used less than this long ago is not pinged again before the next task.
+RECENT_USE_S = 5.0
+_last_task_end = 0.0
 
 
 def _fresh_connection(task) -> None:
-    # What Django does at each request start; not inline (eager), where the caller's transaction is open.
-    if not task.request.is_eager:
-        close_old_connections()
+    """What Django does at each request start, minus the ping of a connection used moments ago.
+
+    close_old_connections() makes the next query pay a health check (`SELECT 1`) on every task:
+    one round trip per step. The age limit (CONN_MAX_AGE) and the error check are kept; only the
+    ping is skipped while the connection served a task in the last RECENT_USE_S seconds. Should it
+    have died anyway, the first query raises, the task is retried (`autoretry_for` below: steps
+    are safe to run again — the claim is conditional) and the errored connection is checked then.
+    Not inline (eager), where the caller's transaction is open.
+    """
+    if task.request.is_eager:
+        return
+    recent = time.monotonic() - _last_task_end < RECENT_USE_S
+    for conn in connections.all(initialized_only=True):
+        conn.close_if_unusable_or_obsolete()
+        if recent and conn.connection is not None and not conn.errors_occurred:
+            conn.health_check_done = True
 
 
-@shared_task(name="execution.run_step", acks_late=True, reject_on_worker_lost=True, ignore_result=True, bind=True)
+def _used() -> None:
+    global _last_task_end
+    _last_task_end = time.monotonic()
+
+
+_CONNECTION_LOST = {"autoretry_for": (InterfaceError, OperationalError), "max_retries": 3,
+                    "retry_backoff": 0.2, "retry_jitter": True}
+
+
+@shared_task(name="execution.run_step", acks_late=True, reject_on_worker_lost=True, ignore_result=True, bind=True,
+             **_CONNECTION_LOST)
 def run_step_task(self, execution_id: str, step_id: str) -> None:
     from .engine import run_step
 
     _fresh_connection(self)
-    wait = run_step(execution_id, step_id)
+    try:
+        wait = run_step(execution_id, step_id)
+    finally:
+        _used()
     if wait is not None and not run_step_task.app.conf.task_always_eager:
         run_step_task.apply_async((execution_id, step_id), countdown=wait)
 
 
 @shared_task(name="execution.compensate", acks_late=True, reject_on_worker_lost=True,
-             ignore_result=True, bind=True)
+             ignore_result=True, bind=True, **_CONNECTION_LOST)
 def compensate_task(self, execution_id: str) -> None:
     from .compensation import compensate
 
     _fresh_connection(self)
-    compensate(execution_id)
+    try:
+        compensate(execution_id)
+    finally:
+        _used()
 
 
 @shared_task(name="execution.watchdog", ignore_result=True)
