@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import OpenApiTypes, extend_schema, extend_schema_serializer
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
@@ -210,7 +211,7 @@ class ReviewDecisionApi(APIView):
         try:
             review_decide(tenant=context.tenant, reviewer=context.user, confirmation_id=confirmation_id,
                           approve=self.approve, reason=data.validated_data.get("reason", ""))
-        except (LookupError, ValueError):
+        except (LookupError, ValueError, DjangoValidationError):  # a malformed id is a missing review
             raise exceptions.NotFound("Review not found.", code="not_found") from None
         except PolicyError as exc:
             code = getattr(exc, "code", "REVIEW_NOT_ALLOWED")

@@ -97,6 +97,9 @@ def expire_pending(turn: Turn) -> None:
 
 def handle(turn: Turn, kind: str, *, confirmation_id: Any = None) -> None:
     turn.resting_before = turn.conversation.status
+    running = turn.resting_before in (Status.EXECUTING, Status.CANCELLING)
+    if kind == "resume" and running:  # nothing to resume while it runs; the table has no EXECUTING → RESUMING
+        return turn.error("BUSY", "busy")
     turn.go(Status.RESUMING if kind == "resume" else Status.UNDERSTANDING)
     expire_pending(turn)
     if kind == "confirm":

@@ -100,7 +100,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["tenancy.permissions.IsTenantMember"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "tenancy.exceptions.exception_handler",
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["tenancy.parsers.SafeJSONParser"],
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 

@@ -1,9 +1,4 @@
-"""Defects this suite found outside its own paths, one focused test each.
-
-Each is `xfail(strict=True)`: it fails today for the reason given, and the day the defect is fixed
-the strict xfail turns red, so the marker gets removed with the fix (and the matching exclusions in
-test_schema_fuzz.py / test_attacks.py with it).
-"""
+"""Defects this suite found (and that were fixed), one focused regression test each."""
 
 from __future__ import annotations
 
@@ -12,8 +7,6 @@ import pytest
 from .worlds import worlds_create
 
 
-@pytest.mark.xfail(strict=True, reason="conversations.apis.ReviewDecisionApi catches ValueError, but a non-UUID "
-                                       "id raises django.core.exceptions.ValidationError in review_decide: 500")
 @pytest.mark.parametrize("decision", ["approve", "reject"])
 def test_a_review_decision_on_a_malformed_confirmation_id_is_a_404_not_a_server_error(db, decision,
                                                                                       reliability_cases):
@@ -24,8 +17,6 @@ def test_a_review_decision_on_a_malformed_confirmation_id_is_a_404_not_a_server_
     assert response.status_code == 404
 
 
-@pytest.mark.xfail(strict=True, reason="conversations: POST /resume while the conversation is EXECUTING raises "
-                                       "IllegalTransition(EXECUTING → RESUMING) in runtime.handle: 500")
 def test_resume_while_an_execution_runs_is_answered_not_a_server_error(db, settings, reliability_cases):
     from config.celery import app
     from demo.testcontrol.services import world_facts
@@ -50,4 +41,5 @@ def test_resume_while_an_execution_runs_is_answered_not_a_server_error(db, setti
     finally:
         app.conf.task_always_eager = saved
         app.control.purge()
-    assert response.status_code < 500
+    assert response.status_code == 200
+    assert (response.json()["status"], response.json()["response"]["error"]["code"]) == ("EXECUTING", "BUSY")

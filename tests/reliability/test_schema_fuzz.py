@@ -49,7 +49,6 @@ schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_app
 
 
 # Known defect (test_known_defects.py): a non-UUID confirmation id on these two is a 500.
-REVIEW_DECISIONS = r"^/agent/reviews/\{confirmation_id\}/(approve|reject)$"
 SETTINGS = hypothesis_settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck),
                                derandomize=True)
 
@@ -60,16 +59,8 @@ def _call(case, token: str, reliability_cases) -> None:
 
 
 @pytest.mark.heavy
-@schema.exclude(path_regex=REVIEW_DECISIONS).parametrize()
+@schema.parametrize()
 @SETTINGS
 def test_every_operation_answers_generated_input_without_a_server_error_and_as_documented(
         case, operator_token, reliability_cases):
-    _call(case, operator_token, reliability_cases)
-
-
-@pytest.mark.heavy
-@pytest.mark.xfail(strict=True, reason="conversations.apis.ReviewDecisionApi: a non-UUID confirmation id is a 500")
-@schema.include(path_regex=REVIEW_DECISIONS).parametrize()
-@SETTINGS
-def test_review_decisions_answer_generated_input_without_a_server_error(case, operator_token, reliability_cases):
     _call(case, operator_token, reliability_cases)
