@@ -5,6 +5,10 @@ import os
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+from django.conf import settings as _settings  # noqa: E402 - reading .configured does not load settings
+
+if not _settings.configured:  # a server process (not a test importing the app): pool its connections
+    os.environ.setdefault("DB_POOL", "1")
 django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402

@@ -12,7 +12,7 @@ from django.core.exceptions import ImproperlyConfigured
 from kombu import Exchange, Queue
 
 from .base import BASE_DIR
-from .env import env_int, env_url
+from .env import env_bool, env_int, env_url
 
 DATABASE_URL = env_url("DATABASE_URL", schemes=("postgres", "postgresql", "sqlite"))
 if DATABASE_URL:
@@ -24,8 +24,16 @@ else:
     _db = {"ENGINE": "django.db.backends.sqlite3", "NAME": str(BASE_DIR / "db.sqlite3")}
 if _db["ENGINE"] == "django.db.backends.sqlite3":
     _db.setdefault("OPTIONS", {})["timeout"] = 20
-DATABASES = {"default": _db}
 USES_POSTGRES = _db["ENGINE"] == "django.db.backends.postgresql"
+# Under ASGI every request runs in a thread of its own, so persistent per-thread connections pile up
+# until PostgreSQL refuses clients; Django's advice is no persistent connections there and the
+# driver's pool instead. config/asgi.py turns DB_POOL on; workers and tests keep persistent ones.
+DB_POOL = env_bool("DB_POOL", default=False) and USES_POSTGRES
+if DB_POOL:
+    _db["CONN_MAX_AGE"] = 0
+    _db.setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": env_int("DB_POOL_MAX_SIZE", 10, minimum=1),
+                                             "timeout": 10}
+DATABASES = {"default": _db}
 
 REDIS_URL = env_url("REDIS_URL", schemes=("redis", "rediss"))
 

@@ -42,3 +42,20 @@ def test_embedded_default_without_services(tmp_path):
     result = subprocess.run([sys.executable, "manage.py", "shell", "-v", "0", "-c", code], env=env,
                             capture_output=True, text=True)
     assert result.stdout.split()[-3:] == ["django.db.backends.sqlite3", "channels.layers.InMemoryChannelLayer", "True"]
+
+
+def test_the_asgi_server_pools_connections_instead_of_persisting_them_per_thread():
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, DATABASE_URL="postgres://postgres@127.0.0.1:5432/x")
+    env.pop("DB_POOL", None)
+    code = ("import config.asgi; from django.conf import settings as s; d = s.DATABASES['default']; "
+            "print(d['CONN_MAX_AGE'], d['OPTIONS']['pool']['max_size'])")
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert result.stdout.split() == ["0", "10"], result.stderr
+    plain = subprocess.run([sys.executable, "manage.py", "shell", "-v", "0", "-c",
+                            "from django.conf import settings as s; print(s.DATABASES['default']['CONN_MAX_AGE'])"],
+                           env=env, capture_output=True, text=True)
+    assert plain.stdout.split()[-1:] == ["60"], plain.stderr
