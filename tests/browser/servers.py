@@ -32,8 +32,8 @@ class AsgiServer:
         self.process: subprocess.Popen | None = None
         self.log = Path(tempfile.gettempdir()) / "sst-agent-test-daphne.log"
 
-    def start(self, timeout_s: float = 30) -> None:
-        env = {**WorkerProcess().env(), "ALLOWED_HOSTS": "127.0.0.1,localhost"}
+    def start(self, timeout_s: float = 30, **extra_env: str) -> None:
+        env = {**WorkerProcess().env(), "ALLOWED_HOSTS": "127.0.0.1,localhost", **extra_env}
         self.process = subprocess.Popen(
             [str(Path(sys.executable).parent / "daphne"), "-b", "127.0.0.1", "-p", str(self.port),
              "config.asgi:application"],

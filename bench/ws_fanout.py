@@ -1,0 +1,195 @@
+"""Latency from an event's commit to its arrival at N websockets of one conversation (N = 1, 100, 500).
+
+A real daphne process (config.asgi, tenancy's auth stack, the conversation consumer) serves a
+throw-away database `<DATABASE_URL name>_bench_wsfanout` (migrated here, dropped at the end) with
+channels-redis on REDIS_URL. A child process (bench/_ws_clients.py) opens N real websocket clients (autobahn's asyncio
+client: it ships with daphne, so no new dependency) authenticated by a token; this one appends events with
+`events.services.event_append` one at a time. The clock starts in an on_commit callback registered
+before event_append's own (callbacks run in order: commit → our stamp → publish) and stops when a
+client's frame has arrived (time.monotonic, one clock for both processes on Linux); every
+(event, socket) pair is one sample. The next event is
+appended when all N sockets have the previous one.
+
+Baseline, same run, N = 500: the channel layer alone — a `group_send` of the same kind of message to
+the same group, straight from this process (no database, no commit), relayed by the same consumers.
+`ratio` = our p95 ÷ that p95 at N = 500. daphne runs with bench/_ws_settings.py (see its docstring).
+Clients and server share this machine (`nproc` cores), so the
+figures include the clients' own parsing of N frames.
+
+    DATABASE_URL=postgres://… REDIS_URL=redis://… .venv/bin/python bench/ws_fanout.py
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+from urllib.parse import urlparse, urlunparse
+
+from _common import ROOT, emit, ratio, summarize
+
+NAME = "ws_fanout"
+SIZES = tuple(int(n) for n in os.environ.get("WS_FANOUT_SIZES", "1,100,500").split(","))
+EVENTS = {1: 200, 100: 60, 500: 40}  # per N; other N (WS_FANOUT_SIZES) get 40
+WARMUP_EVENTS = 5
+BASELINE_EVENTS = 40
+
+
+def _bench_database() -> tuple[str, str]:
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith("postgres") or not os.environ.get("REDIS_URL", "").startswith("redis"):
+        sys.exit("ws_fanout needs DATABASE_URL=postgres://… and REDIS_URL=redis://… (daphne + channels-redis)")
+    parsed = urlparse(url)
+    name = f"{parsed.path.strip('/')}_bench_wsfanout"
+    return urlunparse(parsed._replace(path="/postgres")), urlunparse(parsed._replace(path=f"/{name}"))
+
+
+def _recreate(admin_url: str, name: str, *, create: bool) -> None:
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if create:
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+class Clients:
+    """One bench/_ws_clients.py process holding N open sockets."""
+
+    started: list[Clients] = []
+
+    def __init__(self, *, port: int, conversation_id: str, token: str, count: int, after: int) -> None:
+        self.count = count
+        self.process = subprocess.Popen(
+            [sys.executable, str(ROOT / "bench" / "_ws_clients.py"), str(port), conversation_id, token, str(count),
+             str(after)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        Clients.started.append(self)
+        self.expect("ready")
+
+    def expect(self, line: str) -> None:
+        while True:
+            got = self.process.stdout.readline()
+            if not got:
+                raise RuntimeError("the websocket clients exited")
+            if got.strip() == line:
+                return
+
+    def arrivals(self) -> dict[int, list[float]]:
+        self.process.stdin.write("dump\n")
+        self.process.stdin.flush()
+        data = json.loads(self.process.stdout.readline())
+        self.process.wait(timeout=30)
+        return {int(seq): times for seq, times in data.items()}
+
+
+def append_event(tenant, conversation_id, stamps: dict[int, float]) -> int:
+    from django.db import transaction
+
+    from events.services import event_append
+
+    holder: dict[str, int] = {}
+    with transaction.atomic():
+        # Registered before event_append's publish, so it runs first, right after the commit.
+        transaction.on_commit(lambda: stamps.__setitem__(holder["seq"], time.monotonic()))
+        event = event_append(tenant=tenant, conversation_id=conversation_id, type="EXECUTION_PROGRESS",
+                             actor="agent", state_version=0, payload={
+                                 "execution_id": str(uuid.UUID(int=1)), "step_id": "s", "capability": "bench",
+                                 "label": {"pt-BR": "Medindo…", "en": "Measuring…"}, "status": "completed",
+                                 "done": 1, "total": 1})
+        holder["seq"] = event.seq
+    return event.seq
+
+
+def latencies(clients: Clients, stamps: dict[int, float], measured: list[int]) -> list[float]:
+    arrivals = clients.arrivals()
+    return [(t - stamps[seq]) * 1000 for seq in measured for t in arrivals[seq]]
+
+
+def measure(port: int, tenant, conversation, token: str, last_seq: int) -> tuple[dict, int]:
+    from asgiref.sync import async_to_sync
+    from channels.layers import get_channel_layer
+
+    from events.selectors import events_after, group_name
+
+    stamps: dict[int, float] = {}
+    by_n: dict[str, dict] = {}
+    for size in SIZES:
+        clients = Clients(port=port, conversation_id=str(conversation.pk), token=token, count=size, after=last_seq)
+        measured = []
+        for i in range(WARMUP_EVENTS + EVENTS.get(size, 40)):
+            last_seq = append_event(tenant, conversation.pk, stamps)
+            clients.expect(f"done {last_seq}")
+            if i >= WARMUP_EVENTS:
+                measured.append(last_seq)
+        if size != SIZES[-1]:
+            by_n[str(size)] = summarize(latencies(clients, stamps, measured))
+    # Baseline on the same N sockets: the channel layer alone, no database, no commit.
+    template = events_after(tenant=tenant, conversation_id=conversation.pk, after_seq=0, limit=1)[0]
+    group = group_name(tenant_id=tenant.pk, conversation_id=conversation.pk)
+    layer = get_channel_layer()
+    baseline_seqs = []
+    for i in range(WARMUP_EVENTS + BASELINE_EVENTS):
+        seq = last_seq + 1 + i
+        stamps[seq] = time.monotonic()
+        async_to_sync(layer.group_send)(group, {"type": "conversation.event",
+                                                "event": {**template, "id": str(uuid.uuid4()), "seq": seq}})
+        clients.expect(f"done {seq}")
+        if i >= WARMUP_EVENTS:
+            baseline_seqs.append(seq)
+    arrivals = clients.arrivals()
+    ours = [(t - stamps[s]) * 1000 for s in measured for t in arrivals[s]]
+    base = [(t - stamps[s]) * 1000 for s in baseline_seqs for t in arrivals[s]]
+    by_n[str(SIZES[-1])] = summarize(ours)
+    return {"by_n": by_n, "baseline": summarize(base)}, last_seq
+
+
+def main() -> None:
+    admin_url, bench_url = _bench_database()
+    bench_name = urlparse(bench_url).path.strip("/")
+    _recreate(admin_url, bench_name, create=True)
+    os.environ["DATABASE_URL"] = bench_url
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connections
+
+    call_command("migrate", verbosity=0, stdout=io.StringIO())
+    from django.contrib.auth import get_user_model
+
+    from conversations.services import conversation_create
+    from tenancy.models import Role
+    from tenancy.services import access_token_issue, membership_grant, tenant_create
+    from tests.browser.servers import AsgiServer
+
+    tenant = tenant_create(slug="bench-wsfanout", name="Bench")
+    user = get_user_model().objects.create_user(username="bench-ws", password="x" * 12)
+    membership_grant(user=user, tenant=tenant, role=Role.OPERATOR)
+    conversation = conversation_create(tenant=tenant, user=user)
+    token = access_token_issue(user=user, tenant=tenant)
+    server = AsgiServer()
+    try:
+        server.start(DJANGO_SETTINGS_MODULE="bench._ws_settings")
+        measured, _ = measure(server.port, tenant, conversation, token, 0)
+        top = measured["by_n"][str(SIZES[-1])]
+        result = {**top, **measured, "ratio": ratio(top, measured["baseline"], "p95_ms"), "sockets": SIZES[-1],
+                  "target_p95_ms": 250}
+    finally:
+        for clients in Clients.started:
+            if clients.process.poll() is None:
+                clients.process.kill()
+        server.stop()
+        connections.close_all()
+        _recreate(admin_url, bench_name, create=False)
+    emit(NAME, result)
+
+
+if __name__ == "__main__":
+    main()
