@@ -1,6 +1,7 @@
 """Latency from an event's commit to its arrival at N websockets of one conversation (N = 1, 100, 500).
 
-A real daphne process (config.asgi, tenancy's auth stack, the conversation consumer) serves a
+Real daphne processes (one per core, `WS_FANOUT_SERVERS`; the sockets are spread over them as a
+load balancer would) (config.asgi, tenancy's auth stack, the conversation consumer) serves a
 throw-away database `<DATABASE_URL name>_bench_wsfanout` (migrated here, dropped at the end) with
 channels-redis on REDIS_URL. A child process (bench/_ws_clients.py) opens N real websocket clients (autobahn's asyncio
 client: it ships with daphne, so no new dependency) authenticated by a token; this one appends events with
@@ -37,6 +38,7 @@ SIZES = tuple(int(n) for n in os.environ.get("WS_FANOUT_SIZES", "1,100,500").spl
 EVENTS = {1: 200, 100: 60, 500: 40}  # per N; other N (WS_FANOUT_SIZES) get 40
 WARMUP_EVENTS = 5
 BASELINE_EVENTS = 40
+SERVERS = int(os.environ.get("WS_FANOUT_SERVERS", os.cpu_count() or 1))
 
 
 def _bench_database() -> tuple[str, str]:
@@ -55,6 +57,26 @@ def _recreate(admin_url: str, name: str, *, create: bool) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         if create:
             conn.execute(f'CREATE DATABASE "{name}"')
+
+
+class Fleet:
+    """N sockets spread over the servers (one bench/_ws_clients.py process per server), as a load balancer would."""
+
+    def __init__(self, *, ports: list[int], conversation_id: str, token: str, count: int, after: int) -> None:
+        shares = [count // len(ports) + (1 if i < count % len(ports) else 0) for i in range(len(ports))]
+        self.parts = [Clients(port=port, conversation_id=conversation_id, token=token, count=share, after=after)
+                      for port, share in zip(ports, shares, strict=True) if share]
+
+    def expect(self, line: str) -> None:
+        for part in self.parts:
+            part.expect(line)
+
+    def arrivals(self) -> dict[int, list[float]]:
+        merged: dict[int, list[float]] = {}
+        for part in self.parts:
+            for seq, times in part.arrivals().items():
+                merged.setdefault(seq, []).extend(times)
+        return merged
 
 
 class Clients:
@@ -104,12 +126,12 @@ def append_event(tenant, conversation_id, stamps: dict[int, float]) -> int:
     return event.seq
 
 
-def latencies(clients: Clients, stamps: dict[int, float], measured: list[int]) -> list[float]:
+def latencies(clients: Fleet, stamps: dict[int, float], measured: list[int]) -> list[float]:
     arrivals = clients.arrivals()
     return [(t - stamps[seq]) * 1000 for seq in measured for t in arrivals[seq]]
 
 
-def measure(port: int, tenant, conversation, token: str, last_seq: int) -> tuple[dict, int]:
+def measure(ports: list[int], tenant, conversation, token: str, last_seq: int) -> tuple[dict, int]:
     from asgiref.sync import async_to_sync
     from channels.layers import get_channel_layer
 
@@ -118,7 +140,7 @@ def measure(port: int, tenant, conversation, token: str, last_seq: int) -> tuple
     stamps: dict[int, float] = {}
     by_n: dict[str, dict] = {}
     for size in SIZES:
-        clients = Clients(port=port, conversation_id=str(conversation.pk), token=token, count=size, after=last_seq)
+        clients = Fleet(ports=ports, conversation_id=str(conversation.pk), token=token, count=size, after=last_seq)
         measured = []
         for i in range(WARMUP_EVENTS + EVENTS.get(size, 40)):
             last_seq = append_event(tenant, conversation.pk, stamps)
@@ -174,18 +196,21 @@ def main() -> None:
     membership_grant(user=user, tenant=tenant, role=Role.OPERATOR)
     conversation = conversation_create(tenant=tenant, user=user)
     token = access_token_issue(user=user, tenant=tenant)
-    server = AsgiServer()
+    # One ASGI process per core behind a (simulated) load balancer: how ARCHITECTURE.md scales servers.
+    servers = [AsgiServer() for _ in range(SERVERS)]
     try:
-        server.start(DJANGO_SETTINGS_MODULE="config.settings")
-        measured, _ = measure(server.port, tenant, conversation, token, 0)
+        for server in servers:
+            server.start(DJANGO_SETTINGS_MODULE="config.settings")
+        measured, _ = measure([server.port for server in servers], tenant, conversation, token, 0)
         top = measured["by_n"][str(SIZES[-1])]
         result = {**top, **measured, "ratio": ratio(top, measured["baseline"], "p95_ms"), "sockets": SIZES[-1],
-                  "target_p95_ms": 250}
+                  "servers": SERVERS, "target_p95_ms": 250}
     finally:
         for clients in Clients.started:
             if clients.process.poll() is None:
                 clients.process.kill()
-        server.stop()
+        for server in servers:
+            server.stop()
         connections.close_all()
         _recreate(admin_url, bench_name, create=False)
     emit(NAME, result)
