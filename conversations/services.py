@@ -14,18 +14,20 @@ import time
 import uuid
 from typing import Any
 
+import structlog
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
 from events.models import EventStream
 from events.selectors import events_after
+from execution.metrics import log_context, log_rebind
 from registry.selectors import registry_snapshot
 from tenancy import clock
 from tenancy.models import Tenant
 from tenancy.selectors import membership_get
 
-from . import lexicon
+from . import lexicon, metrics
 from .grammar import grammar_for
 from .models import Conversation
 from .models import Turn as TurnRow
@@ -123,24 +125,30 @@ def conversation_turn(*, tenant: Tenant, user: Any, conversation_id: Any, kind: 
         conversation_id = uuid.UUID(str(conversation_id))
     except ValueError as exc:
         raise ConversationNotFound from exc
-    if client_message_id:
-        previous = _previous_turn(tenant, user, conversation_id, client_message_id)
-        if previous is not None:
+    with log_context(conversationId=str(conversation_id), tenantId=str(tenant.pk)) as log_ids:
+        if client_message_id:
+            previous = _previous_turn(tenant, user, conversation_id, client_message_id)
+            if previous is not None:
+                return previous
+        try:
+            with transaction.atomic():
+                turn, seq_before = _turn_run(tenant=tenant, user=user, conversation_id=conversation_id, kind=kind,
+                                             text=text, ui_context=ui_context, client_message_id=client_message_id,
+                                             confirmation_id=confirmation_id, expected_version=expected_version)
+        except IntegrityError:
+            # The same client_message_id committed concurrently: answer with that turn.
+            previous = (_previous_turn(tenant, user, conversation_id, client_message_id)
+                        if client_message_id else None)
+            if previous is None:
+                raise
             return previous
-    try:
-        with transaction.atomic():
-            turn, seq_before = _turn_run(tenant=tenant, user=user, conversation_id=conversation_id, kind=kind,
-                                         text=text, ui_context=ui_context, client_message_id=client_message_id,
-                                         confirmation_id=confirmation_id, expected_version=expected_version)
-    except IntegrityError:
-        # The same client_message_id committed concurrently: answer with that turn.
-        previous = _previous_turn(tenant, user, conversation_id, client_message_id) if client_message_id else None
-        if previous is None:
-            raise
-        return previous
-    finally:
-        pass
-    return _respond(turn, seq_before=seq_before, started=started, client_message_id=client_message_id)
+        # An in-process tool call (and an inline step task) ran the request middleware, which clears the context.
+        log_rebind(log_ids, **metrics.turn_operation_ids(turn.conversation))
+        result = _respond(turn, seq_before=seq_before, started=started, client_message_id=client_message_id)
+        log_rebind(log_ids)
+        metrics.turn_observe(kind=kind, response=result["response"], llm_calls=turn.llm_calls,
+                             latency_s=time.perf_counter() - started, events=turn.events)
+        return result
 
 
 def _previous_turn(tenant: Tenant, user: Any, conversation_id: Any, client_message_id: str) -> dict[str, Any] | None:
@@ -152,7 +160,10 @@ def _previous_turn(tenant: Tenant, user: Any, conversation_id: Any, client_messa
 
 def _turn_run(*, tenant: Tenant, user: Any, conversation_id: Any, kind: str, text: str, ui_context: Any,
               client_message_id: str | None, confirmation_id: Any, expected_version: int | None) -> tuple[Turn, int]:
+    locking = time.perf_counter()
     conversation = _lock(tenant=tenant, user=user, conversation_id=conversation_id)
+    metrics.STATE_LATENCY.labels(op="lock").observe(time.perf_counter() - locking)
+    structlog.contextvars.bind_contextvars(**metrics.turn_operation_ids(conversation))
     if expected_version is not None and expected_version != conversation.version:
         raise VersionConflict
     if client_message_id and TurnRow.objects.for_tenant(tenant).filter(
@@ -174,7 +185,10 @@ def _turn_run(*, tenant: Tenant, user: Any, conversation_id: Any, kind: str, tex
         _apply_ui(turn, ui_context)
         handle(turn, kind, confirmation_id=confirmation_id)
         conversation.last_response = turn.response
+        structlog.contextvars.bind_contextvars(**metrics.turn_operation_ids(conversation))
+        saving = time.perf_counter()
         _save(conversation, read_version=turn.read_version, now=turn.now)
+        metrics.STATE_LATENCY.labels(op="update").observe(time.perf_counter() - saving)
         turn_id = uuid.uuid4()
         turn.turn_id = str(turn_id)
         TurnRow.objects.create(id=turn_id, tenant=tenant, conversation=conversation,

@@ -44,6 +44,8 @@ from typing import Any, Protocol
 
 from django.conf import settings
 
+from .metrics import lane_state_set
+
 WINDOW = 20
 MIN_SAMPLES = 5
 DEGRADED_RATE = 0.2
@@ -472,7 +474,10 @@ class Lane:
         def step(state: LaneState):
             new, changes = observe(state, self.envelope, kind, latency_ms, now)
             return new, (new, changes)
-        return self.update(step)
+        new, changes = self.update(step)
+        if changes:  # an adaptation: export the lane's breaker and limit
+            lane_state_set(capability=self.capability, resource=self.resource, breaker=new.breaker, limit=new.limit)
+        return new, changes
 
     def admit(self) -> str:
         now = self.clock()

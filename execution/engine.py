@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -31,6 +32,7 @@ from planning.references import MISSING, Ref, drop_nulls, get_path, resolve
 from policy.services import revalidate
 from registry.selectors import CapabilitySpec, RegistrySnapshot, registry_snapshot
 
+from . import metrics
 from .errors import ErrorClass, Outcome
 from .messages import both
 from .models import IN_FLIGHT, Execution, ExecutionStatus, StepRun, StepStatus, TimelineEntry, TimelineType
@@ -105,16 +107,25 @@ def run_step(execution_id: Any, step_id: str) -> float | None:
     execution = Execution.objects.all_tenants().select_related("tenant", "actor").filter(pk=execution_id).first()
     if execution is None:
         return None
-    run = _claim(execution, step_id)
-    if run is None:
-        return _lease_left(execution, step_id)
-    plan_step = plan_steps_cached(execution.tenant_id, execution.plan_id)[step_id]
-    try:
-        outcome = perform(execution, run, plan_step)
-    except Exception as exc:  # noqa: BLE001 - a bug in one step fails that step, it does not wedge the execution
-        log.exception("step_crashed", execution=str(execution.pk), step=step_id)
-        outcome = StepOutcome("failed", error=_error("INTERNAL_ERROR", detail=type(exc).__name__))
-    _finish(execution, run, plan_step, outcome)
+    with metrics.log_context(planId=str(execution.plan_id), tenantId=str(execution.tenant_id),
+                             **({"conversationId": str(execution.conversation_id)} if execution.conversation_id
+                                else {})) as log_ids:
+        run = _claim(execution, step_id)
+        if run is None:
+            return _lease_left(execution, step_id)
+        started = time.perf_counter()
+        plan_step = plan_steps_cached(execution.tenant_id, execution.plan_id)[step_id]
+        try:
+            outcome = perform(execution, run, plan_step)
+        except Exception as exc:  # noqa: BLE001 - a bug in one step fails that step, it does not wedge the execution
+            log.exception("step_crashed", execution=str(execution.pk), step=step_id)
+            outcome = StepOutcome("failed", error=_error("INTERNAL_ERROR", detail=type(exc).__name__))
+        _finish(execution, run, plan_step, outcome)
+        metrics.log_rebind(log_ids)  # an in-process tool call ran the request middleware, which clears the context
+        elapsed = time.perf_counter() - started
+        metrics.STEP_LATENCY.labels(capability=plan_step.capability_id, outcome=outcome.status).observe(elapsed)
+        log.info("step_finished", capability=plan_step.capability_id, outcome=outcome.status,
+                 attempt=run.attempts, ms=round(elapsed * 1000, 2))
     return None
 
 
@@ -483,6 +494,7 @@ def _record(execution: Execution, run: StepRun, plan_step: PlanStep, outcome: St
                                                            "error": outcome.error}, now))
             timeline_add_many(execution=execution, step_id=run.step_id, entries=entries)
             dispatch(execution.pk, run.step_id, countdown=delay)
+            transaction.on_commit(metrics.STEP_RETRIES.labels(capability=plan_step.capability_id).inc)
             return False
         status = _FINAL_STATUS[outcome.status]
         if base.update(status=status, result=outcome.result, error=outcome.error, input=outcome.input,
@@ -640,4 +652,5 @@ def settle(execution: Execution, status: str, *, error: dict[str, Any] | None = 
     conversation_event(execution=execution, type=_EVENT_FOR[status],
                        payload={"status": status, "error": execution.error, "needs_review": needs_review})
     execution_id = execution.pk
+    transaction.on_commit(metrics.EXECUTIONS.labels(status=status).inc)
     transaction.on_commit(lambda: run_completion_hooks(execution_id))

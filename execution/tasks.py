@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import time
 
+import structlog
 from celery import shared_task
 from django.db import InterfaceError, OperationalError, connections
+
+from .metrics import log_context
 
 # A connection this process used less than this long ago is not pinged again before the next task.
 RECENT_USE_S = 5.0
@@ -48,10 +51,14 @@ def run_step_task(self, execution_id: str, step_id: str) -> None:
     from .engine import run_step
 
     _fresh_connection(self)
-    try:
-        wait = run_step(execution_id, step_id)
-    finally:
-        _used()
+    if not self.request.is_eager:
+        structlog.contextvars.clear_contextvars()  # many tasks share this process: start from nothing
+    # Restores what was bound before on exit: inline (eager) the caller's request and turn ids stay.
+    with log_context(executionId=str(execution_id), stepId=str(step_id)):
+        try:
+            wait = run_step(execution_id, step_id)
+        finally:
+            _used()
     if wait is not None and not run_step_task.app.conf.task_always_eager:
         run_step_task.apply_async((execution_id, step_id), countdown=wait)
 
@@ -60,12 +67,17 @@ def run_step_task(self, execution_id: str, step_id: str) -> None:
              ignore_result=True, bind=True, **_CONNECTION_LOST)
 def compensate_task(self, execution_id: str) -> None:
     from .compensation import compensate
+    from .metrics import COMPENSATIONS
 
     _fresh_connection(self)
-    try:
-        compensate(execution_id)
-    finally:
-        _used()
+    if not self.request.is_eager:
+        structlog.contextvars.clear_contextvars()
+    COMPENSATIONS.inc()
+    with log_context(executionId=str(execution_id)):
+        try:
+            compensate(execution_id)
+        finally:
+            _used()
 
 
 @shared_task(name="execution.watchdog", ignore_result=True)

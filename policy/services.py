@@ -26,6 +26,7 @@ binding checks anyway (and is recorded).
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ from .canonical import CanonicalizationError, canonical_hash, canonical_input_ha
 from .engine import Decision, Reason, Step, decide, gather
 from .exceptions import PolicyError
 from .live import LiveRead, receipt_with_live
+from .metrics import EVALUATE_LATENCY, REVALIDATE_LATENCY
 from .models import KillSwitch, Outcome, PolicyReceipt, ReceiptCheck, Scope, Stage
 from .reviews import (  # noqa: F401 - part of the public service surface
     ReviewOutcome,
@@ -91,8 +93,11 @@ def evaluate(*, actor: Any, tenant: Tenant, steps: Sequence[Step | Mapping[str, 
             parsed.append(Step.parse(raw))
         except ValueError:
             continue  # decide() reports it
+    started = time.perf_counter()
     state = gather(actor=actor, tenant=tenant, steps=parsed, agent_version=_agent_version(context))
-    return decide(state=state, steps=steps, facts=facts, execution_ids=_execution_ids(context))
+    decision = decide(state=state, steps=steps, facts=facts, execution_ids=_execution_ids(context))
+    EVALUATE_LATENCY.labels(outcome=str(decision.outcome)).observe(time.perf_counter() - started)
+    return decision
 
 
 def _receipt_create(*, tenant: Tenant, actor: Any, stage: str, plan_id: uuid.UUID, plan_hash: str,
@@ -247,6 +252,7 @@ def revalidate(*, receipt_id: Any, actor: Any, tenant: Tenant, plan_id: Any, ste
     executor's own record), not with now: a long execution that started in time keeps running as
     long as the live checks pass now.
     """
+    started = time.perf_counter()
     now = timezone.now()
     reasons: list[Reason] = []
     receipt: PolicyReceipt | None = None
@@ -278,6 +284,7 @@ def revalidate(*, receipt_id: Any, actor: Any, tenant: Tenant, plan_id: Any, ste
                           step_id=step_id, key=key, version=version, input_hash=input_hash,
                           execution_id=execution_id, started=execution_started_at, now=now,
                           code=code or "OK", reasons=reasons)
+    REVALIDATE_LATENCY.labels(outcome="deny" if code else "ok").observe(time.perf_counter() - started)
     return Revalidation(ok=code is None, code=code or "OK", reasons=tuple(reasons or ([Reason(code)] if code else [])),
                         check_id=check.pk, registry_version=registry_version)
 
