@@ -118,10 +118,11 @@ def run_step(execution_id: Any, step_id: str) -> float | None:
         try:
             outcome = perform(execution, run, plan_step)
         except Exception as exc:  # noqa: BLE001 - a bug in one step fails that step, it does not wedge the execution
+            metrics.log_rebind(log_ids)
             log.exception("step_crashed", execution=str(execution.pk), step=step_id)
             outcome = StepOutcome("failed", error=_error("INTERNAL_ERROR", detail=type(exc).__name__))
-        _finish(execution, run, plan_step, outcome)
         metrics.log_rebind(log_ids)  # an in-process tool call ran the request middleware, which clears the context
+        _finish(execution, run, plan_step, outcome)
         elapsed = time.perf_counter() - started
         metrics.STEP_LATENCY.labels(capability=plan_step.capability_id, outcome=outcome.status).observe(elapsed)
         log.info("step_finished", capability=plan_step.capability_id, outcome=outcome.status,
