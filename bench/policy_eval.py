@@ -109,13 +109,16 @@ def measure() -> dict:
     seed(stdout=io.StringIO())
     snapshot_clear()
     tenant, operator = _world()
+    # The ACTIVE versions, whatever number the manifest's history has reached in this database.
+    active = {key: registry_snapshot().require(key).version
+              for key in ("workPermit.read", "workPermit.updateValidity", "workPermit.components.add")}
     validity_input = {"id": 1, "validity_days": 30, "note": "Renovação — equipe de manutenção"}
     steps = [
-        {"id": "read", "capability": "workPermit.read", "version": 1, "input": {"id": 1},
+        {"id": "read", "capability": "workPermit.read", "version": active["workPermit.read"], "input": {"id": 1},
          "targets": [{"type": "workPermit", "id": 1}]},
-        {"id": "validity", "capability": "workPermit.updateValidity", "version": 1, "input": validity_input,
-         "targets": [{"type": "workPermit", "id": 1, "revision": 3}]},
-        {"id": "component", "capability": "workPermit.components.add", "version": 1,
+        {"id": "validity", "capability": "workPermit.updateValidity", "version": active["workPermit.updateValidity"],
+         "input": validity_input, "targets": [{"type": "workPermit", "id": 1, "revision": 3}]},
+        {"id": "component", "capability": "workPermit.components.add", "version": active["workPermit.components.add"],
          "input": {"id": 1, "component": "workingAtHeight", "notes": "andaime"},
          "targets": [{"type": "workPermit", "id": 1}]},
     ]
@@ -146,15 +149,15 @@ def measure() -> dict:
     def revalidate_cpu(i: int) -> None:
         now = timezone.now()
         problem = _binding_problem(receipt=receipt, actor=operator, plan_id=plan_id, step_id="validity",
-                                   key="workPermit.updateValidity", version=1,
+                                   key="workPermit.updateValidity", version=active["workPermit.updateValidity"],
                                    input_hash=canonical_input_hash(validity_input), started=started, now=now)
         assert problem is None, problem
         assert decide(state=one_state, steps=[step], facts=facts, execution_ids=[str(plan_id)]).outcome != "DENY"
 
     def revalidate_full(i: int) -> None:
         result = revalidate(receipt_id=receipt.pk, actor=operator, tenant=tenant, plan_id=plan_id,
-                            step_id="validity", capability=("workPermit.updateValidity", 1), input=validity_input,
-                            facts=facts, execution_started_at=started)
+                            step_id="validity", input=validity_input, facts=facts, execution_started_at=started,
+                            capability=("workPermit.updateValidity", active["workPermit.updateValidity"]))
         assert result.ok, result
 
     def revalidate_db(i: int) -> None:

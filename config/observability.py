@@ -33,6 +33,9 @@ class RequestContextMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         incoming = request.headers.get("X-Request-ID", "")
         request_id = incoming if _SAFE_ID.match(incoming) else uuid.uuid4().hex
+        # In-process tool calls re-enter this middleware inside a turn or a step: put back what the
+        # caller had bound on the way out instead of wiping its ids.
+        outer = structlog.contextvars.get_contextvars()
         structlog.contextvars.clear_contextvars()
         structlog.contextvars.bind_contextvars(requestId=request_id, traceId=_trace_id(request),
                                                agentVersion=settings.AGENT_VERSION)
@@ -40,6 +43,7 @@ class RequestContextMiddleware:
             response = self.get_response(request)
         finally:
             structlog.contextvars.clear_contextvars()
+            structlog.contextvars.bind_contextvars(**outer)
         response["X-Request-ID"] = request_id
         return response
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import copy
 import json
 import logging
 
@@ -20,6 +21,19 @@ def test_metrics_are_hidden_without_the_token_or_a_staff_session(settings, opera
     assert response.status_code == 200 and b"python_info" in response.content
 
 
+def test_a_nested_in_process_request_gives_the_caller_its_log_context_back(rf):
+    from django.http import HttpResponse
+
+    from config.observability import RequestContextMiddleware
+
+    structlog.contextvars.bind_contextvars(conversationId="c-9")
+    try:
+        RequestContextMiddleware(lambda request: HttpResponse())(rf.get("/"))
+        assert structlog.contextvars.get_contextvars() == {"conversationId": "c-9"}
+    finally:
+        structlog.contextvars.clear_contextvars()
+
+
 @pytest.mark.django_db
 def test_each_request_gets_an_id_and_honours_a_safe_incoming_one():
     client = Client()
@@ -33,8 +47,10 @@ def test_log_lines_are_json_with_the_bound_context(capsys):
     from django.conf import settings
 
     handler = logging.StreamHandler()
-    handler.setFormatter(logging.config.dictConfigClass(settings.LOGGING).configure_formatter(
-        settings.LOGGING["formatters"]["json"]))
+    # configure_formatter pops "()" from the dict it is given: hand it a copy, never settings.LOGGING itself.
+    formatter_config = copy.deepcopy(settings.LOGGING["formatters"]["json"])
+    handler.setFormatter(logging.config.dictConfigClass(copy.deepcopy(settings.LOGGING)).configure_formatter(
+        formatter_config))
     logger = logging.getLogger("test.observability")
     logger.addHandler(handler)
     structlog.contextvars.bind_contextvars(conversationId="c-1", tenantId="t-1")
