@@ -71,3 +71,25 @@ def emit(name: str, result: dict[str, Any]) -> dict[str, Any]:
     (RESULTS / f"{name}.json").write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     print(json.dumps(payload, sort_keys=True), flush=True)
     return payload
+
+
+def throwaway_database(suffix: str, needs: str) -> tuple[str, str]:
+    """(admin URL, URL of `<DATABASE_URL's name>_<suffix>`): a database a bench creates and drops itself."""
+    from urllib.parse import urlparse, urlunparse
+
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith("postgres") or not os.environ.get("REDIS_URL", "").startswith("redis"):
+        sys.exit(f"this bench needs DATABASE_URL=postgres://… and REDIS_URL=redis://… ({needs})")
+    parsed = urlparse(url)
+    name = f"{parsed.path.strip('/')}_{suffix}"
+    return urlunparse(parsed._replace(path="/postgres")), urlunparse(parsed._replace(path=f"/{name}"))
+
+
+def recreate_database(admin_url: str, name: str, *, create: bool) -> None:
+    """Drop `name` (forcing out connections) and, with `create`, make it anew."""
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if create:
+            conn.execute(f'CREATE DATABASE "{name}"')

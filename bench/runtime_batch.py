@@ -23,36 +23,22 @@ import io
 import os
 import sys
 import time
-from urllib.parse import urlparse, urlunparse
+from urllib.parse import urlparse
 
-from _common import ROOT, emit, ratio, summarize
+from _common import ROOT, emit, ratio, recreate_database, summarize, throwaway_database
 
 NAME = "runtime_batch"
 PERMITS, DECISIONS, WARMUP = 100, 2000, 200
 
 
-def _bench_database() -> tuple[str, str]:
-    url = os.environ.get("DATABASE_URL", "")
-    if not url.startswith("postgres") or not os.environ.get("REDIS_URL"):
-        sys.exit("runtime_batch needs DATABASE_URL=postgres://… and REDIS_URL=redis://… (a real worker)")
-    parsed = urlparse(url)
-    name = f"{parsed.path.strip('/')}_bench_runtime"
-    return urlunparse(parsed._replace(path="/postgres")), urlunparse(parsed._replace(path=f"/{name}"))
 
 
-def _recreate(admin_url: str, name: str, *, create: bool) -> None:
-    import psycopg
-
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        if create:
-            conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def main() -> None:
-    admin_url, bench_url = _bench_database()
+    admin_url, bench_url = throwaway_database("bench_runtime", "a real worker")
     bench_name = urlparse(bench_url).path.strip("/")
-    _recreate(admin_url, bench_name, create=True)
+    recreate_database(admin_url, bench_name, create=True)
     os.environ["DATABASE_URL"] = bench_url
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
@@ -75,7 +61,7 @@ def main() -> None:
         worker.stop()
         purge_queues()
         connections.close_all()
-        _recreate(admin_url, bench_name, create=False)
+        recreate_database(admin_url, bench_name, create=False)
     emit(NAME, result)
 
 

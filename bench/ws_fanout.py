@@ -29,9 +29,9 @@ import subprocess
 import sys
 import time
 import uuid
-from urllib.parse import urlparse, urlunparse
+from urllib.parse import urlparse
 
-from _common import ROOT, emit, ratio, summarize
+from _common import ROOT, emit, ratio, recreate_database, summarize, throwaway_database
 
 NAME = "ws_fanout"
 SIZES = tuple(int(n) for n in os.environ.get("WS_FANOUT_SIZES", "1,100,500").split(","))
@@ -41,22 +41,8 @@ BASELINE_EVENTS = 40
 SERVERS = int(os.environ.get("WS_FANOUT_SERVERS", os.cpu_count() or 1))
 
 
-def _bench_database() -> tuple[str, str]:
-    url = os.environ.get("DATABASE_URL", "")
-    if not url.startswith("postgres") or not os.environ.get("REDIS_URL", "").startswith("redis"):
-        sys.exit("ws_fanout needs DATABASE_URL=postgres://… and REDIS_URL=redis://… (daphne + channels-redis)")
-    parsed = urlparse(url)
-    name = f"{parsed.path.strip('/')}_bench_wsfanout"
-    return urlunparse(parsed._replace(path="/postgres")), urlunparse(parsed._replace(path=f"/{name}"))
 
 
-def _recreate(admin_url: str, name: str, *, create: bool) -> None:
-    import psycopg
-
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        if create:
-            conn.execute(f'CREATE DATABASE "{name}"')
 
 
 class Fleet:
@@ -170,9 +156,9 @@ def measure(ports: list[int], tenant, conversation, token: str, last_seq: int) -
 
 
 def main() -> None:
-    admin_url, bench_url = _bench_database()
+    admin_url, bench_url = throwaway_database("bench_wsfanout", "daphne + channels-redis")
     bench_name = urlparse(bench_url).path.strip("/")
-    _recreate(admin_url, bench_name, create=True)
+    recreate_database(admin_url, bench_name, create=True)
     os.environ["DATABASE_URL"] = bench_url
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
@@ -212,7 +198,7 @@ def main() -> None:
         for server in servers:
             server.stop()
         connections.close_all()
-        _recreate(admin_url, bench_name, create=False)
+        recreate_database(admin_url, bench_name, create=False)
     emit(NAME, result)
 
 
