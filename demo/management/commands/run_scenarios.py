@@ -34,6 +34,7 @@ class Command(BaseCommand):
         if options["live"]:
             outcomes = self._live(options)
         else:
+            _require_migrated()
             with in_process() as transport:
                 outcomes = scenarios_run(options["paths"], ApiClient(transport), out=self.stdout,
                                          settle_seconds=options["settle_seconds"])
@@ -50,3 +51,13 @@ class Command(BaseCommand):
                                  settle_seconds=options["settle_seconds"])
         finally:
             transport.close()
+
+
+def _require_migrated() -> None:
+    """In-process worlds are written to this database: a stale schema would surface as HTTP 500s per turn."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connection)
+    if executor.migration_plan(executor.loader.graph.leaf_nodes()):
+        raise CommandError("the database has unapplied migrations: run `python manage.py migrate` first")
