@@ -61,4 +61,7 @@ def test_another_tenants_user_is_closed_with_4403(world, operator, tenant, other
 
 
 async def _connect(conversation_id: str, token: str):
-    return await _communicator(conversation_id, token).connect()
+    communicator = _communicator(conversation_id, token)
+    result = await communicator.connect()
+    await communicator.disconnect()  # the app keeps its channel-layer receive open until the client leaves
+    return result
