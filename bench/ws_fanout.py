@@ -13,7 +13,7 @@ appended when all N sockets have the previous one.
 
 Baseline, same run, N = 500: the channel layer alone — a `group_send` of the same kind of message to
 the same group, straight from this process (no database, no commit), relayed by the same consumers.
-`ratio` = our p95 ÷ that p95 at N = 500. daphne runs with bench/_ws_settings.py (see its docstring).
+`ratio` = our p95 ÷ that p95 at N = 500. daphne runs with the project settings.
 Clients and server share this machine (`nproc` cores), so the
 figures include the clients' own parsing of N frames.
 
@@ -186,7 +186,7 @@ def main() -> None:
     servers = [AsgiServer() for _ in range(SERVERS)]
     try:
         for server in servers:
-            server.start(DJANGO_SETTINGS_MODULE="bench._ws_settings")
+            server.start(DJANGO_SETTINGS_MODULE="config.settings")
         measured, _ = measure([server.port for server in servers], tenant, conversation, token, 0)
         top = measured["by_n"][str(SIZES[-1])]
         result = {**top, **measured, "ratio": ratio(top, measured["baseline"], "p95_ms"), "sockets": SIZES[-1],

@@ -15,13 +15,23 @@ REDIS_START = ("redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 -
                "--dir /var/lib/redis --logfile /var/log/redis/ci.log")
 
 
+def _end_stale_sessions(conn: psycopg.Connection, test_db: str) -> None:
+    """An interrupted earlier run can leave sessions on the test database, and pytest-django then
+    cannot drop and re-create it. Only the test database (test_<name>) is touched, never the real one."""
+    ended = conn.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                         "WHERE datname = %s AND pid <> pg_backend_pid()", [test_db]).fetchone()[0]
+    if ended:
+        print(f"ended {ended} stale session(s) on {test_db}", file=sys.stderr)
+
+
 def main() -> int:
     problems = []
     db_url = os.environ["DATABASE_URL"]
     try:
         # The test database is created by pytest-django from the server's `postgres` database.
         base = db_url.rsplit("/", 1)[0] + "/postgres"
-        psycopg.connect(base, connect_timeout=3).close()
+        with psycopg.connect(base, connect_timeout=3, autocommit=True) as conn:
+            _end_stale_sessions(conn, "test_" + db_url.rsplit("/", 1)[1].split("?", 1)[0])
     except Exception as exc:  # noqa: BLE001 - any failure means "not reachable"
         problems.append(f"PostgreSQL at {db_url} is not reachable ({exc}).\n  Start it with: {PG_START}")
     try:

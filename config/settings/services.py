@@ -52,7 +52,10 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [_redis_db(REDIS_URL, 2)]},
+            # redis-py's 5 s socket timeout equals channels-redis's receive wait, so an idle consumer
+            # would drop every 5 s; and its default pool of 100 refuses a burst of connects.
+            "CONFIG": {"hosts": [{"address": _redis_db(REDIS_URL, 2), "socket_timeout": 30,
+                                  "max_connections": 2000}]},
         }
     }
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
