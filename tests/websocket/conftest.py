@@ -36,6 +36,16 @@ def registry(db):
     return activate_manifest()
 
 
+class Socket(WebsocketCommunicator):
+    async def connect(self, timeout: float = 1):
+        connected, code = await super().connect(timeout)
+        if not connected:
+            # A real server sends websocket.disconnect after a refused handshake; without it the
+            # consumer's channel-layer receive would outlive the test's event loop.
+            await self.disconnect()
+        return connected, code
+
+
 def socket(conversation_id: object, *, token: str | None = None, cookie: str | None = None,
            after: int | None = None, origin: bool = True) -> WebsocketCommunicator:
     headers = [ORIGIN] if origin else []
@@ -44,7 +54,7 @@ def socket(conversation_id: object, *, token: str | None = None, cookie: str | N
     if cookie:
         headers.append((b"cookie", f"{settings.SESSION_COOKIE_NAME}={cookie}".encode()))
     query = f"?after={after}" if after is not None else ""
-    return WebsocketCommunicator(application, f"/ws/agent/conversations/{conversation_id}/{query}", headers=headers)
+    return Socket(application, f"/ws/agent/conversations/{conversation_id}/{query}", headers=headers)
 
 
 @pytest.fixture
