@@ -8,13 +8,18 @@ deleting a whole tenant, the test harness connecting as the cluster owner). In p
 application logs in as a role that is not a member (e.g. `agent_app`, created here without login),
 so it can neither change nor remove these rows, nor grant itself the role.
 
-SQLite (the embedded default, for demos) has no roles: there the tables refuse UPDATE and DELETE
-outright.
+SQLite (the embedded default, for demos) has no roles: there the tables refuse UPDATE always and
+DELETE unless `purge_window()` is open in the same transaction (deleting a test world or a demo
+tenant). SQLite has one writer at a time and the window row never commits, so no other
+connection can use it.
 """
 
 from __future__ import annotations
 
-from django.db import migrations
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.db import connection, migrations, transaction
 
 MAINTAINER_ROLE = "agent_maintainer"
 APP_ROLE = "agent_app"
@@ -57,9 +62,11 @@ def _pg_sql(table: str) -> str:
 
 def _sqlite_sql(table: str) -> list[str]:
     return [
+        "CREATE TABLE IF NOT EXISTS agent_purge_window (opened INTEGER)",
         f"CREATE TRIGGER IF NOT EXISTS {table}_no_update BEFORE UPDATE ON {table} "
         f"BEGIN SELECT RAISE(ABORT, 'append-only table {table}: UPDATE refused'); END;",
         f"CREATE TRIGGER IF NOT EXISTS {table}_no_delete BEFORE DELETE ON {table} "
+        f"WHEN (SELECT COUNT(*) FROM agent_purge_window) = 0 "
         f"BEGIN SELECT RAISE(ABORT, 'append-only table {table}: DELETE refused'); END;",
     ]
 
@@ -82,3 +89,20 @@ def append_only(table: str) -> migrations.RunPython:
             raise RuntimeError(f"append-only trigger not implemented for {vendor}")
 
     return migrations.RunPython(forwards, migrations.RunPython.noop)
+
+
+@contextmanager
+def purge_window() -> Iterator[None]:
+    """Within one transaction, let DELETE through on SQLite's append-only tables. On PostgreSQL it
+    changes nothing: there only a maintainer role may delete."""
+    with transaction.atomic():
+        if connection.vendor != "sqlite":
+            yield
+            return
+        with connection.cursor() as cursor:
+            cursor.execute("INSERT INTO agent_purge_window (opened) VALUES (1)")
+        try:
+            yield
+        finally:
+            with connection.cursor() as cursor:
+                cursor.execute("DELETE FROM agent_purge_window")

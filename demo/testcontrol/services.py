@@ -28,6 +28,7 @@ from sst import faults
 from sst import selectors as sst_selectors
 from sst.models import Company, ComponentType, Employee, FaultRule, PermitComponent, PermitWorker, WorkPermit
 from tenancy import clock
+from tenancy.db import purge_window
 from tenancy.models import Role, Tenant
 from tenancy.services import access_token_issue, membership_grant, tenant_create
 
@@ -120,10 +121,11 @@ def _other_of(tenant: Tenant) -> Tenant | None:
 def world_delete(*, tenant_id: Any) -> None:
     """Remove the world's tenant, its other tenant, their users and every row of them."""
     tenant = world_tenant_get(tenant_id=tenant_id)
-    for doomed in [t for t in (_other_of(tenant), tenant) if t is not None]:
-        usernames = [f"{doomed.slug}-{role}" for role in WORLD_ROLES]
-        doomed.delete()  # cascades to every tenant-owned row (SST data, conversations, events...)
-        get_user_model().objects.filter(username__in=usernames).delete()
+    with purge_window():  # SQLite's append-only tables; on PostgreSQL the maintainer role decides
+        for doomed in [t for t in (_other_of(tenant), tenant) if t is not None]:
+            usernames = [f"{doomed.slug}-{role}" for role in WORLD_ROLES]
+            doomed.delete()  # cascades to every tenant-owned row (SST data, conversations, events...)
+            get_user_model().objects.filter(username__in=usernames).delete()
 
 
 def world_facts(*, tenant_id: Any) -> dict[str, Any]:

@@ -101,3 +101,14 @@ def test_events_are_published_after_commit_and_never_for_a_rollback(tenant):
     message = async_to_sync(layer.receive)(channel)
     assert (message["type"], message["event"]["type"], message["event"]["seq"]) == (
         "conversation.event", "MESSAGE_RECEIVED", 1)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="roles are PostgreSQL's")
+@pytest.mark.django_db
+def test_the_purge_window_gives_the_application_role_nothing_on_postgresql(tenant):
+    from tenancy.db import purge_window
+
+    event = _append(tenant, uuid.uuid4())
+    with pytest.raises(DatabaseError, match="append-only"), purge_window(), as_app_role():
+        ConversationEvent.objects.for_tenant(tenant).filter(pk=event.pk).delete()
+    assert ConversationEvent.objects.for_tenant(tenant).filter(pk=event.pk).exists()
