@@ -11,6 +11,7 @@ exactly one JSON line (last on stdout) and writes the same object to bench/resul
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -93,3 +94,35 @@ def recreate_database(admin_url: str, name: str, *, create: bool) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         if create:
             conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def run_on_throwaway_database(suffix: str, needs: str, measure: Callable[[], dict[str, Any]], *,
+                              worker: bool = False) -> dict[str, Any]:
+    """Create `<db>_<suffix>`, point Django at it, migrate, optionally start a real Celery worker,
+    run `measure()`, and drop the database again whatever happens."""
+    from contextlib import ExitStack
+    from urllib.parse import urlparse
+
+    admin_url, bench_url = throwaway_database(suffix, needs)
+    name = urlparse(bench_url).path.strip("/")
+    recreate_database(admin_url, name, create=True)
+    os.environ["DATABASE_URL"] = bench_url
+    django_setup()
+    from django.core.management import call_command
+    from django.db import connections
+
+    try:
+        call_command("migrate", verbosity=0, stdout=io.StringIO())
+        with ExitStack() as stack:
+            if worker:
+                from tests.execution.worker import WorkerProcess, purge_queues
+
+                purge_queues()
+                stack.callback(purge_queues)
+                process = WorkerProcess()
+                stack.callback(process.stop)
+                process.start()
+            return measure()
+    finally:
+        connections.close_all()
+        recreate_database(admin_url, name, create=False)

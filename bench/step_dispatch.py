@@ -16,13 +16,9 @@ runs chains of sequential `workPermit.read` steps.
 
 from __future__ import annotations
 
-import io
-import os
-import sys
 import time
-from urllib.parse import urlparse
 
-from _common import ROOT, emit, ratio, recreate_database, summarize, throwaway_database
+from _common import emit, ratio, run_on_throwaway_database, summarize
 
 NAME = "step_dispatch"
 CHAINS, STEPS_PER_CHAIN, BASELINE_N, WARMUP = 20, 10, 200, 20
@@ -33,33 +29,7 @@ CHAINS, STEPS_PER_CHAIN, BASELINE_N, WARMUP = 20, 10, 200, 20
 
 
 def main() -> None:
-    admin_url, bench_url = throwaway_database("bench_dispatch", "a real worker")
-    bench_name = urlparse(bench_url).path.strip("/")
-    recreate_database(admin_url, bench_name, create=True)
-    os.environ["DATABASE_URL"] = bench_url
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-    from django.db import connections
-
-    call_command("migrate", verbosity=0, stdout=io.StringIO())
-    from tests.execution.worker import WorkerProcess, purge_queues
-
-    purge_queues()
-    worker = WorkerProcess()
-    try:
-        worker.start()
-        result = measure()
-    finally:
-        worker.stop()
-        purge_queues()
-        connections.close_all()
-        recreate_database(admin_url, bench_name, create=False)
-    emit(NAME, result)
+    emit(NAME, run_on_throwaway_database("bench_dispatch", "a real worker", measure, worker=True))
 
 
 def measure() -> dict:
