@@ -14,12 +14,14 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from config.overload import WebsocketOverloadGuard  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 from tenancy.channels import TenantAuthMiddlewareStack  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(TenantAuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": WebsocketOverloadGuard(
+            AllowedHostsOriginValidator(TenantAuthMiddlewareStack(URLRouter(websocket_urlpatterns)))),
     }
 )

@@ -4,6 +4,9 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from config.observability import metrics_view
 
+# Overload (no database connection to be had) is a 503 with Retry-After; anything else stays a 500.
+handler500 = "config.overload.server_error"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("metrics", metrics_view, name="metrics"),

@@ -18,6 +18,8 @@ AGENT_OPERATION_CONTEXT_TTL_SECONDS = env_int("AGENT_OPERATION_CONTEXT_TTL_SECON
 # Per-minute turn limits (Redis-backed fixed windows); 429 with Retry-After beyond them.
 AGENT_RATE_USER_PER_MINUTE = env_int("AGENT_RATE_USER_PER_MINUTE", 120, minimum=1)
 AGENT_RATE_TENANT_PER_MINUTE = env_int("AGENT_RATE_TENANT_PER_MINUTE", 2000, minimum=1)
+# Retry-After of the 503 answered when no database connection can be had (config/overload.py).
+OVERLOAD_RETRY_AFTER_SECONDS = env_int("OVERLOAD_RETRY_AFTER_SECONDS", 2, minimum=1)
 # How long a question's turn waits for its read execution before answering "still reading".
 AGENT_READ_WAIT_SECONDS = env_int("AGENT_READ_WAIT_SECONDS", 3, minimum=0)
 
