@@ -124,6 +124,10 @@ class Confirmation(TenantOwnedModel):
     # The UI selection when the plan was prepared (§28); a different one at "sim" is stale context (§29).
     ui_snapshot = models.JSONField(default=dict)
     stale_warned = models.BooleanField(default=False)
+    # The target facts policy decided on when the plan was prepared. Confirming re-evaluates policy
+    # on them (ARCHITECTURE.md: facts are read at planning and again right before each step);
+    # null → read them again (rows from before this field, a human review decided much later).
+    facts = models.JSONField(null=True, blank=True)
     review_request_id = models.UUIDField(null=True, blank=True)
     status = models.CharField(max_length=16, choices=PendingStatus.choices, default=PendingStatus.PENDING)
     created_at = models.DateTimeField()

@@ -24,7 +24,7 @@ from execution.services import ExecutionError, execution_start
 from planning.exceptions import PlanInvalid
 from planning.intents import StructuredIntent, TargetRef
 from planning.models import ExecutionPlan
-from planning.selectors import plan_get, plan_policy_steps
+from planning.selectors import plan_get, plan_policy_steps, plan_steps
 from planning.services import plan_from_intent
 from planning.templates import TEMPLATES
 from policy.models import Outcome
@@ -292,11 +292,11 @@ def plan_and_decide(turn: Turn, state: Mapping[str, Any], *, reuse_soft_of: str 
         if earlier is not None and earlier.plan_hash == plan.canonical_hash and earlier.expires_at > turn.now:
             approve_and_start(turn, plan, earlier, steps=steps, facts=facts, action=action, lead=lead)
             return
-    ask(turn, plan, state, decision.level, decision.risk, action, affected, lead=lead)
+    ask(turn, plan, state, decision.level, decision.risk, action, affected, lead=lead, facts=facts)
 
 
 def ask(turn: Turn, plan: ExecutionPlan, state: Mapping[str, Any], level: str, risk: str, action: str,
-        affected: list[dict[str, Any]], *, lead: str = "") -> None:
+        affected: list[dict[str, Any]], *, lead: str = "", facts: Mapping[str, Any] | None = None) -> None:
     conversation = turn.conversation
     language = turn.language
     if level == Level.STRONG:
@@ -314,7 +314,7 @@ def ask(turn: Turn, plan: ExecutionPlan, state: Mapping[str, Any], level: str, r
         operation_id=conversation.active_operation["operation_id"], plan_id=plan.pk, plan_hash=plan.canonical_hash,
         intent=dict(state), risk=risk, level=level, summary=action, template=template, affected=affected,
         ui_snapshot=(conversation.context or {}).get("selection") or {}, created_at=turn.now,
-        expires_at=turn.now + confirmation_ttl())
+        expires_at=turn.now + confirmation_ttl(), facts=dict(facts) if facts is not None else None)
     if level == Level.HUMAN_REVIEW:
         review = review_request_open(tenant=turn.tenant, requester=turn.user, conversation_id=conversation.pk,
                                      plan_id=plan.pk, plan_hash=plan.canonical_hash, summary=action)
@@ -337,8 +337,16 @@ def ask(turn: Turn, plan: ExecutionPlan, state: Mapping[str, Any], level: str, r
 def approve_and_start(turn: Turn, plan: ExecutionPlan, confirmation: Confirmation, *, steps=None, facts=None,
                       action: str = "", lead: str = "", approver: Any = None,
                       review_request_id: Any = None) -> None:
-    """Re-evaluate policy with fresh facts and the approval, get an ALLOW receipt, start (invariant 3)."""
-    if steps is None or facts is None:
+    """Re-evaluate policy with the approval and get an ALLOW receipt, then start (invariant 3).
+
+    Facts: the ones policy decided on at planning when the confirmation holds them (the executor
+    reads them again right before each step), else read now."""
+    rows = plan_steps(plan=plan)
+    if steps is None:
+        steps = [s.as_policy_step() for s in rows]
+    if facts is None:
+        facts = confirmation.facts if confirmation.facts is not None and approver is None else None
+    if facts is None:
         steps, facts = _facts(turn, plan)
     approval = Approval(confirmation_id=confirmation.pk, plan_id=plan.pk, plan_hash=plan.canonical_hash,
                         level=confirmation.level, approved_by=(approver or turn.user).pk, approved_at=turn.now,
@@ -354,13 +362,15 @@ def approve_and_start(turn: Turn, plan: ExecutionPlan, confirmation: Confirmatio
                    operation_id=operation.get("operation_id"))
         turn.error("POLICY_DENIED", "policy.denied", reason=messages.reason_text(codes, turn.language))
         return
-    start(turn, plan, receipt.pk, action=action or confirmation.summary, lead=lead)
+    start(turn, plan, receipt.pk, action=action or confirmation.summary, lead=lead, receipt=receipt, steps=rows)
 
 
-def start(turn: Turn, plan: ExecutionPlan, receipt_id: Any, *, action: str, lead: str = "") -> None:
+def start(turn: Turn, plan: ExecutionPlan, receipt_id: Any, *, action: str, lead: str = "",
+          receipt: Any = None, steps: list | None = None) -> None:
     operation = turn.conversation.active_operation or {}
     try:
-        execution = execution_start(plan=plan, receipt_id=receipt_id, actor=turn.user, tenant=turn.tenant)
+        execution = execution_start(plan=plan, receipt_id=receipt_id, actor=turn.user, tenant=turn.tenant,
+                                    receipt=receipt, steps=steps)
     except ExecutionError as exc:
         turn.go(Status.FAILED)
         operation["status"] = "failed"

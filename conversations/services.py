@@ -15,12 +15,13 @@ import uuid
 from typing import Any
 
 import structlog
+from celery import current_app
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
-from events.models import EventStream
 from events.selectors import events_after
+from events.services import event_batch
 from execution.metrics import log_context, log_rebind
 from registry.selectors import registry_snapshot
 from tenancy import clock
@@ -66,7 +67,8 @@ def _lock(*, tenant: Tenant, user: Any | None, conversation_id: Any) -> Conversa
     conversation = query.first()
     if conversation is None:
         raise ConversationNotFound
-    # Re-read the pending rows after the lock so a racing turn's decision is seen.
+    # Read the pending rows in a statement of their own, after the lock: joined into the locking
+    # statement they would come from its snapshot, taken before a racing turn's decision committed.
     conversation.pending_confirmation = (conversation.confirmations.model.objects.for_tenant(tenant)
                                          .filter(pk=conversation.pending_confirmation_id).first()
                                          if conversation.pending_confirmation_id else None)
@@ -89,12 +91,6 @@ def _save(conversation: Conversation, *, read_version: int, now: Any) -> None:
     if updated != 1:
         raise VersionConflict
     conversation.version = read_version + 1
-
-
-def _stream_seq(tenant: Tenant, conversation_id: Any) -> int:
-    row = EventStream.objects.for_tenant(tenant).filter(conversation_id=conversation_id).values_list(
-        "last_seq", flat=True).first()
-    return int(row or 0)
 
 
 def _apply_ui(turn: Turn, ui_context: Any) -> None:
@@ -132,9 +128,10 @@ def conversation_turn(*, tenant: Tenant, user: Any, conversation_id: Any, kind: 
                 return previous
         try:
             with transaction.atomic():
-                turn, seq_before = _turn_run(tenant=tenant, user=user, conversation_id=conversation_id, kind=kind,
-                                             text=text, ui_context=ui_context, client_message_id=client_message_id,
-                                             confirmation_id=confirmation_id, expected_version=expected_version)
+                turn, result = _turn_run(tenant=tenant, user=user, conversation_id=conversation_id, kind=kind,
+                                         text=text, ui_context=ui_context, client_message_id=client_message_id,
+                                         confirmation_id=confirmation_id, expected_version=expected_version,
+                                         started=started)
         except IntegrityError:
             # The same client_message_id committed concurrently: answer with that turn.
             previous = (_previous_turn(tenant, user, conversation_id, client_message_id)
@@ -144,7 +141,8 @@ def conversation_turn(*, tenant: Tenant, user: Any, conversation_id: Any, kind: 
             return previous
         # An in-process tool call (and an inline step task) ran the request middleware, which clears the context.
         log_rebind(log_ids, **metrics.turn_operation_ids(turn.conversation))
-        result = _respond(turn, seq_before=seq_before, started=started, client_message_id=client_message_id)
+        if result is None:
+            result = _respond(turn, started=started)
         log_rebind(log_ids)
         metrics.turn_observe(kind=kind, response=result["response"], llm_calls=turn.llm_calls,
                              latency_s=time.perf_counter() - started, events=turn.events)
@@ -159,7 +157,10 @@ def _previous_turn(tenant: Tenant, user: Any, conversation_id: Any, client_messa
 
 
 def _turn_run(*, tenant: Tenant, user: Any, conversation_id: Any, kind: str, text: str, ui_context: Any,
-              client_message_id: str | None, confirmation_id: Any, expected_version: int | None) -> tuple[Turn, int]:
+              client_message_id: str | None, confirmation_id: Any, expected_version: int | None,
+              started: float) -> tuple[Turn, dict[str, Any] | None]:
+    """Lock, apply the turn, write state, events and the turn row. Returns the turn and its result,
+    or None for a result that can only be known after the commit (`_respond`)."""
     locking = time.perf_counter()
     conversation = _lock(tenant=tenant, user=user, conversation_id=conversation_id)
     metrics.STATE_LATENCY.labels(op="lock").observe(time.perf_counter() - locking)
@@ -180,52 +181,67 @@ def _turn_run(*, tenant: Tenant, user: Any, conversation_id: Any, kind: str, tex
                 language=language, snapshot=snapshot, grammar=grammar,
                 reader=reader_for(user=user, tenant=tenant, snapshot=snapshot, grammar=grammar), now=clock.now(),
                 text=text, read_version=conversation.version)
-    seq_before = _stream_seq(tenant, conversation.pk)
     try:
-        _apply_ui(turn, ui_context)
-        handle(turn, kind, confirmation_id=confirmation_id)
+        # Every event of the turn (execution's EXECUTION_STARTED too) is written in one statement.
+        with event_batch(tenant=tenant, conversation_id=conversation.pk) as batch:
+            _apply_ui(turn, ui_context)
+            handle(turn, kind, confirmation_id=confirmation_id)
         conversation.last_response = turn.response
         structlog.contextvars.bind_contextvars(**metrics.turn_operation_ids(conversation))
         saving = time.perf_counter()
         _save(conversation, read_version=turn.read_version, now=turn.now)
         metrics.STATE_LATENCY.labels(op="update").observe(time.perf_counter() - saving)
-        turn_id = uuid.uuid4()
-        turn.turn_id = str(turn_id)
-        TurnRow.objects.create(id=turn_id, tenant=tenant, conversation=conversation,
+        turn.turn_id = str(uuid.uuid4())
+        result = None if _settles_after_commit(turn) else _result(turn, conversation, turn.response,
+                                                                   batch.envelopes(), started)
+        TurnRow.objects.create(id=turn.turn_id, tenant=tenant, conversation=conversation,
                                client_message_id=client_message_id or None, kind=kind, text=text[:4000],
-                               response={}, created_at=turn.now)
+                               response=result or {}, created_at=turn.now)
     finally:
         turn.reader.close()
-    return turn, seq_before
+    return turn, result
 
 
-def _respond(turn: Turn, *, seq_before: int, started: float, client_message_id: str | None) -> dict[str, Any]:
-    conversation = turn.conversation
-    tenant = turn.tenant
-    response = turn.response
-    if turn.started_execution:
-        wait = float(settings.AGENT_READ_WAIT_SECONDS) if turn.started_read else 0.0
-        deadline = time.monotonic() + wait
-        while True:
-            fresh = Conversation.objects.for_tenant(tenant).filter(pk=conversation.pk).first()
-            last = (fresh.last_result or {}) if fresh else {}
-            if fresh is not None and last.get("execution_id") == turn.started_execution:
-                conversation = fresh
-                response = fresh.last_response or response
-                break
-            if time.monotonic() >= deadline:
-                conversation = fresh or conversation
-                break
-            time.sleep(0.02)
-    events = events_after(tenant=tenant, conversation_id=conversation.pk, after_seq=seq_before)
-    result = {
-        "turn_id": getattr(turn, "turn_id", None), "conversation_id": str(conversation.pk),
+def _read_wait(turn: Turn) -> float:
+    return float(settings.AGENT_READ_WAIT_SECONDS) if turn.started_read else 0.0
+
+
+def _settles_after_commit(turn: Turn) -> bool:
+    """A read waits for its answer, and an inline (eager) execution runs at the commit: their reply
+    is read back afterwards. Anything else is answered with what this transaction wrote."""
+    return bool(turn.started_execution) and bool(_read_wait(turn) or current_app.conf.task_always_eager)
+
+
+def _result(turn: Turn, conversation: Conversation, response: Any, events: list[Any],
+            started: float) -> dict[str, Any]:
+    return {
+        "turn_id": turn.turn_id, "conversation_id": str(conversation.pk),
         "status": conversation.status, "version": conversation.version, "response": response,
         "events": events,
         "metrics": {"llm_calls": turn.llm_calls, "fast_path": turn.llm_calls == 0,
                     "latency_ms": round((time.perf_counter() - started) * 1000, 2)},
     }
-    TurnRow.objects.for_tenant(tenant).filter(pk=getattr(turn, "turn_id", None)).update(response=result)
+
+
+def _respond(turn: Turn, *, started: float) -> dict[str, Any]:
+    """After the commit: wait (reads) for the execution's settled reply, then store the result."""
+    conversation, response, tenant = turn.conversation, turn.response, turn.tenant
+    deadline = time.monotonic() + _read_wait(turn)
+    while True:
+        fresh = Conversation.objects.for_tenant(tenant).filter(pk=conversation.pk).first()
+        last = (fresh.last_result or {}) if fresh else {}
+        if fresh is not None and last.get("execution_id") == turn.started_execution:
+            conversation, response = fresh, fresh.last_response or response
+            break
+        if time.monotonic() >= deadline:
+            conversation = fresh or conversation
+            break
+        time.sleep(0.02)
+    # The turn's own events start at its first one (the inline execution's follow).
+    events = (events_after(tenant=tenant, conversation_id=conversation.pk, after_seq=turn.appended[0].seq - 1)
+              if turn.appended else [])
+    result = _result(turn, conversation, response, events, started)
+    TurnRow.objects.for_tenant(tenant).filter(pk=turn.turn_id).update(response=result)
     return result
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 
-from events.models import Actor
+from events.models import Actor, ConversationEvent
 from events.services import event_append
 from registry.selectors import RegistrySnapshot
 from tenancy.models import Tenant
@@ -46,7 +46,7 @@ class Turn:
     response: dict[str, Any] | None = None
     llm_calls: int = 0
     fast_path: bool = True
-    events: list[dict[str, Any]] = field(default_factory=list)
+    appended: list[ConversationEvent] = field(default_factory=list)
     read_version: int = 0
     started_execution: str | None = None
     started_read: bool = False
@@ -70,7 +70,12 @@ class Turn:
         event = event_append(tenant=self.tenant, conversation_id=self.conversation.pk, type=type_, actor=actor,
                              state_version=self.version, payload=payload or {},
                              operation_id=uuid.UUID(str(operation_id)) if operation_id else None)
-        self.events.append({"seq": event.seq, "type": event.type})
+        self.appended.append(event)
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """The events this turn appended (their `seq` is known once the turn's batch is written)."""
+        return [{"seq": event.seq, "type": event.type} for event in self.appended]
 
     def say(self, template: str, **values: Any) -> str:
         return messages.say(template, self.language, **values)

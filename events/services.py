@@ -9,18 +9,21 @@ from the table (events_after), which is the source of truth.
 
 from __future__ import annotations
 
+import json
+import threading
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import structlog
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from tenancy.models import Tenant
 
 from .models import ConversationEvent, EventStream
+from .publisher import publish
 from .selectors import envelope, group_name
 from .types import EventEnvelope, GroupMessage
 
@@ -30,6 +33,40 @@ log = structlog.get_logger(__name__)
 def stream_open(*, tenant: Tenant, conversation_id: uuid.UUID) -> EventStream:
     stream, _ = EventStream.objects.for_tenant(tenant).get_or_create(tenant=tenant, conversation_id=conversation_id)
     return stream
+
+
+class EventBatch:
+    """The appends to one conversation held back by `event_batch`, written together at its end."""
+
+    def __init__(self, tenant: Tenant, conversation_id: uuid.UUID) -> None:
+        self.tenant, self.conversation_id = tenant, conversation_id
+        self.events: list[ConversationEvent] = []
+
+    def envelopes(self) -> list[EventEnvelope]:
+        return [envelope(event) for event in self.events]
+
+
+_batches = threading.local()
+
+
+@contextmanager
+def event_batch(*, tenant: Tenant, conversation_id: uuid.UUID) -> Iterator[EventBatch]:
+    """Hold this thread's appends to one conversation and write them in one statement on exit.
+
+    For a caller that owns the transaction (a conversation turn): every event of the turn —
+    including the ones execution appends while starting — costs one round trip instead of one
+    each, in the order they were appended. Call inside the transaction; on an exception nothing is
+    written (the transaction is rolling back anyway). `seq` is set on the events at exit.
+    """
+    batch = EventBatch(tenant, conversation_id)
+    previous = getattr(_batches, "current", None)
+    _batches.current = batch
+    try:
+        yield batch
+        if batch.events:
+            _write_batch(batch)
+    finally:
+        _batches.current = previous
 
 
 def event_append(
@@ -42,40 +79,115 @@ def event_append(
     payload: dict[str, Any] | None = None,
     operation_id: uuid.UUID | None = None,
 ) -> ConversationEvent:
-    with transaction.atomic():
-        stream = (
-            EventStream.objects.for_tenant(tenant).select_for_update().filter(conversation_id=conversation_id).first()
-        )
-        if stream is None:
-            stream_open(tenant=tenant, conversation_id=conversation_id)
-            stream = EventStream.objects.for_tenant(tenant).select_for_update().get(conversation_id=conversation_id)
-        stream.last_seq += 1
-        EventStream.objects.for_tenant(tenant).filter(pk=stream.pk).update(last_seq=stream.last_seq)
-        event = ConversationEvent.objects.create(
-            tenant=tenant,
-            conversation_id=conversation_id,
-            seq=stream.last_seq,
-            type=type,
-            actor=actor,
-            payload=payload or {},
-            state_version=state_version,
-            operation_id=operation_id,
-            timestamp=timezone.now(),
-        )
-        message = envelope(event)
-        transaction.on_commit(lambda: event_publish(tenant_id=tenant.pk, event=message))
+    """Append one event (its `seq` is set now, or at the end of an open `event_batch`)."""
+    event = ConversationEvent(tenant_id=tenant.pk, conversation_id=conversation_id, type=type, actor=actor,
+                              payload=payload or {}, state_version=state_version, operation_id=operation_id,
+                              timestamp=timezone.now())
+    batch = getattr(_batches, "current", None)
+    if batch is not None and batch.conversation_id == conversation_id and batch.tenant.pk == tenant.pk:
+        batch.events.append(event)
+        return event
+    # savepoint=False: inside the caller's transaction nothing extra is needed (one statement, or
+    # the stream row's lock held to its end); alone it still commits both rows or neither.
+    with transaction.atomic(savepoint=False):
+        if connection.vendor != "postgresql" or not _append_one_statement(event):
+            _append_orm(tenant, event)
+        _publish_on_commit(tenant, [event])
     return event
 
 
+def _publish_on_commit(tenant: Tenant, events: list[ConversationEvent]) -> None:
+    messages = [envelope(event) for event in events]
+    transaction.on_commit(lambda: [event_publish(tenant_id=tenant.pk, event=m) for m in messages])
+
+
+# Reserve n numbers on the stream and insert the n events in one round trip (same lock as below).
+_BATCH_SQL = """
+WITH stream AS (
+    UPDATE events_eventstream SET last_seq = last_seq + %s
+    WHERE tenant_id = %s AND conversation_id = %s RETURNING last_seq
+)
+INSERT INTO events_conversationevent
+    (tenant_id, id, conversation_id, seq, type, operation_id, actor, payload, state_version, timestamp)
+SELECT %s, e.id, %s, stream.last_seq - %s + e.n, e.type, e.operation_id, e.actor, e.payload, e.state_version,
+       e.timestamp
+FROM stream, unnest(%s::uuid[], %s::text[], %s::uuid[], %s::text[], %s::jsonb[], %s::bigint[], %s::timestamptz[])
+     WITH ORDINALITY AS e(id, type, operation_id, actor, payload, state_version, timestamp, n)
+ORDER BY e.n
+RETURNING seq
+"""
+
+
+def _write_batch(batch: EventBatch) -> None:
+    events, tenant = batch.events, batch.tenant
+    with transaction.atomic(savepoint=False):
+        written = connection.vendor == "postgresql" and _batch_one_statement(batch)
+        if not written:
+            for event in events:
+                _append_orm(tenant, event)
+        _publish_on_commit(tenant, events)
+
+
+def _batch_one_statement(batch: EventBatch) -> bool:
+    events, n = batch.events, len(batch.events)
+    with connection.cursor() as cursor:
+        cursor.execute(_BATCH_SQL, [
+            n, batch.tenant.pk, batch.conversation_id, batch.tenant.pk, batch.conversation_id, n,
+            [e.id for e in events], [e.type for e in events], [e.operation_id for e in events],
+            [e.actor for e in events], [json.dumps(e.payload) for e in events],
+            [e.state_version for e in events], [e.timestamp for e in events]])
+        rows = cursor.fetchall()
+    if not rows:
+        return False
+    for event, (seq,) in zip(events, sorted(rows), strict=True):
+        event.seq = seq
+    return True
+
+
+# Bump the stream and insert the event in one round trip; the UPDATE takes the stream row's lock
+# for the rest of the transaction, which is what keeps `seq` gap-free and ordered.
+_APPEND_SQL = """
+WITH stream AS (
+    UPDATE events_eventstream SET last_seq = last_seq + 1
+    WHERE tenant_id = %s AND conversation_id = %s RETURNING last_seq
+)
+INSERT INTO events_conversationevent
+    (tenant_id, id, conversation_id, seq, type, operation_id, actor, payload, state_version, timestamp)
+SELECT %s, %s, %s, stream.last_seq, %s, %s, %s, %s::jsonb, %s, %s FROM stream
+RETURNING seq
+"""
+
+
+def _append_one_statement(event: ConversationEvent) -> bool:
+    """PostgreSQL: the whole append in one statement; False when the stream row does not exist yet."""
+    with connection.cursor() as cursor:
+        cursor.execute(_APPEND_SQL, [
+            event.tenant_id, event.conversation_id, event.tenant_id, event.id, event.conversation_id, event.type,
+            event.operation_id, event.actor, json.dumps(event.payload), event.state_version, event.timestamp])
+        row = cursor.fetchone()
+    if row is None:
+        return False
+    event.seq = row[0]
+    return True
+
+
+def _append_orm(tenant: Tenant, event: ConversationEvent) -> None:
+    """The first event of a conversation (and SQLite): lock or create the stream row, then insert."""
+    streams = EventStream.objects.for_tenant(tenant).select_for_update()
+    stream = streams.filter(conversation_id=event.conversation_id).first()
+    if stream is None:
+        stream_open(tenant=tenant, conversation_id=event.conversation_id)
+        stream = streams.get(conversation_id=event.conversation_id)
+    stream.last_seq += 1
+    EventStream.objects.for_tenant(tenant).filter(pk=stream.pk).update(last_seq=stream.last_seq)
+    event.seq = stream.last_seq
+    event.save(force_insert=True)
+
+
 def event_publish(*, tenant_id: object, event: EventEnvelope) -> None:
-    """Best effort: a client that misses a publication catches up from the table by seq."""
-    layer = get_channel_layer()
-    if layer is None:
-        return
+    """Best effort: a client that misses a publication catches up from the table by seq.
+
+    Handed to the process's publisher thread (events/publisher.py): the committing request does
+    not wait for Redis."""
     message: GroupMessage = {"type": "conversation.event", "event": event}
-    try:
-        async_to_sync(layer.group_send)(
-            group_name(tenant_id=tenant_id, conversation_id=event["conversation_id"]), message
-        )
-    except Exception:  # noqa: BLE001 - the committed event stays the source of truth
-        log.warning("event_publish_failed", conversation_id=event["conversation_id"], seq=event["seq"])
+    publish([(group_name(tenant_id=tenant_id, conversation_id=event["conversation_id"]), dict(message))])

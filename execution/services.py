@@ -12,19 +12,19 @@ import uuid
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from planning.models import ExecutionPlan, PlanStatus
-from planning.selectors import plan_steps
-from planning.services import IllegalTransition, plan_status_set
+from planning.models import ExecutionPlan, PlanStep
+from planning.selectors import plan_get, plan_steps
+from planning.services import plan_start
 from policy.models import Outcome, PolicyReceipt, Scope, Stage
 from policy.services import kill_switch_set
 from tenancy.models import Tenant
 
-from .engine import advance, settle
-from .models import Execution, ExecutionStatus, StepRun, StepStatus, TimelineType
+from .engine import advance, dispatch, settle
+from .models import Execution, ExecutionStatus, StepRun, StepStatus, TimelineEntry, TimelineType
 from .timeline import conversation_event, timeline_add
 
 
@@ -38,12 +38,18 @@ def retry_budget() -> int:
     return settings.EXECUTION_RETRY_BUDGET
 
 
-def _receipt(*, tenant: Tenant, actor: Any, plan: ExecutionPlan, receipt_id: Any) -> PolicyReceipt:
+def _receipt(*, tenant: Tenant, actor: Any, plan: ExecutionPlan, receipt_id: Any,
+             receipt: PolicyReceipt | None = None) -> PolicyReceipt:
+    """The receipt behind `receipt_id`, if it is a current ALLOW of this tenant, actor, plan and hash.
+
+    `receipt`: the row `policy.receipt_issue` just returned in this process (the same server
+    record, not a client's word) — checked the same way, without reading it back."""
     try:
         pk = receipt_id if isinstance(receipt_id, uuid.UUID) else uuid.UUID(str(receipt_id))
     except ValueError as exc:
         raise ExecutionError("RECEIPT_INVALID") from exc
-    receipt = PolicyReceipt.objects.for_tenant(tenant).filter(pk=pk).first()
+    if receipt is None or receipt.pk != pk or receipt.tenant_id != tenant.pk:
+        receipt = PolicyReceipt.objects.for_tenant(tenant).filter(pk=pk).first()
     now = timezone.now()
     if (receipt is None or receipt.decision != Outcome.ALLOW or receipt.actor_id != actor.pk
             or receipt.plan_id != plan.pk or receipt.plan_hash != plan.canonical_hash
@@ -52,50 +58,60 @@ def _receipt(*, tenant: Tenant, actor: Any, plan: ExecutionPlan, receipt_id: Any
     return receipt
 
 
-def execution_start(*, plan: ExecutionPlan, receipt_id: Any, actor: Any, tenant: Tenant) -> Execution:
+def execution_start(*, plan: ExecutionPlan, receipt_id: Any, actor: Any, tenant: Tenant,
+                    receipt: PolicyReceipt | None = None, steps: list[PlanStep] | None = None) -> Execution:
     """Start executing an approved plan; the ready steps are enqueued after commit (inline when eager).
 
-    Starting the same plan twice returns the first execution (a plan runs once; a retry is a new plan).
+    Starting the same plan twice returns the first execution (a plan runs once; a retry is a new
+    plan): the plan's conditional move to RUNNING lets one start through, and the other finds the
+    execution it created. `steps`: the plan's steps when the caller already read them.
     """
     if plan.tenant_id != tenant.pk or plan.actor_id != actor.pk:
         raise ExecutionError("PLAN_NOT_FOUND")
+    receipt = _receipt(tenant=tenant, actor=actor, plan=plan, receipt_id=receipt_id, receipt=receipt)
+    # No savepoint: the plan's conditional UPDATE is taken under its row lock, so a concurrent start
+    # waits for this one and then finds the plan running — nothing here is expected to fail and be
+    # recovered from inside the caller's transaction.
+    with transaction.atomic(savepoint=False):
+        started = plan_start(plan=plan)
+        if started:
+            return _create(plan=plan, receipt=receipt, actor=actor, tenant=tenant,
+                           steps=steps if steps is not None else plan_steps(plan=plan))
     existing = Execution.objects.for_tenant(tenant).filter(plan=plan).first()
-    if existing is not None:
-        return existing
-    receipt = _receipt(tenant=tenant, actor=actor, plan=plan, receipt_id=receipt_id)
-    try:
-        with transaction.atomic():
-            execution = _create(plan=plan, receipt=receipt, actor=actor, tenant=tenant)
-            advance(execution.pk)
-    except IntegrityError:
-        return Execution.objects.for_tenant(tenant).get(plan=plan)
-    return execution
+    if existing is None:
+        raise ExecutionError("PLAN_NOT_RUNNABLE", plan_get(tenant=tenant, plan_id=plan.pk).status)
+    return existing
 
 
-def _create(*, plan: ExecutionPlan, receipt: PolicyReceipt, actor: Any, tenant: Tenant) -> Execution:
-    locked = ExecutionPlan.objects.for_tenant(tenant).select_for_update().get(pk=plan.pk)
-    try:
-        plan_status_set(plan=locked, status=PlanStatus.RUNNING)
-    except IllegalTransition as exc:
-        raise ExecutionError("PLAN_NOT_RUNNABLE", locked.status) from exc
+def _create(*, plan: ExecutionPlan, receipt: PolicyReceipt, actor: Any, tenant: Tenant,
+            steps: list[PlanStep]) -> Execution:
+    """The execution, its step runs (the ready ones already dispatched), the timeline and the
+    conversation's EXECUTION_STARTED: five statements, the steps sent after commit."""
     now = timezone.now()
     execution = Execution.objects.create(
-        tenant=tenant, plan=locked, actor=actor, receipt_id=receipt.pk, conversation_id=plan.conversation_id,
+        tenant=tenant, plan=plan, actor=actor, receipt_id=receipt.pk, conversation_id=plan.conversation_id,
         language=plan.language, retry_budget=retry_budget(), started_at=now)
-    steps = plan_steps(plan=locked)
-    StepRun.objects.bulk_create([StepRun(tenant=tenant, execution=execution, step_id=s.step_id, position=s.position)
-                                 for s in steps])
-    timeline_add(execution=execution, type=TimelineType.PLAN_CREATED, at=plan.created_at,
-                 data={"template": plan.template, "planner": plan.planner, "hash": plan.canonical_hash})
-    timeline_add(execution=execution, type=TimelineType.PLAN_VALIDATED, at=plan.validated_at,
-                 data={"risk": plan.risk, "steps": len(steps)})
+    ready = [s.step_id for s in steps if not s.depends_on]
+    StepRun.objects.bulk_create([
+        StepRun(tenant=tenant, execution=execution, step_id=s.step_id, position=s.position,
+                **({"status": StepStatus.DISPATCHED, "dispatched_at": now} if s.step_id in ready else {}))
+        for s in steps])
+    entries = [(TimelineType.PLAN_CREATED, plan.created_at,
+                {"template": plan.template, "planner": plan.planner, "hash": plan.canonical_hash}),
+               (TimelineType.PLAN_VALIDATED, plan.validated_at, {"risk": plan.risk, "steps": len(steps)})]
     if receipt.stage == Stage.CONFIRMATION:
-        timeline_add(execution=execution, type=TimelineType.CONFIRMATION_RECEIVED, at=receipt.issued_at,
-                     data={"receipt": str(receipt.pk), "level": receipt.level})
-    timeline_add(execution=execution, type=TimelineType.EXECUTION_STARTED, at=now, data={"receipt": str(receipt.pk)})
+        entries.append((TimelineType.CONFIRMATION_RECEIVED, receipt.issued_at,
+                        {"receipt": str(receipt.pk), "level": receipt.level}))
+    entries.append((TimelineType.EXECUTION_STARTED, now, {"receipt": str(receipt.pk)}))
+    TimelineEntry.objects.bulk_create([TimelineEntry(tenant_id=tenant.pk, execution=execution, type=type_,
+                                                     at=at or now, data=data) for type_, at, data in entries])
     conversation_event(execution=execution, type="EXECUTION_STARTED", payload={
         "plan_id": str(plan.pk), "total": len(steps),
         "steps": [{"id": s.step_id, "capability": s.capability_id, "label": s.label} for s in steps]})
+    if not ready:  # nothing to run (an empty plan): advance settles it
+        advance(execution.pk)
+    for step_id in ready:
+        dispatch(execution.pk, step_id)
     return execution
 
 

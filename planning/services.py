@@ -183,8 +183,22 @@ _PLAN_TRANSITIONS: dict[str, set[str]] = {
 }
 
 
+# The statuses a plan waits in before it runs (a VERIFYING plan goes back to RUNNING, but it has started).
+_WAITING = (PlanStatus.AWAITING_CONFIRMATION, PlanStatus.APPROVED)
+
+
 class IllegalTransition(RuntimeError):
     pass
+
+
+def plan_start(*, plan: ExecutionPlan) -> bool:
+    """Move a waiting plan to RUNNING in one conditional UPDATE; False if it is not waiting any more
+    (already started by a concurrent confirmation, cancelled or settled)."""
+    updated = ExecutionPlan.objects.for_tenant(plan.tenant_id).filter(pk=plan.pk, status__in=_WAITING).update(
+        status=PlanStatus.RUNNING)
+    if updated == 1:
+        plan.status = PlanStatus.RUNNING
+    return updated == 1
 
 
 def plan_status_set(*, plan: ExecutionPlan, status: str) -> ExecutionPlan:

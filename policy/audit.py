@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import transaction
 from django.utils import timezone
 
 from tenancy.models import Tenant
@@ -25,14 +24,16 @@ def _jsonable(value: Any) -> Any:
 
 def audit_record(*, tenant: Tenant | None, actor: Any, event_type: str, target_type: str, target_id: str = "",
                  old: Any = None, new: Any = None, extra: dict[str, Any] | None = None) -> AuditEvent:
-    """Record who changed what (old → new). `tenant=None` only for platform-wide changes."""
-    with transaction.atomic():
-        return AuditEvent.objects.create(
-            tenant=tenant,
-            actor=actor if getattr(actor, "pk", None) else None,
-            event_type=event_type,
-            target_type=target_type,
-            target_id=str(target_id),
-            data=_jsonable({"old": old, "new": new, **(extra or {})}),
-            created_at=timezone.now(),
-        )
+    """Record who changed what (old → new). `tenant=None` only for platform-wide changes.
+
+    One INSERT, atomic by itself: inside the caller's transaction it commits or rolls back with the
+    change it describes (no savepoint of its own)."""
+    return AuditEvent.objects.create(
+        tenant=tenant,
+        actor=actor if getattr(actor, "pk", None) else None,
+        event_type=event_type,
+        target_type=target_type,
+        target_id=str(target_id),
+        data=_jsonable({"old": old, "new": new, **(extra or {})}),
+        created_at=timezone.now(),
+    )

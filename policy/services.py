@@ -126,7 +126,7 @@ def decision_record(*, actor: Any, tenant: Tenant, plan_id: uuid.UUID, plan_hash
     """Evaluate at planning and record the decision (whatever it is) as a PLANNING receipt."""
     decision = evaluate(actor=actor, tenant=tenant, steps=steps, facts=facts,
                         context={**(context or {}), "plan_id": str(plan_id)})
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):  # receipt + audit row: both or neither, no savepoint
         return decision, _receipt_create(tenant=tenant, actor=actor, stage=Stage.PLANNING, plan_id=plan_id,
                                          plan_hash=plan_hash, decision=decision)
 
@@ -187,7 +187,7 @@ def receipt_issue(*, actor: Any, tenant: Tenant, plan_id: uuid.UUID, plan_hash: 
             extra.append(Reason(problem))
         else:
             outcome = Outcome.ALLOW
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):  # receipt + audit row: both or neither, no savepoint
         return _receipt_create(tenant=tenant, actor=actor, stage=Stage.CONFIRMATION, plan_id=plan_id,
                                plan_hash=plan_hash, decision=decision, extra_reasons=extra, outcome=outcome,
                                approval=approval)
