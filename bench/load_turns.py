@@ -9,9 +9,12 @@ count question, change validity then cancel, change validity + "sim", add anothe
 chat page waits for the result; that wait is reported separately (`settle_*`), not as turn latency.
 
 Every message carries a `client_message_id`; a transport error is retried once with the same id
-(idempotent), so a retry can never duplicate a turn. Afterwards each run is verified against the
-database and the API: turns stored per conversation = turns answered (`lost_turns`,
-`duplicate_turns`), each conversation's events numbered 1..n without a gap (`event_gaps`),
+(idempotent), so a retry can never duplicate a turn. An overloaded server answers 503 with
+Retry-After (config/overload.py: it did nothing); the client waits that long (plus jitter) and sends
+the same id again, up to LOAD_503_RETRIES times, as the chat page would. `overloaded_503` counts
+those answers; `errors` are what was still failing after the retries, `errors_by_kind` by status.
+Afterwards each run is verified against the database and the API: turns stored per conversation =
+turns answered (`lost_turns`, `duplicate_turns`), each conversation's events numbered 1..n without a gap (`event_gaps`),
 completed executions = "sim" turns (`lost_executions`, `duplicate_executions`), SST writes recorded
 by the API's idempotency table = expected writes (`sst_effects` expected/recorded), and each
 permit's final components and validity as the mix implies (`wrong_final_state`).
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import secrets
 import signal
 import socket
@@ -36,6 +40,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,6 +66,7 @@ LEVELS = [int(k) for k in os.environ.get("LOAD_LEVELS", "10,50,200").split(",")]
 PLAY_BUDGET_S = float(os.environ.get("LOAD_PLAY_BUDGET_S", "220"))
 # daphne runs each process's Python on one core; one process per core, clients spread over them.
 SERVERS = int(os.environ.get("LOAD_SERVERS", str(os.cpu_count() or 1)))
+RETRIES_503 = int(os.environ.get("LOAD_503_RETRIES", "3"))
 BUSY = frozenset({"UNDERSTANDING", "PLANNING", "EXECUTING", "CANCELLING", "RESUMING"})
 COMPONENTS = [{"key": "workingAtHeight", "name": "Trabalho em Altura", "undoable": True},
               {"key": "hotWork", "name": "Trabalho a Quente", "undoable": True},
@@ -161,6 +167,13 @@ class Tally:
     executions: list[str] = field(default_factory=list)  # execution ids the "sim" turns started
     unplayed: int = 0  # turns not sent because the level's time ran out
     retries: int = 0
+    overloaded: int = 0  # 503 answers (each retried after its Retry-After while retries remain)
+    errors_by_kind: Counter[str] = field(default_factory=Counter)
+
+    def error(self, what: str, response: httpx.Response | None) -> None:
+        kind = "transport" if response is None else f"http {response.status_code}"
+        self.errors.append(f"{what} {kind}")
+        self.errors_by_kind[kind] += 1
 
 
 def _kind(body: dict[str, Any]) -> str:
@@ -172,9 +185,9 @@ def _kind(body: dict[str, Any]) -> str:
 async def _user(client: httpx.AsyncClient, token: str, index: int, number: str, tally: Tally,
                 deadline: float) -> None:
     headers = {"Authorization": f"Token {token}"}
-    created = await client.post("/agent/conversations", headers=headers, json={})
-    if created.status_code != 201:
-        tally.errors.append(f"create {created.status_code}")
+    created = await _post_turn(client, "/agent/conversations", headers, {}, tally)
+    if created is None or created.status_code != 201:
+        tally.error("create", created)
         return
     conversation = created.json()["id"]
     tally.answered[conversation] = 0
@@ -189,7 +202,7 @@ async def _user(client: httpx.AsyncClient, token: str, index: int, number: str, 
         answer = await _post_turn(client, f"/agent/conversations/{conversation}/messages", headers, body, tally)
         tally.latencies.append((time.perf_counter() - started) * 1000)
         if answer is None or answer.status_code >= 300:
-            tally.errors.append(f"turn {position} {'transport' if answer is None else answer.status_code}")
+            tally.error(f"turn {position}", answer)
             continue
         tally.answered[conversation] += 1
         turn = answer.json()
@@ -204,14 +217,24 @@ async def _user(client: httpx.AsyncClient, token: str, index: int, number: str, 
 
 async def _post_turn(client: httpx.AsyncClient, path: str, headers: dict[str, str], body: dict[str, Any],
                      tally: Tally) -> httpx.Response | None:
-    for attempt in range(2):
+    transport_retried, overloaded = False, 0
+    while True:
         try:
-            return await client.post(path, headers=headers, json=body)
+            response = await client.post(path, headers=headers, json=body)
         except httpx.TransportError:
-            if attempt:
+            if transport_retried:
                 return None
+            transport_retried = True
             tally.retries += 1  # same client_message_id: the server answers the first turn again
-    return None
+            continue
+        if response.status_code != 503:
+            return response
+        tally.overloaded += 1
+        if overloaded >= RETRIES_503:
+            return response
+        overloaded += 1
+        wait = float(response.headers.get("Retry-After", "1"))
+        await asyncio.sleep(wait * random.uniform(1, 1.5))  # noqa: S311 - jitter, not security
 
 
 async def _settle(client: httpx.AsyncClient, conversation: str, headers: dict[str, str], tally: Tally) -> None:
@@ -224,6 +247,7 @@ async def _settle(client: httpx.AsyncClient, conversation: str, headers: dict[st
             return
         pause = min(pause * 1.5, 0.3)
     tally.errors.append("execution did not settle in 60 s")
+    tally.errors_by_kind["settle timeout"] += 1
 
 
 def _world(k: int) -> dict[str, Any]:
@@ -261,7 +285,8 @@ async def _level(stack: Stack, k: int, budget_s: float) -> dict[str, Any]:
             "seconds": round(elapsed, 2), "turns_per_s": round(turns / elapsed, 2),
             **summarize(tally.latencies or [0.0], digits=2),
             "settle": summarize(tally.settles or [0.0], digits=2),
-            "errors": len(tally.errors), "error_kinds": sorted(set(tally.errors))[:5],
+            "errors": len(tally.errors), "errors_by_kind": dict(tally.errors_by_kind),
+            "error_kinds": sorted(set(tally.errors))[:5], "overloaded_503": tally.overloaded,
             "transport_retries": tally.retries,
             "unexpected_replies": len(tally.unexpected), "unexpected_examples": sorted(set(tally.unexpected))[:3],
             **verified}
@@ -322,6 +347,8 @@ def main() -> None:
     top = levels[-1]
     emit(NAME, {"n": top["turns"], "p50_ms": top["p50_ms"], "p95_ms": top["p95_ms"], "p99_ms": top["p99_ms"],
                 "ratio": None, "turns_per_s": top["turns_per_s"], "errors": sum(lv["errors"] for lv in levels),
+                "errors_by_kind": dict(sum((Counter(lv["errors_by_kind"]) for lv in levels), Counter())),
+                "overloaded_503": sum(lv["overloaded_503"] for lv in levels),
                 "lost_or_duplicated": sum(lv["lost_turns"] + lv["duplicate_turns"] + lv["event_gaps"]
                                           + lv["wrong_final_state"]
                                           + abs(lv["sst_effects"]["expected"] - lv["sst_effects"]["recorded"])
