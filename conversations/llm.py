@@ -56,9 +56,9 @@ def _failure() -> None:
 
 
 def _catalogue(turn: Any) -> list[dict[str, Any]]:
-    permissions = permissions_for_role(turn.role)
+    permissions = permissions_for_role(turn.role_name())
     out = []
-    for spec in turn.snapshot.discoverable_for(tenant=turn.tenant, role=turn.role):
+    for spec in turn.snapshot.discoverable_for(tenant=turn.tenant, role=turn.role_name()):
         cap = turn.grammar.capabilities.get(spec.id)
         if cap is None or not spec.permitted_for(permissions):
             continue

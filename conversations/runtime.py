@@ -47,7 +47,7 @@ MAX_CLARIFICATION_ATTEMPTS = 3
 
 
 def allowed_capabilities(turn: Turn) -> set[str]:
-    permissions = permissions_for_role(turn.role)
+    permissions = permissions_for_role(turn.role_name())
     return {cap_id for cap_id in turn.grammar.capabilities
             if (spec := turn.snapshot.get(cap_id, tenant=turn.tenant)) is not None
             and (spec.kind != "read" or spec.permitted_for(permissions))}

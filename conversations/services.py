@@ -26,7 +26,6 @@ from execution.metrics import log_context, log_rebind
 from registry.selectors import registry_snapshot
 from tenancy import clock
 from tenancy.models import Tenant
-from tenancy.selectors import membership_get
 
 from . import lexicon, metrics
 from .grammar import grammar_for
@@ -174,13 +173,11 @@ def _turn_run(*, tenant: Tenant, user: Any, conversation_id: Any, kind: str, tex
         raise ConversationNotFound
     snapshot = registry_snapshot()
     grammar = grammar_for(snapshot)
-    membership = membership_get(user=user, tenant_id=tenant.pk)
     language = lexicon.detect_language(text, conversation.language) if text else conversation.language
     conversation.language = language
-    turn = Turn(conversation=conversation, user=user, tenant=tenant, role=membership.role if membership else "",
-                language=language, snapshot=snapshot, grammar=grammar,
-                reader=reader_for(user=user, tenant=tenant, snapshot=snapshot, grammar=grammar), now=clock.now(),
-                text=text, read_version=conversation.version)
+    turn = Turn(conversation=conversation, user=user, tenant=tenant, language=language, snapshot=snapshot,
+                grammar=grammar, reader=reader_for(user=user, tenant=tenant, snapshot=snapshot, grammar=grammar),
+                now=clock.now(), text=text, read_version=conversation.version)
     try:
         # Every event of the turn (execution's EXECUTION_STARTED too) is written in one statement.
         with event_batch(tenant=tenant, conversation_id=conversation.pk) as batch:

@@ -19,6 +19,7 @@ from events.models import Actor, ConversationEvent
 from events.services import event_append
 from registry.selectors import RegistrySnapshot
 from tenancy.models import Tenant
+from tenancy.selectors import membership_get
 
 from . import messages
 from .grammar import Grammar
@@ -36,7 +37,6 @@ class Turn:
     conversation: Conversation
     user: AbstractBaseUser
     tenant: Tenant
-    role: str
     language: str
     snapshot: RegistrySnapshot
     grammar: Grammar
@@ -52,6 +52,15 @@ class Turn:
     started_read: bool = False
     resting_before: str = ""
     turn_id: str | None = None
+    # The user's role in the tenant, read when a handler first needs it (most turns never do; a
+    # confirmation is authorised by policy's own live membership check). Use role_name().
+    role: str | None = None
+
+    def role_name(self) -> str:
+        if self.role is None:
+            membership = membership_get(user=self.user, tenant_id=self.tenant.pk)
+            self.role = membership.role if membership else ""
+        return self.role
 
     @property
     def version(self) -> int:
