@@ -41,7 +41,18 @@ from registry.selectors import CapabilitySpec, RegistrySnapshot
 
 from .control import OPEN, Envelope, Lane, call_timeout_ms, retry_delay_s
 from .errors import ErrorClass, Outcome
-from .models import BatchItem, Execution, ExecutionStatus, ItemStatus, StepRun, StepStatus, TimelineType
+from .models import (
+    BatchItem,
+    Execution,
+    ExecutionStatus,
+    ItemStatus,
+    ReplanOutcome,
+    RuntimeExecution,
+    StepRun,
+    StepStatus,
+    TimelineType,
+)
+from .replan import replan_after_s, replan_on_unavailable
 from .runtime import read_facts, session_for
 from .runtime_state import adaptation_record, runtime_ensure, runtime_transition
 from .tool_runtime import ToolResult
@@ -75,6 +86,7 @@ class Ctx:
     call_ms: float = 0.0
     reported_calls: int = 0
     deadline_at: Any = None
+    deferred: bool = False
 
     def halt(self, code: str) -> None:
         self.stop_code = self.stop_code or code
@@ -92,7 +104,11 @@ def perform_batch(execution: Execution, run: StepRun, plan_step: PlanStep, spec:
 
     ctx = Ctx(execution, run, plan_step, spec, snapshot, Envelope.of(spec), threading.Event(),
               inline=bool(run_step_task.app.conf.task_always_eager))
-    ctx.deadline_at = runtime_ensure(execution).deadline_at
+    runtime = runtime_ensure(execution)
+    ctx.deadline_at = runtime.deadline_at
+    if _over_items_budget(ctx, int(runtime.budget.get("max_items", 10**9))):
+        ctx.halt("BUDGET_ITEMS")
+        return _finish(ctx, outcome)
     _items_ensure(ctx)
     beat = None if ctx.inline else threading.Thread(target=_heartbeat, args=(ctx,), daemon=True)
     if beat is not None:
@@ -112,6 +128,13 @@ def _items_ensure(ctx: Ctx) -> None:
         [BatchItem(tenant_id=ctx.execution.tenant_id, execution=ctx.execution, step_id=ctx.plan_step.step_id,
                    position=i, target_id=t["id"]) for i, t in enumerate(ctx.plan_step.targets)],
         ignore_conflicts=True)
+
+
+def _over_items_budget(ctx: Ctx, limit: int) -> bool:
+    """The execution's batch items, this step's included, may not exceed `max_items` (§65, §69)."""
+    others = (BatchItem.objects.for_tenant(ctx.execution.tenant_id).filter(execution=ctx.execution)
+              .exclude(step_id=ctx.plan_step.step_id).count())
+    return others + len(ctx.plan_step.targets) > limit
 
 
 def _items(ctx: Ctx):
@@ -141,6 +164,7 @@ def _heartbeat(ctx: Ctx) -> None:
 
 def _loop(ctx: Ctx) -> None:
     waited_since: float | None = None
+    replanned = False
     while not ctx.stop.is_set():
         stop = _boundary(ctx)
         if stop:
@@ -149,7 +173,12 @@ def _loop(ctx: Ctx) -> None:
         lane = _choose_lane(ctx)
         if lane is None:
             waited_since = waited_since or time.monotonic()
-            if time.monotonic() - waited_since > max_wait_s():
+            waited = time.monotonic() - waited_since
+            if not replanned and waited >= replan_after_s():
+                replanned = True
+                if _replanned(ctx):
+                    return
+            if waited > max_wait_s():
                 ctx.halt("RESOURCE_UNAVAILABLE")
                 return
             ctx.stop.wait(0.2)
@@ -169,23 +198,64 @@ def _loop(ctx: Ctx) -> None:
         _checkpoint(ctx, len(chunk))
 
 
+def _replanned(ctx: Ctx) -> bool:
+    """Ask for a replan (§55-§60). True when this step's loop ends here: the rest of its items are
+    deferred (non-material, the execution goes on) or replaced by a plan the user must confirm."""
+    verdict = replan_on_unavailable(execution=ctx.execution, step_id=ctx.plan_step.step_id,
+                                    resource=ctx.spec.resource.key)
+    if verdict.outcome == ReplanOutcome.CONTINUED:
+        ctx.deferred = True
+        _leave_open_items(ctx, {"code": "DEFERRED", "reason": "RESOURCE_UNAVAILABLE", "replan": verdict.replan_id,
+                                "resource": ctx.spec.resource.key})
+        return True
+    if verdict.outcome == ReplanOutcome.REAPPROVAL_REQUIRED:
+        _leave_open_items(ctx, {"code": "REPLANNED", "replan": verdict.replan_id})
+        ctx.halt("REPLANNED")
+        return True
+    if verdict.outcome == ReplanOutcome.REFUSED:
+        ctx.halt(verdict.code if verdict.code.startswith("BUDGET_") or verdict.code == "DEPTH_LIMIT"
+                 else "REPLAN_REFUSED")
+        return True
+    return False  # NO_ALTERNATIVE: keep waiting for the resource, then human review
+
+
+def _leave_open_items(ctx: Ctx, error: dict[str, Any]) -> None:
+    """Items not done when the step gives up on them: final, with the reason (never silently pending)."""
+    _items(ctx).filter(status__in=[ItemStatus.PENDING, ItemStatus.RUNNING]).update(
+        status=ItemStatus.FAILED, error=error, lease_until=None, finished_at=timezone.now())
+
+
 def _boundary(ctx: Ctx) -> str | None:
     """Budget, deadline and the runtime's own status, checked before every chunk (§61-§69, §91)."""
     runtime = runtime_ensure(ctx.execution)
     if runtime.status in ("STOPPING", "TERMINATED", "FAILED", "COMPLETED"):
         return runtime.reason or "RUNTIME_STOPPED"
+    if runtime.status == "PAUSED":
+        return "PAUSED"
     status = Execution.objects.for_tenant(ctx.execution.tenant_id).filter(pk=ctx.execution.pk).values_list(
         "status", flat=True).first()
     if status != ExecutionStatus.RUNNING:
         return "EXECUTION_NOT_RUNNING"
-    budget = runtime.budget or {}
     if timezone.now() >= runtime.deadline_at:
         return "DEADLINE_EXCEEDED"
-    if runtime.api_calls >= int(budget.get("max_api_calls", 10**9)):
+    return budget_exceeded(runtime)
+
+
+def budget_exceeded(runtime: Any) -> str | None:
+    """The first of the execution's budgets (§66) that is spent, or None. API calls and steps stop at
+    their maximum; LLM calls and replans are taken one by one below theirs, so only a plan that
+    arrived over it (an LLM-planned plan with no LLM budget) trips them here."""
+    budget = runtime.budget or {}
+
+    def limit(key: str) -> int:
+        return int(budget.get(key, 10**9))
+    if runtime.api_calls >= limit("max_api_calls"):
         return "BUDGET_API_CALLS"
-    if runtime.steps >= int(budget.get("max_steps", 10**9)):
+    if runtime.steps >= limit("max_steps"):
         return "BUDGET_STEPS"
-    if runtime.replans > int(budget.get("max_replans", 2)):
+    if runtime.llm_calls > limit("max_llm_calls"):
+        return "BUDGET_LLM_CALLS"
+    if runtime.replans > limit("max_replans"):
         return "BUDGET_REPLANS"
     return None
 
@@ -204,9 +274,8 @@ def _choose_lane(ctx: Ctx) -> Lane | None:
                                    timeline=TimelineType.RESOURCE_SWITCHED, status="DEGRADED")
             return fallback
     runtime_transition(execution=ctx.execution, status="WAITING", reason="RESOURCE_UNAVAILABLE", kind="STATUS",
-                       timeline=TimelineType.REPLAN_REQUESTED, once=True,
-                       data={"trigger": "RESOURCE_UNAVAILABLE", "resource": ctx.spec.resource.key,
-                             "alternative": None, "then": "WAITING_RESOURCE"})
+                       once=True, data={"resource": ctx.spec.resource.key, "replan_after_s": replan_after_s(),
+                                        "then": "REPLAN"})
     return None
 
 
@@ -284,8 +353,21 @@ def _release(ctx: Ctx, item: BatchItem) -> None:
         status=ItemStatus.PENDING, attempts=F("attempts") - 1, lease_until=None)
 
 
+def _held(ctx: Ctx) -> str | None:
+    """A person paused or a resume's re-validation stopped the runtime: no new item starts (§44)."""
+    status, reason = (RuntimeExecution.objects.for_tenant(ctx.execution.tenant_id).filter(execution=ctx.execution)
+                      .values_list("status", "reason").first() or (None, ""))
+    if status == "PAUSED":
+        return "PAUSED"
+    return (reason or "RUNTIME_STOPPED") if status in ("STOPPING", "TERMINATED") else None
+
+
 def _run_item(ctx: Ctx, item: BatchItem, facts: dict[str, Any], dep_results: dict[str, Any]) -> None:
     if ctx.stop.is_set():
+        return _release(ctx, item)
+    held = _held(ctx)
+    if held:
+        ctx.halt(held)
         return _release(ctx, item)
     check = revalidate(receipt_id=ctx.execution.receipt_id, actor=ctx.execution.actor,
                        tenant=ctx.execution.tenant, plan_id=ctx.execution.plan_id, step_id=ctx.plan_step.step_id,
@@ -453,6 +535,12 @@ def _finish(ctx: Ctx, outcome: Any) -> Any:
         outcome.status = "retry"
         outcome.error = {"code": "STEP_TAKEN_OVER", "class": None}
         return outcome
+    if ctx.stop_code == "PAUSED" and _park(ctx):
+        # Not an outcome: the step no longer belongs to this worker, so the engine records nothing
+        # (its conditional UPDATE finds the step parked, as for a takeover); resume sends it again.
+        outcome.status = "retry"
+        outcome.error = {"code": "PAUSED", "class": None}
+        return outcome
     if ctx.stop_code:
         from .runtime_state import runtime_stop
 
@@ -462,8 +550,17 @@ def _finish(ctx: Ctx, outcome: Any) -> Any:
         return outcome
     outcome.status = "completed" if done else "failed"
     if not done:
-        outcome.error = {"code": "BATCH_ALL_FAILED", "class": None, "failed": len(failed)}
+        outcome.error = {"code": "DEFERRED" if ctx.deferred else "BATCH_ALL_FAILED", "class": None,
+                         "failed": len(failed)}
     return outcome
+
+
+def _park(ctx: Ctx) -> bool:
+    """PAUSED: hand the step back (dispatched, no task, marked PAUSED; a pause is not an attempt)."""
+    return StepRun.objects.for_tenant(ctx.execution.tenant_id).filter(
+        pk=ctx.run.pk, status=StepStatus.RUNNING, attempts=ctx.run.attempts).update(
+        status=StepStatus.DISPATCHED, attempts=F("attempts") - 1, lease_until=None, dispatched_at=timezone.now(),
+        error={"code": "PAUSED"}) == 1
 
 
 def item_results(execution: Execution, step_id: str) -> Mapping[int, Any]:

@@ -262,21 +262,6 @@ def retry_delay_s(attempt: int, *, base_ms: int = 100, max_ms: int = 2000) -> fl
     return random.uniform(cap / 2, cap) / 1000  # noqa: S311 - jitter, not security
 
 
-def priority_for(*, remaining_s: float | None, total_s: float) -> str:
-    """The only rule that raises priority (§40-§41): the deadline is near. Never a user's or the LLM's say."""
-    if remaining_s is not None and total_s > 0 and remaining_s / total_s < 0.2:
-        return "high"
-    return "normal"
-
-
-def queue_for(priority: str) -> str:
-    """The registered, equivalent execution queues (§42): a batch moves only between these."""
-    return EXECUTION_QUEUES[priority]
-
-
-EXECUTION_QUEUES = {"normal": "execution", "high": "execution_high"}
-
-
 # --- the shared store -------------------------------------------------------------------------
 
 

@@ -137,6 +137,7 @@ class TimelineType(models.TextChoices):
     BATCH_ADJUSTED = "BATCH_ADJUSTED"
     CIRCUIT_OPENED = "CIRCUIT_OPENED"
     REPLAN_REQUESTED = "REPLAN_REQUESTED"
+    REPLAN_DECIDED = "REPLAN_DECIDED"
     CHECKPOINT = "CHECKPOINT"
 
 
@@ -274,6 +275,41 @@ class RuntimeCheckpoint(TenantOwnedModel):
 
     class Meta(TenantOwnedModel.Meta):
         ordering = ["execution", "id"]
+
+
+class ReplanOutcome(models.TextChoices):
+    CONTINUED = "CONTINUED"  # non-material: the same execution goes on under the same receipt
+    REAPPROVAL_REQUIRED = "REAPPROVAL_REQUIRED"  # material: a new plan, a new policy evaluation and confirmation
+    NO_ALTERNATIVE = "NO_ALTERNATIVE"  # WAITING_RESOURCE, then human review (§116)
+    REFUSED = "REFUSED"  # a limit (replans, depth, LLM calls) or policy said no: human review
+
+
+class RuntimeReplan(TenantOwnedModel):
+    """Append-only (trigger): one replan of an execution (§55-§60) — why, which alternative the planner
+    proposed, its PlanChangeImpact, and what was decided. `plan` is the replacement plan of a material
+    change; `depth` is that plan's distance from the user's original plan (§69)."""
+
+    execution = models.ForeignKey(Execution, on_delete=models.CASCADE, related_name="replans")
+    step_id = models.CharField(max_length=100)
+    trigger = models.CharField(max_length=32)  # RESOURCE_UNAVAILABLE, …
+    resource = models.CharField(max_length=64, blank=True)
+    strategy = models.CharField(max_length=16)  # DEFER | LLM | NONE
+    outcome = models.CharField(max_length=24, choices=ReplanOutcome.choices)
+    code = models.CharField(max_length=64, blank=True)  # why REFUSED / NO_ALTERNATIVE
+    plan = models.ForeignKey(ExecutionPlan, on_delete=models.RESTRICT, null=True, blank=True, related_name="+")
+    depth = models.PositiveIntegerField(default=0)
+    impact = models.JSONField(default=dict)
+    decision = models.JSONField(default=dict)  # the new policy evaluation of a material change
+    deferred = models.JSONField(default=dict)  # step id → target ids left for later
+    created_at = models.DateTimeField()
+
+    class Meta(TenantOwnedModel.Meta):
+        ordering = ["execution", "created_at"]
+        constraints = [models.CheckConstraint(condition=models.Q(outcome__in=ReplanOutcome.values),
+                                              name="runtime_replan_outcome_valid")]
+
+    def __str__(self) -> str:
+        return f"replan {self.execution_id} {self.strategy} → {self.outcome}"
 
 
 class SuggestionStatus(models.TextChoices):

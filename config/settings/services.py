@@ -85,21 +85,29 @@ CELERY_WORKER_CONCURRENCY = env_int("CELERY_WORKER_CONCURRENCY", 2, minimum=1)
 EXECUTION_VISIBILITY_TIMEOUT_SECONDS = env_int("EXECUTION_VISIBILITY_TIMEOUT_SECONDS", 300, minimum=1)
 EXECUTION_STEP_LEASE_SECONDS = EXECUTION_VISIBILITY_TIMEOUT_SECONDS
 EXECUTION_RETRY_BUDGET = env_int("EXECUTION_RETRY_BUDGET", 10, minimum=0)
+# Adaptive runtime (PRD-034 §55-§60): how long a batch waits for a resource with no registered
+# fallback before asking the planner for an alternative (capped by RUNTIME_MAX_WAIT_SECONDS, after
+# which a batch with no alternative goes to human review).
+RUNTIME_REPLAN_AFTER_SECONDS = env_int("RUNTIME_REPLAN_AFTER_SECONDS", 10, minimum=0)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": EXECUTION_VISIBILITY_TIMEOUT_SECONDS,
     # How often a worker looks for unacknowledged messages older than the visibility timeout.
     "unacked_restore_interval": max(1, min(60, EXECUTION_VISIBILITY_TIMEOUT_SECONDS // 5)),
 }
-# A worker started without -Q consumes every queue listed here (`make run`'s worker included).
-# execution_high: the registered equivalent of `execution` a batch may move to when its deadline nears
-# (PRD-034 §40-§42, execution.control.priority_for); a worker started with -Q must list both.
-CELERY_TASK_QUEUES = tuple(Queue(name, Exchange(name), routing_key=name)
-                           for name in ("default", "execution", "execution_high"))
+# Priority queues (PRD-034 §40-§42, execution/priority.py): priority → its registered, equivalent
+# queues (first = preferred; a saturated one may hand a task to another of the SAME group, never to
+# another priority). Priority rises only by the deadline rule, never on request.
+EXECUTION_PRIORITY_QUEUES: dict[str, tuple[str, ...]] = {"normal": ("execution",), "high": ("execution_high",)}
+# A worker started without -Q consumes every queue listed here (`make run`'s worker included); one
+# started with -Q must list them all (tests/execution/worker.py does).
+CELERY_TASK_QUEUES = tuple(Queue(name, Exchange(name), routing_key=name) for name in (
+    "default", *dict.fromkeys(q for group in EXECUTION_PRIORITY_QUEUES.values() for q in group)))
 # Celery's Django fixup closes the DB connection around every task unless told to reuse it: a new
 # PostgreSQL connection per step cost ~10 ms (bench/step_dispatch.py). Tasks instead call Django's
 # close_old_connections() first, which honours CONN_MAX_AGE and the health check like a request does.
 CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 10_000, minimum=0)
-CELERY_TASK_ROUTES = {"execution.*": {"queue": "execution"}}
+# The priority router picks run_step's queue by the rule; every other execution task → execution.
+CELERY_TASK_ROUTES = ("execution.priority.route_task", {"execution.*": {"queue": "execution"}})
 CELERY_BEAT_SCHEDULE: dict = {
     # Leases and runtime heartbeats (PRD-034 §45-§48); safe to run from two beats (Redis lock + CAS).
     "execution-watchdog": {"task": "execution.watchdog", "schedule": 30.0, "options": {"queue": "execution"}},

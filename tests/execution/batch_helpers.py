@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from django.utils import timezone
 
 from planning.intents import StructuredIntent
@@ -41,3 +42,40 @@ def duplicate_effects(tenant) -> int:
     counts = (PermitEvaluation.objects.for_tenant(tenant).values("permit_id").annotate(n=Count("id"))
               .filter(n__gt=1))
     return sum(row["n"] - 1 for row in counts)
+
+
+@pytest.fixture
+def eager():
+    """Celery inline (the embedded default's mode) for a test that has REDIS_URL set."""
+    from config.celery import app
+
+    saved = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = saved
+
+
+@pytest.fixture
+def lanes(tenant):
+    """The tenant's controller lanes start empty and are forgotten after the test."""
+    from execution.control import lanes_clear
+
+    lanes_clear(tenant.pk)
+    yield
+    lanes_clear(tenant.pk)
+
+
+def batch_steps(ids, *checks: str, decision: bool = False) -> list[dict]:
+    """Batch steps over `ids`: the named checks (training, risk, compliance), then the decision."""
+    capability = {"training": "workPermit.checkTraining", "risk": "workPermit.assessRisk",
+                  "compliance": "workPermit.checkCompliance"}
+    targets = [{"type": "workPermit", "id": i} for i in ids]
+    steps = [{"id": c, "capability": capability[c], "input": {"permit_id": "${item.id}"}, "for_each": "${targets}",
+              "targets": targets} for c in checks]
+    if decision:
+        steps.append({"id": "decision", "capability": "workPermit.recordDecision", "depends_on": list(checks),
+                      "for_each": "${targets}", "targets": targets, "input": {
+                          "permit_id": "${item.id}", "trained": "${item.results.training.trained}",
+                          "risk_level": "${item.results.risk.level}",
+                          "compliant": "${item.results.compliance.compliant}"}})
+    return steps

@@ -1,5 +1,6 @@
 """The controller's rules, on a fake clock (no sleeping): AIMD, batch, timeout, breaker, health,
-envelope guards (§106), deadline-aware timeouts, priority rule and material-change detection."""
+envelope guards (§106), deadline-aware timeouts and material-change detection (the priority rule is
+in test_adaptive_priority.py)."""
 
 from __future__ import annotations
 
@@ -17,10 +18,8 @@ from execution.control import (
     call_timeout_ms,
     lanes_clear,
     observe,
-    plan_change_impact,
-    priority_for,
-    queue_for,
 )
+from execution.replan import plan_change_impact
 
 ENV = Envelope(min_concurrency=1, initial_concurrency=5, max_concurrency=5, max_batch=25, timeout_initial_ms=500,
                timeout_max_ms=2000, hedgeable=True, fallbacks=("compliance-api-secondary",))
@@ -96,14 +95,6 @@ def test_timeouts_respect_the_deadline_and_the_registered_maximum():
     assert call_timeout_ms(state, ENV, None) == 1800
     assert call_timeout_ms(state, ENV, 0.5) == 500
     assert call_timeout_ms(state, ENV, 0.01) is None  # no time left: do not start a call
-
-
-def test_priority_rises_only_by_the_deadline_rule_and_moves_between_registered_queues():
-    assert priority_for(remaining_s=500, total_s=1000) == "normal"
-    assert priority_for(remaining_s=100, total_s=1000) == "high"
-    assert (queue_for("normal"), queue_for("high")) == ("execution", "execution_high")
-    with pytest.raises(KeyError):
-        queue_for("critical")  # nobody can ask for a queue that is not registered
 
 
 def test_a_replan_that_changes_resources_scope_or_risk_needs_reapproval():
