@@ -12,6 +12,8 @@ from typing import Any
 import structlog
 from prometheus_client import Counter, Histogram
 
+from planning.metrics import plan_rejected_by_policy
+
 KINDS = frozenset({"message", "confirm", "cancel", "undo", "resume"})
 RESPONSE_TYPES = frozenset({"answer", "clarification", "confirmation", "error", "execution", "navigation"})
 
@@ -39,6 +41,56 @@ _SIGNAL_FOR_EVENT = {
 }
 
 
+CLARIFICATIONS = Counter("sst_agent_clarifications",
+                         "Clarifications asked, by why (ambiguous = several entities matched) and whether the "
+                         "question offered candidates to pick from.", ["reason", "candidates"])
+REFERENCES = Counter("sst_agent_references",
+                     "Entity references a message needed, once per entity type per turn: resolved (from the text, "
+                     "the UI selection, the conversation context or the last result), ambiguous, not_found or "
+                     "unresolved.", ["outcome", "source"])
+REFERENCE_LATENCY = Histogram("sst_agent_reference_resolution_seconds",
+                              "Resolving one entity reference of a message, the reads it needs included.", ["outcome"],
+                              buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1))
+ABANDONED = Counter("sst_agent_abandoned_pending",
+                    "Clarifications and confirmations nobody answered: expired by the TTL sweep (how=expired) or "
+                    "given up after repeated unusable answers (how=gave_up).", ["how"])
+GRAMMAR_CACHE = Counter("sst_agent_grammar_cache", "grammar_for(): the registry version's grammar reused or built.",
+                        ["result"])
+
+# Clarification template → why it was asked. One-shot clarifications (no pending row) are listed
+# because they raise no CLARIFICATION_REQUIRED event; a re-asked question is neither.
+_CLARIFY_REASON = {"clarify.which": "ambiguous", "clarify.not_found": "not_found", "clarify.missing": "missing",
+                   "clarify.missing_permit": "missing", "batch.which": "missing", "clarify.unknown": "not_understood",
+                   "clarify.llm_unavailable": "not_understood"}
+_ONE_SHOT = frozenset({"clarify.unknown", "clarify.llm_unavailable", "batch.which"})
+REFERENCE_SOURCES = frozenset({"text", "ui", "context", "result", "focus", "topic"})
+
+
+def _clarification_observe(response: Mapping[str, Any], event_types: set[str]) -> None:
+    template = str(response.get("template") or "")
+    if "CLARIFICATION_REQUIRED" not in event_types and template not in _ONE_SHOT:
+        return  # the pending question asked again, not a new clarification
+    offered = bool((response.get("clarification") or {}).get("candidates"))
+    CLARIFICATIONS.labels(reason=_CLARIFY_REASON.get(template, "other"), candidates=str(offered).lower()).inc()
+
+
+def reference_observe(*, outcome: str, source: str, seconds: float) -> None:
+    """One entity reference of a message and how it ended (conversations.understanding)."""
+    source = source if outcome == "resolved" and source in REFERENCE_SOURCES else "none"
+    REFERENCES.labels(outcome=outcome, source=source).inc()
+    REFERENCE_LATENCY.labels(outcome=outcome).observe(seconds)
+
+
+def abandoned_observe(*, expired: int) -> None:
+    """Pending clarifications/confirmations the TTL sweep expired (conversations.tasks)."""
+    if expired > 0:
+        ABANDONED.labels(how="expired").inc(expired)
+
+
+def grammar_cache_observe(*, hit: bool) -> None:
+    GRAMMAR_CACHE.labels(result="hit" if hit else "miss").inc()
+
+
 def turn_observe(*, kind: str, response: Mapping[str, Any] | None, llm_calls: int, latency_s: float,
                  events: list[dict[str, Any]]) -> None:
     kind = kind if kind in KINDS else "other"
@@ -53,6 +105,13 @@ def turn_observe(*, kind: str, response: Mapping[str, Any] | None, llm_calls: in
         signal = _SIGNAL_FOR_EVENT.get(event.get("type", ""))
         if signal:
             SIGNALS.labels(signal=signal, kind=kind).inc()
+    if outcome == "clarification" and response:
+        _clarification_observe(response, {event.get("type", "") for event in events})
+    error_code = ((response or {}).get("error") or {}).get("code")
+    if error_code == "POLICY_DENIED":
+        plan_rejected_by_policy()  # PLAN_INVALID is counted by the planner itself
+    elif error_code == "CLARIFICATION_ABANDONED":
+        ABANDONED.labels(how="gave_up").inc()
     # One line per turn, carrying the bound conversation/tenant/operation ids (§52).
     log.info("turn_answered", kind=kind, outcome=outcome, llm_calls=llm_calls, ms=round(latency_s * 1000, 2))
 

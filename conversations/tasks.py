@@ -8,5 +8,9 @@ from celery import shared_task
 @shared_task(name="conversations.expire_pending", queue="default", acks_late=True, ignore_result=True)
 def expire_pending_task() -> int:
     from .hooks import pending_expire
+    from .metrics import abandoned_observe
 
-    return pending_expire()
+    expired = pending_expire()
+    # Each row is claimed by one sweeper only (conditional UPDATE), so two beats never count one twice.
+    abandoned_observe(expired=expired)
+    return expired

@@ -12,10 +12,12 @@ para 60"), and finally which required slots the message itself fills with the te
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import metrics
 from .grammar import CapabilityGrammar, Grammar, SlotSpec, Verb, camel_parts, find_phrase, same_word
 from .lexicon import ARTICLES, CREATED, DAY_UNITS, DEMONSTRATIVES, PREVIOUS, tokens
 from .matching import Mention, mention
@@ -233,6 +235,7 @@ class Extractor:
 
     def __init__(self, *, grammar: Grammar, reader: Reader, situation: Situation) -> None:
         self.grammar, self.reader, self.situation = grammar, reader, situation
+        self._observed: set[str] = set()  # entity types whose reference this turn already counted
 
     def skip_words(self, cap: CapabilityGrammar) -> set[str]:
         words = {w for verb in cap.verbs for w in verb.words}
@@ -253,6 +256,7 @@ class Extractor:
               use_context: bool) -> None:
         if slot.type in ("text", "knowledgeRef") and slot.parse != "permit_number":
             return
+        started = time.perf_counter()
         if slot.parse == "permit_number" and slot.type != "text":
             self._numbered_entity(cap, slot, parts, out, use_context)
         elif slot.parse == "integer":
@@ -266,6 +270,26 @@ class Extractor:
         if slot.required and slot.name not in out.values and slot.name not in out.ambiguous \
                 and slot.name not in out.not_found:
             out.missing.append(slot.name)
+        if slot.parse == "permit_number" or slot.resolver:
+            self._reference_observed(slot, out, time.perf_counter() - started)
+
+    def _reference_observed(self, slot: SlotSpec, out: Extraction, seconds: float) -> None:
+        # choose() extracts for up to five candidate capabilities: each entity type counts once a turn.
+        if slot.type in self._observed:
+            return
+        values = out.values.get(slot.name)
+        if values:
+            outcome, source = "resolved", values[0].source
+        elif slot.name in out.ambiguous:
+            outcome, source = "ambiguous", ""
+        elif slot.name in out.not_found:
+            outcome, source = "not_found", ""
+        elif slot.name in out.missing:
+            outcome, source = "unresolved", ""
+        else:
+            return  # an optional reference the message did not make
+        self._observed.add(slot.type)
+        metrics.reference_observe(outcome=outcome, source=source, seconds=seconds)
 
     # numbers ------------------------------------------------------------------------------
 

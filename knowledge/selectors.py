@@ -25,6 +25,7 @@ from tenancy.models import Tenant
 
 from .answers import compose_answer, excerpt_for
 from .index import INDEX_CACHE, IndexedSection, KnowledgeIndex, build_index
+from .metrics import INDEX_CACHE_LOOKUPS
 from .models import KnowledgePackage, KnowledgeSection
 from .results import KnowledgeReference, KnowledgeResult
 from .text import detect_language, fold, query_terms
@@ -55,6 +56,7 @@ def knowledge_index_get(*, tenant: Tenant, package: KnowledgePackage) -> Knowled
     if package.tenant_id != tenant.pk:
         raise ValueError("package does not belong to tenant")
     index = INDEX_CACHE.get(tenant_id, package.pk)
+    INDEX_CACHE_LOOKUPS.labels(result="miss" if index is None else "hit").inc()
     if index is None:
         rows = KnowledgeSection.objects.for_tenant(tenant).filter(package=package).order_by("position", "id")
         sections = [

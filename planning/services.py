@@ -28,6 +28,7 @@ from .exceptions import PlanInvalid
 from .intents import StructuredIntent
 from .labels import step_label
 from .llm import LLMUnavailable, configured_planner
+from .metrics import planning_observed
 from .models import ExecutionPlan, PlanStatus, PlanStep
 from .templates import Draft, TemplateError, draft_for, sub_resource_change
 from .validation import reason, validate_steps
@@ -46,6 +47,7 @@ def plan_hash(*, template: str, steps: Sequence[Mapping[str, Any]], allow_partia
                            "steps": [{k: s.get(k) for k in HASHED_FIELDS} for s in steps]})
 
 
+@planning_observed
 def plan_from_intent(*, tenant: Tenant, actor: Any, intent: StructuredIntent, conversation_id: uuid.UUID | None = None,
                      pins: Mapping[str, int] | None = None) -> ExecutionPlan:
     """The validated plan for `intent`. `pins` maps `"<type>:<id>"` → revision read at planning."""
@@ -127,6 +129,7 @@ def _normalise(steps: Sequence[Mapping[str, Any]], snapshot: RegistrySnapshot, t
     return normalised
 
 
+@planning_observed
 def plan_from_steps(*, tenant: Tenant, actor: Any, steps: Sequence[Mapping[str, Any]], template: str,
                     intent: StructuredIntent | None = None, allow_partial: bool = False,
                     conversation_id: uuid.UUID | None = None, pins: Mapping[str, int] | None = None,

@@ -32,6 +32,7 @@ from typing import Any
 import jsonschema
 from django.conf import settings
 from django.db import connection
+from prometheus_client import Counter
 
 from .models import CapabilityStatus, CapabilityVersion, Resource, TenantCapabilityBlock, Transport
 from .roles import permissions_for_role
@@ -127,6 +128,9 @@ def _tenant_key(tenant: Any) -> str:
 
 _lock = threading.Lock()
 _cached: RegistrySnapshot | None = None
+# PRD-006 §40 cache hit rate: a miss is a rebuild (a new registry version, or this process's first turn).
+SNAPSHOT_CACHE = Counter("sst_agent_registry_snapshot_cache", "registry_snapshot(): this process's snapshot of "
+                         "the current registry version reused (hit) or built (miss).", ["result"])
 
 
 def registry_version() -> int | None:
@@ -143,7 +147,9 @@ def registry_snapshot() -> RegistrySnapshot:
     version = registry_version()
     cached = _cached
     if version is not None and cached is not None and cached.version == version:
+        SNAPSHOT_CACHE.labels(result="hit").inc()
         return cached
+    SNAPSHOT_CACHE.labels(result="miss").inc()
     with _lock:
         # Built after the version read: at least as new as `version`, never older.
         snapshot = snapshot_build(version)
