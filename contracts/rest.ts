@@ -55,6 +55,37 @@ export interface EvaluationOutput {
   reasons: string[];
 }
 
+export interface ExecutionTrace {
+  actor_id: string;
+  capabilities: TraceCapability[];
+  compensation: TraceCompensation | null;
+  confirmation: TraceConfirmation | null;
+  conversation_events: TraceEvent[];
+  conversation_id: string | null;
+  error: unknown;
+  finished_at: string | null;
+  id: string;
+  intent: unknown;
+  intent_id: string;
+  language: string;
+  message: TraceMessage | null;
+  needs_review: boolean;
+  operation_id: string | null;
+  plan: TracePlan;
+  plan_id: string;
+  policy: TracePolicy;
+  receipt_id: string;
+  response: TraceResponse | null;
+  retry_budget: number;
+  runtime: unknown;
+  started_at: string;
+  status: string;
+  steps: TraceStep[];
+  tenant_id: string;
+  timeline: TraceEntry[];
+  verification: TraceEntry[];
+}
+
 /** * `pt-BR` - pt-BR * `en` - en */
 export type LanguageEnum = "pt-BR" | "en";
 
@@ -177,6 +208,128 @@ export type RiskLevelEnum = "low" | "medium" | "high";
 /** * `DRAFT` - Draft * `APPROVED` - Approved * `CANCELLED` - Cancelled * `CLOSED` - Closed */
 export type StatusEnum = "DRAFT" | "APPROVED" | "CANCELLED" | "CLOSED";
 
+export interface TraceCapability {
+  id: string;
+  kind: string;
+  risk: string;
+  version: number;
+}
+
+export interface TraceCheck {
+  at: string;
+  code: string;
+  ok: boolean;
+  reasons: unknown;
+}
+
+export interface TraceCompensation {
+  steps: unknown[];
+  timeline: TraceEntry[];
+}
+
+export interface TraceConfirmation {
+  id: string;
+  level: string;
+  receipt_id: string;
+  received_at: string;
+}
+
+export interface TraceEntry {
+  at: string;
+  data: unknown;
+  label: TraceLabels;
+  step_id: string | null;
+  type: string;
+}
+
+export interface TraceEvent {
+  actor: string;
+  at: string;
+  operation_id: string | null;
+  seq: number;
+  type: string;
+}
+
+export interface TraceLabels {
+  en: string;
+  "pt-BR": string;
+}
+
+export interface TraceMessage {
+  at: string;
+  seq: number;
+  text: string;
+}
+
+export interface TracePlan {
+  allow_partial: boolean;
+  created_at: string;
+  expires_at: string;
+  hash: string;
+  id: string;
+  planner: string;
+  requires_confirmation: boolean;
+  risk: string;
+  status: string;
+  template: string;
+  validated_at: string;
+}
+
+export interface TracePolicy {
+  decision: TraceReceipt | null;
+  receipt: TraceReceipt | null;
+  receipts: TraceReceipt[];
+}
+
+export interface TraceReceipt {
+  confirmation_id: string | null;
+  decision: string;
+  expires_at: string | null;
+  id: string;
+  issued_at: string;
+  level: string;
+  reasons: unknown;
+  risk: string;
+  stage: string;
+}
+
+export interface TraceResponse {
+  message: TraceLabels;
+  result: unknown;
+}
+
+export interface TraceStep {
+  attempts: number;
+  call_ms: number;
+  calls: number;
+  capability: string;
+  checks: TraceCheck[];
+  compensation: unknown;
+  depends_on: string[];
+  duration_ms: number | null;
+  error: unknown;
+  errors: unknown[];
+  finished_at: string | null;
+  id: string;
+  input: unknown;
+  kind: string;
+  label: unknown;
+  result: unknown;
+  retries: number;
+  risk: string;
+  started_at: string | null;
+  status: string;
+  targets: unknown;
+  verification: TraceStepNote[];
+  version: number;
+}
+
+export interface TraceStepNote {
+  at: string;
+  data: unknown;
+  type: string;
+}
+
 export interface TrainingCheckOutput {
   permit_id: number;
   trained: boolean;
@@ -266,7 +419,7 @@ export interface Paths {
     /** agent_executions_retrieve */
     get: {
       path: { execution_id: string };
-      responses: { 200: void };
+      responses: { 200: ExecutionTrace };
     };
   };
   "/agent/executions/{execution_id}/kill": {
