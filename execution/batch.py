@@ -39,7 +39,7 @@ from planning.references import MISSING, Ref, drop_nulls, get_path, resolve
 from policy.services import revalidate
 from registry.selectors import CapabilitySpec, RegistrySnapshot
 
-from .control import OPEN, Envelope, Lane, call_timeout_ms, retry_delay_s
+from .control import CLOSED, OPEN, Envelope, Lane, call_timeout_ms, retry_delay_s
 from .errors import ErrorClass, Outcome
 from .models import (
     BatchItem,
@@ -183,7 +183,8 @@ def _loop(ctx: Ctx) -> None:
                 return
             ctx.stop.wait(0.2)
             continue
-        if waited_since is not None:
+        if waited_since is not None and (lane.last or lane.state()).breaker == CLOSED:
+            # Back only when the breaker closed: a half-open probe does not restart the wait (or the replan).
             waited_since = None
             runtime_transition(execution=ctx.execution, status="RUNNING", reason="RESOURCE_BACK",
                                kind="STATUS", timeline=TimelineType.EXECUTION_RESUMED)

@@ -5,6 +5,7 @@ Faults come from the SST fault injector (shared by every process through the dat
 from __future__ import annotations
 
 import time
+import uuid
 
 import pytest
 from django.contrib.auth.models import Permission
@@ -138,3 +139,67 @@ def test_global_stop_mid_batch_terminates_and_starts_no_new_call(worker, tenant,
         from policy.services import kill_switch_lift
 
         kill_switch_lift(actor=admin, switch_id=switch.pk, reason="drill over")
+
+
+def _statuses(execution):
+    return list(BatchItem.objects.for_tenant(execution.tenant_id).filter(execution=execution)
+                .order_by("pk").values_list("pk", "status", "finished_at"))
+
+
+def test_a_supervisor_pauses_mid_batch_nothing_new_starts_the_workers_are_freed_and_resume_finishes_it(
+        worker, tenant, operator, supervisor):
+    from execution.models import StepRun
+    from execution.runtime_state import runtime_pause, runtime_resume
+    from execution.tasks import ping_task
+
+    fault_add(tenant=tenant, route="sst:permit-training", latency_ms=400, times=10_000)
+    _, execution = _start(tenant, operator, 60)
+    _wait(lambda: BatchItem.objects.for_tenant(tenant).filter(execution=execution, step_id="training",
+                                                              status="completed").count() >= 5)
+    runtime_pause(execution_id=execution.pk, tenant=tenant, actor=supervisor, reason="drill")
+    steps = StepRun.objects.for_tenant(tenant).filter(execution=execution)
+    _wait(lambda: not steps.filter(status="running").exists())  # in-flight items finish, then the steps park
+    assert (steps.get(step_id="training").status, steps.get(step_id="training").error["code"]) == (
+        "dispatched", "PAUSED")
+    assert steps.get(step_id="decision").status == "pending"
+    frozen = _statuses(execution)
+    done_before = {pk: at for pk, status, at in frozen if status == "completed"}
+    training_done = BatchItem.objects.for_tenant(tenant).filter(execution=execution, step_id="training",
+                                                                status="completed").count()
+    assert len(done_before) >= 5 and training_done < 60  # paused mid-batch
+    # Parked steps hold no worker: a task sent now runs at once.
+    assert ping_task.apply_async((11,), queue="execution").get(timeout=10) == 11
+    time.sleep(1.5)
+    assert _statuses(execution) == frozen  # no item started or finished while paused
+
+    runtime_resume(execution_id=execution.pk, tenant=tenant, actor=supervisor)
+    execution = wait_settled(execution, timeout_s=90)
+    assert execution.status == "completed", execution.error
+    assert PermitEvaluation.objects.for_tenant(tenant).count() == 60 and duplicate_effects(tenant) == 0
+    after = dict(BatchItem.objects.for_tenant(tenant).filter(pk__in=done_before).values_list("pk", "finished_at"))
+    assert after == done_before  # completed before the pause, never run again
+    kinds = set(TimelineEntry.objects.for_tenant(tenant).filter(execution=execution).values_list("type", flat=True))
+    assert {"EXECUTION_PAUSED", "EXECUTION_RESUMED"} <= kinds
+
+
+def test_losing_both_compliance_sources_for_some_permits_replans_in_place_and_decides_the_rest(
+        worker, tenant, operator):
+    from execution.models import RuntimeReplan
+    from sst.models import WorkPermit
+
+    # 50 failing permits: more than the breakers' half-open probes can use up before the replan is due.
+    ids = make_batch_world(tenant, 60)
+    failing = WorkPermit.objects.for_tenant(tenant).filter(pk__in=ids[10:]).values_list("number", flat=True)
+    for number in failing:
+        for route in ("sst:permit-compliance", "sst:permit-compliance-secondary"):
+            fault_add(tenant=tenant, route=route, status=503, match={"permit": number})
+    plan, receipt = batch_plan(tenant=tenant, actor=operator, ids=ids, conversation_id=uuid.uuid4())
+    execution = execution_start(plan=plan, receipt_id=receipt.pk, actor=operator, tenant=tenant)
+    # RUNTIME_REPLAN_AFTER_SECONDS keeps its default (10 s) in the worker: the wait comes first (§57).
+    execution = wait_settled(execution, timeout_s=120)
+    assert (execution.status, execution.needs_review) == ("partially_completed", False), execution.error
+    replan = RuntimeReplan.objects.for_tenant(tenant).get(execution=execution)
+    assert (replan.outcome, replan.impact["requires_reapproval"]) == ("CONTINUED", False)
+    evaluated = set(PermitEvaluation.objects.for_tenant(tenant).values_list("permit_id", flat=True))
+    assert set(ids[:10]) <= evaluated and not evaluated & set(replan.deferred.get("compliance", []))
+    assert duplicate_effects(tenant) == 0
