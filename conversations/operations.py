@@ -24,7 +24,7 @@ from execution.services import ExecutionError, execution_start
 from planning.exceptions import PlanInvalid
 from planning.intents import StructuredIntent, TargetRef
 from planning.models import ExecutionPlan
-from planning.selectors import plan_get, plan_policy_steps, plan_steps
+from planning.selectors import plan_get, plan_policy_steps, plan_steps, plan_with_steps
 from planning.services import plan_from_intent
 from planning.templates import TEMPLATES
 from policy.models import Outcome
@@ -336,12 +336,12 @@ def ask(turn: Turn, plan: ExecutionPlan, state: Mapping[str, Any], level: str, r
 
 def approve_and_start(turn: Turn, plan: ExecutionPlan, confirmation: Confirmation, *, steps=None, facts=None,
                       action: str = "", lead: str = "", approver: Any = None,
-                      review_request_id: Any = None) -> None:
+                      review_request_id: Any = None, rows: list | None = None) -> None:
     """Re-evaluate policy with the approval and get an ALLOW receipt, then start (invariant 3).
 
     Facts: the ones policy decided on at planning when the confirmation holds them (the executor
     reads them again right before each step), else read now."""
-    rows = plan_steps(plan=plan)
+    rows = rows if rows is not None else plan_steps(plan=plan)
     if steps is None:
         steps = [s.as_policy_step() for s in rows]
     if facts is None:
@@ -389,3 +389,7 @@ def start(turn: Turn, plan: ExecutionPlan, receipt_id: Any, *, action: str, lead
 
 def plan_for(turn: Turn, confirmation: Confirmation) -> ExecutionPlan | None:
     return plan_get(tenant=turn.tenant, plan_id=confirmation.plan_id)
+
+
+def plan_and_steps_for(turn: Turn, confirmation: Confirmation) -> tuple[ExecutionPlan | None, list]:
+    return plan_with_steps(tenant=turn.tenant, plan_id=confirmation.plan_id)

@@ -29,6 +29,7 @@ from .operations import (
     intent_state,
     invalidate_pending,
     plan_and_decide,
+    plan_and_steps_for,
     plan_for,
     slot_values,
 )
@@ -672,11 +673,11 @@ def confirm(turn: Turn, *, confirmation_id: Any = None) -> None:
     confirmation.status = PendingStatus.CONSUMED
     turn.event("CONFIRMATION_RECEIVED", {"confirmation_id": str(confirmation.pk), "plan_id": str(confirmation.plan_id)},
                actor="user", operation_id=confirmation.operation_id)
-    plan = plan_for(turn, confirmation)
+    plan, rows = plan_and_steps_for(turn, confirmation)
     if plan is None:
         turn.go(Status.FAILED)
         return turn.error("NOT_FOUND", "nothing.pending")
-    approve_and_start(turn, plan, confirmation)
+    approve_and_start(turn, plan, confirmation, rows=rows)
 
 
 def reask_expired(turn: Turn, confirmation: Confirmation) -> None:

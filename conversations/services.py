@@ -25,6 +25,7 @@ from events.services import event_batch
 from execution.metrics import log_context, log_rebind
 from registry.selectors import registry_snapshot
 from tenancy import clock
+from tenancy.db import update_sql, write_in_one_statement
 from tenancy.models import Tenant
 
 from . import lexicon, metrics
@@ -77,17 +78,18 @@ def _lock(*, tenant: Tenant, user: Any | None, conversation_id: Any) -> Conversa
     return conversation
 
 
-def _save(conversation: Conversation, *, read_version: int, now: Any) -> None:
-    updated = Conversation.objects.for_tenant(conversation.tenant_id).filter(
-        pk=conversation.pk, version=read_version).update(
-        status=conversation.status, version=F("version") + 1, language=conversation.language,
+def _save(conversation: Conversation, *, read_version: int, now: Any, rows: tuple[Any, ...] = ()) -> None:
+    """Write the conversation with its version check, and `rows` (the turn's record) in the same statement."""
+    query = Conversation.objects.for_tenant(conversation.tenant_id).filter(pk=conversation.pk, version=read_version)
+    update = update_sql(
+        query, status=conversation.status, version=F("version") + 1, language=conversation.language,
         active_intent=conversation.active_intent, active_operation=conversation.active_operation,
         last_result=conversation.last_result, context=conversation.context,
         last_ui_context=conversation.last_ui_context, references=conversation.references,
         pending_confirmation=conversation.pending_confirmation,
         pending_clarification=conversation.pending_clarification,
         last_response=conversation.last_response, updated_at=now)
-    if updated != 1:
+    if write_in_one_statement(*([row] for row in rows), then=update) != 1:
         raise VersionConflict
     conversation.version = read_version + 1
 
@@ -186,14 +188,15 @@ def _turn_run(*, tenant: Tenant, user: Any, conversation_id: Any, kind: str, tex
         conversation.last_response = turn.response
         structlog.contextvars.bind_contextvars(**metrics.turn_operation_ids(conversation))
         saving = time.perf_counter()
-        _save(conversation, read_version=turn.read_version, now=turn.now)
-        metrics.STATE_LATENCY.labels(op="update").observe(time.perf_counter() - saving)
         turn.turn_id = str(uuid.uuid4())
+        conversation.version = turn.version  # what the result reports; _save checks the read one
         result = None if _settles_after_commit(turn) else _result(turn, conversation, turn.response,
                                                                    batch.envelopes(), started)
-        TurnRow.objects.create(id=turn.turn_id, tenant=tenant, conversation=conversation,
-                               client_message_id=client_message_id or None, kind=kind, text=text[:4000],
-                               response=result or {}, created_at=turn.now)
+        row = TurnRow(id=turn.turn_id, tenant=tenant, conversation=conversation,
+                      client_message_id=client_message_id or None, kind=kind, text=text[:4000],
+                      response=result or {}, created_at=turn.now)
+        _save(conversation, read_version=turn.read_version, now=turn.now, rows=(row,))
+        metrics.STATE_LATENCY.labels(op="update").observe(time.perf_counter() - saving)
     finally:
         turn.reader.close()
     return turn, result

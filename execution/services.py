@@ -21,6 +21,7 @@ from planning.selectors import plan_get, plan_steps
 from planning.services import plan_start
 from policy.models import Outcome, PolicyReceipt, Scope, Stage
 from policy.services import kill_switch_set
+from tenancy.db import write_in_one_statement
 from tenancy.models import Tenant
 
 from .engine import advance, dispatch, settle
@@ -85,17 +86,16 @@ def execution_start(*, plan: ExecutionPlan, receipt_id: Any, actor: Any, tenant:
 
 def _create(*, plan: ExecutionPlan, receipt: PolicyReceipt, actor: Any, tenant: Tenant,
             steps: list[PlanStep]) -> Execution:
-    """The execution, its step runs (the ready ones already dispatched), the timeline and the
-    conversation's EXECUTION_STARTED: five statements, the steps sent after commit."""
+    """The execution, its step runs (the ready ones already dispatched) and its timeline in one
+    statement, then the conversation's EXECUTION_STARTED; the steps are sent after commit."""
     now = timezone.now()
-    execution = Execution.objects.create(
+    execution = Execution(
         tenant=tenant, plan=plan, actor=actor, receipt_id=receipt.pk, conversation_id=plan.conversation_id,
         language=plan.language, retry_budget=retry_budget(), started_at=now)
     ready = [s.step_id for s in steps if not s.depends_on]
-    StepRun.objects.bulk_create([
-        StepRun(tenant=tenant, execution=execution, step_id=s.step_id, position=s.position,
-                **({"status": StepStatus.DISPATCHED, "dispatched_at": now} if s.step_id in ready else {}))
-        for s in steps])
+    runs = [StepRun(tenant=tenant, execution=execution, step_id=s.step_id, position=s.position,
+                    **({"status": StepStatus.DISPATCHED, "dispatched_at": now} if s.step_id in ready else {}))
+            for s in steps]
     entries = [(TimelineType.PLAN_CREATED, plan.created_at,
                 {"template": plan.template, "planner": plan.planner, "hash": plan.canonical_hash}),
                (TimelineType.PLAN_VALIDATED, plan.validated_at, {"risk": plan.risk, "steps": len(steps)})]
@@ -103,8 +103,9 @@ def _create(*, plan: ExecutionPlan, receipt: PolicyReceipt, actor: Any, tenant: 
         entries.append((TimelineType.CONFIRMATION_RECEIVED, receipt.issued_at,
                         {"receipt": str(receipt.pk), "level": receipt.level}))
     entries.append((TimelineType.EXECUTION_STARTED, now, {"receipt": str(receipt.pk)}))
-    TimelineEntry.objects.bulk_create([TimelineEntry(tenant_id=tenant.pk, execution=execution, type=type_,
-                                                     at=at or now, data=data) for type_, at, data in entries])
+    timeline = [TimelineEntry(tenant_id=tenant.pk, execution=execution, type=type_, at=at or now, data=data)
+                for type_, at, data in entries]
+    write_in_one_statement([execution], runs, timeline)
     conversation_event(execution=execution, type="EXECUTION_STARTED", payload={
         "plan_id": str(plan.pk), "total": len(steps),
         "steps": [{"id": s.step_id, "capability": s.capability_id, "label": s.label} for s in steps]})

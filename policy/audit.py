@@ -28,7 +28,16 @@ def audit_record(*, tenant: Tenant | None, actor: Any, event_type: str, target_t
 
     One INSERT, atomic by itself: inside the caller's transaction it commits or rolls back with the
     change it describes (no savepoint of its own)."""
-    return AuditEvent.objects.create(
+    event = audit_event(tenant=tenant, actor=actor, event_type=event_type, target_type=target_type,
+                        target_id=target_id, old=old, new=new, extra=extra)
+    event.save(force_insert=True)
+    return event
+
+
+def audit_event(*, tenant: Tenant | None, actor: Any, event_type: str, target_type: str, target_id: str = "",
+                old: Any = None, new: Any = None, extra: dict[str, Any] | None = None) -> AuditEvent:
+    """The audit row, not yet written (for a caller that writes it together with its change)."""
+    return AuditEvent(
         tenant=tenant,
         actor=actor if getattr(actor, "pk", None) else None,
         event_type=event_type,

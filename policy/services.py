@@ -37,9 +37,10 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from tenancy.db import write_in_one_statement
 from tenancy.models import Tenant
 
-from .audit import audit_record
+from .audit import audit_event, audit_record
 from .canonical import CanonicalizationError, canonical_hash, canonical_input_hash
 from .engine import Decision, Reason, Step, decide, gather
 from .exceptions import PolicyError
@@ -103,10 +104,11 @@ def evaluate(*, actor: Any, tenant: Tenant, steps: Sequence[Step | Mapping[str, 
 def _receipt_create(*, tenant: Tenant, actor: Any, stage: str, plan_id: uuid.UUID, plan_hash: str,
                     decision: Decision, extra_reasons: Sequence[Reason] = (), outcome: str | None = None,
                     approval: Approval | None = None) -> PolicyReceipt:
+    """The receipt and its audit row, written in one statement."""
     now = timezone.now()
     outcome = outcome or decision.outcome
     allow = outcome == Outcome.ALLOW
-    receipt = PolicyReceipt.objects.create(
+    receipt = PolicyReceipt(
         tenant=tenant, actor=actor, stage=stage, plan_id=plan_id, plan_hash=plan_hash, decision=outcome,
         level=decision.level, risk=decision.risk,
         steps={a.step_id: a.binding() for a in decision.steps},
@@ -115,8 +117,10 @@ def _receipt_create(*, tenant: Tenant, actor: Any, stage: str, plan_id: uuid.UUI
         reasons=[r.to_dict() for r in (*decision.reasons, *extra_reasons)],
         issued_at=now, expires_at=now + receipt_ttl() if allow else None,
     )
-    audit_record(tenant=tenant, actor=actor, event_type=f"policy.receipt.{outcome.lower()}", target_type="plan",
-                 target_id=str(plan_id), new={"receipt": str(receipt.pk), "stage": stage, "level": decision.level})
+    audit = audit_event(tenant=tenant, actor=actor, event_type=f"policy.receipt.{outcome.lower()}",
+                        target_type="plan", target_id=str(plan_id),
+                        new={"receipt": str(receipt.pk), "stage": stage, "level": decision.level})
+    write_in_one_statement([receipt], [audit])
     return receipt
 
 

@@ -16,10 +16,13 @@ connection can use it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 from django.db import connection, migrations, transaction
+from django.db.models import Model, QuerySet
+from django.db.models.sql import InsertQuery, UpdateQuery
 
 MAINTAINER_ROLE = "agent_maintainer"
 APP_ROLE = "agent_app"
@@ -106,3 +109,58 @@ def purge_window() -> Iterator[None]:
         finally:
             with connection.cursor() as cursor:
                 cursor.execute("DELETE FROM agent_purge_window")
+
+
+# --- several writes, one round trip ------------------------------------------------------------
+
+
+def write_in_one_statement(*groups: Sequence[Model], then: tuple[str, list[Any]] | None = None) -> int | None:
+    """Insert rows of several models — each group one model, ids already set — in one statement.
+
+    Written by hand because Django has no multi-table write: on PostgreSQL each group's INSERT
+    (compiled by Django itself, so columns, defaults and JSON adaptation stay the model's) becomes
+    a data-modifying CTE of one statement; `then` is an optional final statement (e.g. an UPDATE)
+    whose row count is returned. Elsewhere (SQLite) the same rows are written one group at a time.
+    An auto-increment id left unset is left to the database, as bulk_create does.
+    """
+    groups = tuple(group for group in groups if group)
+    for group in groups:
+        for obj in group:  # written from here on, as if saved: a later save() updates
+            obj._state.adding, obj._state.db = False, connection.alias
+    if connection.vendor != "postgresql":
+        for group in groups:
+            type(group[0]).objects.bulk_create(list(group))
+        if then is None:
+            return None
+        with connection.cursor() as cursor:
+            cursor.execute(*then)
+            return cursor.rowcount
+    parts = [_insert_sql(group) for group in groups]
+    if then is not None:
+        parts.append(then)
+    *ctes, (final_sql, final_params) = parts
+    sql = (f"WITH {', '.join(f'w{i} AS ({part})' for i, (part, _) in enumerate(ctes))} {final_sql}"
+           if ctes else final_sql)
+    params = [p for _, part_params in ctes for p in part_params] + list(final_params)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.rowcount if then is not None else None
+
+
+def _insert_sql(group: Sequence[Model]) -> tuple[str, list[Any]]:
+    model = type(group[0])
+    opts = model._meta
+    fields = [f for f in opts.concrete_fields
+              if not (f is opts.auto_field and getattr(group[0], f.attname) is None)]
+    query = InsertQuery(model)
+    query.insert_values(fields, list(group))
+    [(sql, params)] = query.get_compiler(connection=connection).as_sql()
+    return sql, list(params)
+
+
+def update_sql(queryset: QuerySet, **values: Any) -> tuple[str, list[Any]]:
+    """The UPDATE `queryset.update(**values)` would run, as (sql, params), for `write_in_one_statement`."""
+    query = queryset.query.chain(UpdateQuery)
+    query.add_update_values(values)
+    sql, params = query.get_compiler(connection=connection).as_sql()
+    return sql, list(params)
