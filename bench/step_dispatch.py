@@ -7,6 +7,10 @@ includes the broker hop, the claim, policy revalidation (receipt + live checks, 
 timeline rows and the advance that dispatches the next step. The baseline is a bare round trip of a
 no-op task through the same broker and worker (`apply_async(...).get()`).
 
+A worker continues a plan inline (execution/README.md): a chain's first step comes through the
+broker, the next ones are claimed by the transaction that records the step before them. `inline`
+and `brokered` split the samples by that (STEP_STARTED's `inline` flag); `ratio` is over all steps.
+
 It builds a throw-away database `<DATABASE_URL name>_bench_dispatch` (migrated here, dropped at
 the end), loads and approves the real manifest, starts one worker process (prefork, 2) on it, and
 runs chains of sequential `workPermit.read` steps.
@@ -24,10 +28,6 @@ NAME = "step_dispatch"
 CHAINS, STEPS_PER_CHAIN, BASELINE_N, WARMUP = 20, 10, 200, 20
 
 
-
-
-
-
 def main() -> None:
     emit(NAME, run_on_throwaway_database("bench_dispatch", "a real worker", measure, worker=True))
 
@@ -35,7 +35,7 @@ def main() -> None:
 def measure() -> dict:
     from django.contrib.auth import get_user_model
 
-    from execution.models import StepRun
+    from execution.models import StepRun, TimelineEntry
     from execution.services import execution_start
     from execution.tasks import ping_task
     from planning.services import plan_from_steps
@@ -61,18 +61,22 @@ def measure() -> dict:
                                      facts=facts_for(plan, tenant))
         execution = wait_settled(execution_start(plan=plan, receipt_id=receipt.pk, actor=user, tenant=tenant), 60)
         assert execution.status == "completed", execution.error
-        return list(StepRun.objects.for_tenant(tenant).filter(execution=execution))
+        inline = set(TimelineEntry.objects.for_tenant(tenant).filter(
+            execution=execution, type="STEP_STARTED", data__inline=True).values_list("step_id", flat=True))
+        return [(run, run.step_id in inline) for run in StepRun.objects.for_tenant(tenant).filter(execution=execution)]
 
     for _ in range(2):  # warm-up: imports, connections, snapshot, token
         chain()
     overhead, wall, calls, hop = [], [], [], []
+    by_path: dict[bool, list[float]] = {True: [], False: []}
     started = time.perf_counter()
     for _ in range(CHAINS):
-        for run in chain():
+        for run, inline in chain():
             total_ms = (run.finished_at - run.dispatched_at).total_seconds() * 1000
             wall.append(total_ms)
             calls.append(run.call_ms)
             overhead.append(total_ms - run.call_ms)
+            by_path[inline].append(total_ms - run.call_ms)
             hop.append((run.started_at - run.dispatched_at).total_seconds() * 1000)
     elapsed = time.perf_counter() - started
     for i in range(WARMUP):
@@ -85,6 +89,8 @@ def measure() -> dict:
     ours, base = summarize(overhead), summarize(baseline)
     return {**ours, "baseline": base, "ratio": ratio(ours, base), "overhead_p50_ms": ours["p50_ms"],
             "step_wall": summarize(wall), "sst_call": summarize(calls), "dispatch_to_claim": summarize(hop),
+            "inline": summarize(by_path[True]) if by_path[True] else {"n": 0},
+            "brokered": summarize(by_path[False]) if by_path[False] else {"n": 0},
             "steps_per_second": round(len(overhead) / elapsed, 2)}
 
 

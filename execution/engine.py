@@ -22,7 +22,7 @@ from typing import Any
 import structlog
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, F, Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from planning.batch import BATCH_SOURCE
@@ -102,9 +102,24 @@ def dispatch_compensation(execution_id: Any) -> None:
 # --- run one step ----------------------------------------------------------------------------
 
 
-def run_step(execution_id: Any, step_id: str) -> float | None:
-    """Run one step. Returns seconds to wait when another worker still holds the step's lease."""
-    execution = Execution.objects.all_tenants().select_related("tenant", "actor").filter(pk=execution_id).first()
+def run_step(execution_id: Any, step_id: str, *, continue_for: float = 0.0) -> float | None:
+    """Run one step, and with `continue_for` > 0 the plan's next ready steps too, one at a time.
+
+    Continuing inline: until `continue_for` seconds have passed since the first claim (at most half
+    the step lease, which is the broker's visibility timeout: this task's message, acknowledged only
+    at the end, must not be handed to another worker while the loop still runs), the transaction
+    that records a step's outcome also claims ONE of the steps it makes ready (running, attempts+1,
+    a lease, STEP_STARTED with `inline`) and this worker runs it right after the commit; every other
+    ready step is sent through the broker as before, so independent steps still run in parallel.
+    The claim happens under the execution lock with the execution still running, so a cancel is
+    honoured at every step boundary, and each step re-runs the live policy checks (kill switches).
+    Should the worker die, this task's unacknowledged message comes back and `_adopt` takes over
+    the step whose lease ran out (the watchdog would too).
+
+    Returns seconds to wait when another worker still holds the step's lease.
+    """
+    execution = (Execution.objects.all_tenants().select_related("plan", "tenant", "actor")
+                 .filter(pk=execution_id).first())
     if execution is None:
         return None
     with metrics.log_context(planId=str(execution.plan_id), tenantId=str(execution.tenant_id),
@@ -112,40 +127,82 @@ def run_step(execution_id: Any, step_id: str) -> float | None:
                                 else {})) as log_ids:
         run = _claim(execution, step_id)
         if run is None:
-            return _lease_left(execution, step_id)
-        started = time.perf_counter()
-        plan_step = plan_steps_cached(execution.tenant_id, execution.plan_id)[step_id]
-        try:
-            outcome = perform(execution, run, plan_step)
-        except Exception as exc:  # noqa: BLE001 - a bug in one step fails that step, it does not wedge the execution
-            metrics.log_rebind(log_ids)
-            log.exception("step_crashed", execution=str(execution.pk), step=step_id)
-            outcome = StepOutcome("failed", error=_error("INTERNAL_ERROR", detail=type(exc).__name__))
-        metrics.log_rebind(log_ids)  # an in-process tool call ran the request middleware, which clears the context
-        _finish(execution, run, plan_step, outcome)
-        elapsed = time.perf_counter() - started
-        metrics.STEP_LATENCY.labels(capability=plan_step.capability_id, outcome=outcome.status).observe(elapsed)
-        log.info("step_finished", capability=plan_step.capability_id, outcome=outcome.status,
-                 attempt=run.attempts, ms=round(elapsed * 1000, 2))
+            wait = _lease_left(execution, step_id)
+            if wait is not None or not continue_for:
+                return wait
+            run, wait = _adopt(execution)
+            if run is None:
+                return wait
+        deadline = time.monotonic() + min(continue_for, step_lease().total_seconds() / 2)
+        while run is not None:
+            execution, run = _run_claimed(execution, run, log_ids, inline=time.monotonic() < deadline)
     return None
 
 
-def _finish(execution: Execution, run: StepRun, plan_step: PlanStep, outcome: StepOutcome) -> None:
-    """Persist the outcome and advance in ONE transaction (one BEGIN/COMMIT instead of two).
+def _run_claimed(execution: Execution, run: StepRun, log_ids: dict[str, Any], *,
+                 inline: bool) -> tuple[Execution, StepRun | None]:
+    """Perform a claimed step and record it; returns the execution as locked then and the step claimed inline."""
+    metrics.log_rebind(log_ids, stepId=run.step_id)
+    started = time.perf_counter()
+    plan_step = plan_steps_cached(execution.tenant_id, execution.plan_id)[run.step_id]
+    try:
+        outcome = perform(execution, run, plan_step)
+    except Exception as exc:  # noqa: BLE001 - a bug in one step fails that step, it does not wedge the execution
+        metrics.log_rebind(log_ids)
+        log.exception("step_crashed", execution=str(execution.pk), step=run.step_id)
+        outcome = StepOutcome("failed", error=_error("INTERNAL_ERROR", detail=type(exc).__name__))
+    metrics.log_rebind(log_ids)  # an in-process tool call ran the request middleware, which clears the context
+    locked, next_run = _finish(execution, run, plan_step, outcome, inline=inline)
+    elapsed = time.perf_counter() - started
+    metrics.STEP_LATENCY.labels(capability=plan_step.capability_id, outcome=outcome.status).observe(elapsed)
+    log.info("step_finished", capability=plan_step.capability_id, outcome=outcome.status,
+             attempt=run.attempts, ms=round(elapsed * 1000, 2), next_inline=next_run.step_id if next_run else None)
+    return locked, next_run
+
+
+def _finish(execution: Execution, run: StepRun, plan_step: PlanStep, outcome: StepOutcome, *,
+            inline: bool = False) -> tuple[Execution, StepRun | None]:
+    """Persist the outcome and advance in ONE transaction; returns (the locked execution, the step claimed inline).
 
     The execution row is locked first, as `advance`, `execution_cancel` and `execution_resume` do,
-    so the lock order stays execution → step runs. The next steps are still sent only after this
-    commit (`dispatch` uses on_commit), by this worker: no extra hop.
+    so the lock order stays execution → step runs. The step runs are read after the lock (a parallel
+    step recorded just before is seen). The next steps are sent only after this commit (`dispatch`
+    uses on_commit), by this worker: no extra hop; with `inline`, one of them is claimed here instead.
     """
     with transaction.atomic():
-        locked = _locked(execution.pk) or execution
-        if _record(locked, run, plan_step, outcome):
-            advance(execution.pk, locked=locked)
+        locked = _locked(execution.pk, like=execution) or execution
+        runs = _record(locked, run, plan_step, outcome)
+        if runs is None:
+            return locked, None
+        _progress(locked, plan_step, runs)
+        return locked, advance(execution.pk, locked=locked, runs=runs, inline=inline)
 
 
-def _locked(execution_id: Any) -> Execution | None:
-    return (Execution.objects.all_tenants().select_for_update(of=("self",)).select_related("plan", "tenant")
-            .filter(pk=execution_id).first())
+def _locked(execution_id: Any, *, like: Execution | None = None) -> Execution | None:
+    """The execution row FOR UPDATE. With `like` (the caller's copy, relations loaded): only its
+    changing columns are read, into `like`, which is returned."""
+    if like is None:
+        return (Execution.objects.all_tenants().select_for_update(of=("self",)).select_related("plan", "tenant")
+                .filter(pk=execution_id).first())
+    if _fast_sql():
+        with connection.cursor() as cursor:
+            cursor.execute(_LOCK_SQL, [like.pk, like.tenant_id])
+            row = cursor.fetchone()
+        if row is not None:
+            row = (*row[:3], None if row[3] is None else json.loads(row[3]))
+    else:
+        row = (Execution.objects.for_tenant(like.tenant_id).select_for_update().filter(pk=like.pk)
+               .values_list(*_LOCK_FIELDS).first())
+    if row is None:
+        return None
+    for name, value in zip(_LOCK_FIELDS, row, strict=True):
+        setattr(like, name, value)
+    return like
+
+
+_LOCK_FIELDS = ("status", "needs_review", "finished_at", "error")
+_LOCK_SQL = (f"SELECT {', '.join(_LOCK_FIELDS)} FROM {Execution._meta.db_table} WHERE id = %s AND tenant_id = %s "
+             "FOR UPDATE")
 
 
 def _lease_left(execution: Execution, step_id: str) -> float | None:
@@ -156,6 +213,28 @@ def _lease_left(execution: Execution, step_id: str) -> float | None:
     if lease is None:
         return None
     return max(0.0, (lease - timezone.now()).total_seconds()) + 0.5
+
+
+def _adopt(execution: Execution) -> tuple[StepRun | None, float | None]:
+    """This task's own step is finished: take over a step left running under an expired lease.
+
+    A worker that died while continuing the plan inline from this task's step left that step
+    `running`, and its only message is this one (redelivered, unacknowledged). Claim it (the claim
+    takes a running step only once its lease expired, so a live holder keeps it); if a lease is
+    still live, come back when it ends. Nothing running: nothing to do.
+    """
+    now = timezone.now()
+    leases = (StepRun.objects.for_tenant(execution.tenant_id)
+              .filter(execution=execution, status=StepStatus.RUNNING, execution__status=ExecutionStatus.RUNNING)
+              .order_by("lease_until").values_list("step_id", "lease_until"))
+    live = []
+    for step_id, lease in leases:
+        if lease is not None and lease >= now:
+            live.append(lease)
+        elif (run := _claim(execution, step_id)) is not None:
+            log.warning("step_adopted", step=step_id, attempt=run.attempts)
+            return run, None
+    return None, (max(0.0, (min(live) - now).total_seconds()) + 0.5 if live else None)
 
 
 def _claim(execution: Execution, step_id: str) -> StepRun | None:
@@ -179,6 +258,28 @@ def _claim(execution: Execution, step_id: str) -> StepRun | None:
 
 
 _STATUS_LIST = ", ".join(f"'{s}'" for s in (StepStatus.PENDING, StepStatus.DISPATCHED))
+_RUN_FIELDS = StepRun._meta.concrete_fields
+_RUN_JSON = tuple(i for i, f in enumerate(_RUN_FIELDS) if f.get_internal_type() == "JSONField")
+
+
+def _run_columns(alias: str = "") -> str:
+    return ", ".join(f'{alias}{"." if alias else ""}"{f.column}"' for f in _RUN_FIELDS)
+
+
+def _fetch_runs(sql: str, params: Mapping[str, Any]) -> list[StepRun]:
+    """A hand-written statement returning step-run rows (`_run_columns()`), as models (as the ORM builds them)."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    runs = []
+    for row in rows:
+        values = list(row)
+        for i in _RUN_JSON:
+            values[i] = None if values[i] is None else json.loads(values[i])
+        runs.append(StepRun.from_db(connection.alias, None, values))
+    return runs
+
+
 # The same conditional UPDATE as the ORM path, and the STEP_STARTED row, in one statement (a single
 # statement is atomic in autocommit): one round trip where the ORM path needs five (BEGIN, UPDATE,
 # SELECT, INSERT, COMMIT). Hand-written because Django's update() cannot return rows; the ORM path
@@ -191,7 +292,7 @@ WITH claimed AS (
      WHERE s.tenant_id = %(tenant)s AND s.execution_id = %(execution)s AND s.step_id = %(step)s
        AND e.id = s.execution_id AND e.tenant_id = s.tenant_id AND e.status = %(execution_running)s
        AND (s.status IN ({_STATUS_LIST}) OR (s.status = %(running)s AND s.lease_until < %(now)s))
- RETURNING s.*
+ RETURNING {_run_columns("s")}
 ), started AS (
     INSERT INTO {TimelineEntry._meta.db_table} (tenant_id, execution_id, type, step_id, at, data)
     SELECT tenant_id, execution_id, %(started)s, step_id, %(now)s, jsonb_build_object('attempt', attempts)
@@ -202,10 +303,10 @@ SELECT * FROM claimed
 
 
 def _claim_one_statement(execution: Execution, step_id: str, now) -> StepRun | None:
-    rows = list(StepRun.objects.raw(_CLAIM_SQL, {
+    rows = _fetch_runs(_CLAIM_SQL, {
         "running": StepStatus.RUNNING, "now": now, "lease": now + step_lease(), "tenant": execution.tenant_id,
         "execution": execution.pk, "step": step_id, "execution_running": ExecutionStatus.RUNNING,
-        "started": TimelineType.STEP_STARTED}))
+        "started": TimelineType.STEP_STARTED})
     return rows[0] if rows else None
 
 
@@ -252,10 +353,7 @@ def perform(execution: Execution, run: StepRun, plan_step: PlanStep) -> StepOutc
         if result.retryable:
             outcome.status, outcome.error = "retry", _error("FACTS_UNAVAILABLE", error_class=result.error_class)
             return outcome
-    check = revalidate(receipt_id=execution.receipt_id, actor=execution.actor, tenant=tenant,
-                       plan_id=execution.plan_id, step_id=plan_step.step_id,
-                       capability=(plan_step.capability_id, plan_step.capability_version), input=plan_step.input,
-                       facts=facts, execution_started_at=execution.started_at, execution_id=execution.pk)
+    check = _revalidate(execution, plan_step, facts)
     if not check.ok:
         outcome.status = "failed"
         outcome.error = _error(check.code, policy=True, reasons=[r.to_dict() for r in check.reasons],
@@ -280,6 +378,30 @@ def perform(execution: Execution, run: StepRun, plan_step: PlanStep) -> StepOutc
         outcome.result = navigation_instruction(spec, values, label=_label_for(results, values))
         return outcome
     return _call(execution, plan_step, spec, session, snapshot, values, _key(execution, plan_step), outcome, lookup)
+
+
+def _revalidate(execution: Execution, plan_step: PlanStep, facts: dict[str, Any]):
+    """`policy.services.revalidate` (receipt, live checks, the recorded check), in a transaction whose
+    commit does not wait for the disk flush on PostgreSQL (`synchronous_commit` off for it alone).
+
+    Why that is safe: the check row is in the write-ahead log before the step's call is made, and
+    the log is flushed in order, so the next durable commit — the step's own outcome, or the API's
+    write when it shares the cluster — makes the check durable with it. A server crash in between
+    loses the check together with the step's claim-to-outcome span, and the step is re-run and
+    re-checked (same idempotency key). One disk flush per step instead of two. Inside a caller's
+    transaction (eager) nothing changes: that transaction's durability is the caller's.
+    """
+    def check():
+        return revalidate(receipt_id=execution.receipt_id, actor=execution.actor, tenant=execution.tenant,
+                          plan_id=execution.plan_id, step_id=plan_step.step_id,
+                          capability=(plan_step.capability_id, plan_step.capability_version), input=plan_step.input,
+                          facts=facts, execution_started_at=execution.started_at, execution_id=execution.pk)
+
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        return check()
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL synchronous_commit TO OFF")
+        return check()
 
 
 def _label_for(results: Mapping[str, Any], values: Mapping[str, Any]) -> str | None:
@@ -471,91 +593,217 @@ def _may_retry(execution: Execution, run: StepRun, plan_step: PlanStep, outcome:
     return max(outcome.retry_after_s or 0, _retry_delay(policy, run.attempts))
 
 
-def _record(execution: Execution, run: StepRun, plan_step: PlanStep, outcome: StepOutcome) -> bool:
-    """Persist the outcome if this worker still holds the step; False when it lost it (taken over).
+def _fast_sql() -> bool:
+    """PostgreSQL: the hot path's writes as single statements (CTEs); the ORM path (SQLite) writes the same rows."""
+    return connection.vendor == "postgresql"
 
-    The step's timeline rows (verification notes, then the final entry) go in one INSERT, after the
-    conditional UPDATE that proves this worker still holds the step: same rows and order as one
-    INSERT each, one round trip.
+
+def _record(execution: Execution, run: StepRun, plan_step: PlanStep,
+            outcome: StepOutcome) -> dict[str, StepRun] | None:
+    """Persist the outcome if this worker still holds the step: the execution's step runs after it,
+    or None when it lost the step (taken over) or scheduled a retry. Inside `_finish`'s transaction.
+
+    The step's timeline rows (verification notes, then the final entry) are written after the
+    conditional UPDATE that proves this worker still holds the step, in one INSERT.
     """
     now = timezone.now()
-    entries = [(type_, data, at) for type_, data, at in outcome.entries]
-    with transaction.atomic(savepoint=False):
-        delay = _may_retry(execution, run, plan_step, outcome) if outcome.status == "retry" else None
-        if outcome.status == "retry" and delay is None:
-            outcome.status = "failed"
-        base = StepRun.objects.for_tenant(execution.tenant_id).filter(pk=run.pk, status=StepStatus.RUNNING,
-                                                                      attempts=run.attempts)
-        common = {"calls": F("calls") + outcome.calls, "call_ms": F("call_ms") + outcome.call_ms}
+    entries = list(outcome.entries)
+    if outcome.status == "retry":
+        delay = _may_retry(execution, run, plan_step, outcome)
         if delay is not None:
-            if base.update(status=StepStatus.DISPATCHED, error=outcome.error, dispatched_at=now, **common) != 1:
-                transaction.set_rollback(True)
-                return False
-            entries.append((TimelineType.RETRY_SCHEDULED, {"attempt": run.attempts, "delay_ms": round(delay * 1000),
-                                                           "error": outcome.error}, now))
-            timeline_add_many(execution=execution, step_id=run.step_id, entries=entries)
-            dispatch(execution.pk, run.step_id, countdown=delay)
-            transaction.on_commit(metrics.STEP_RETRIES.labels(capability=plan_step.capability_id).inc)
-            return False
-        status = _FINAL_STATUS[outcome.status]
-        if base.update(status=status, result=outcome.result, error=outcome.error, input=outcome.input,
-                       finished_at=now, lease_until=None, **common) != 1:
-            transaction.set_rollback(True)
-            return False
-        entries.append((_FINAL_ENTRY[outcome.status],
-                        {"attempt": run.attempts, **({"error": outcome.error} if outcome.error else {})}, now))
-        timeline_add_many(execution=execution, step_id=run.step_id, entries=entries)
-        _progress(execution, plan_step, status)
-    return True
+            _reschedule(execution, run, plan_step, outcome, entries, delay, now)
+            return None
+        outcome.status = "failed"
+    entries.append((_FINAL_ENTRY[outcome.status],
+                    {"attempt": run.attempts, **({"error": outcome.error} if outcome.error else {})}, now))
+    fields = {"status": _FINAL_STATUS[outcome.status], "result": outcome.result, "error": outcome.error,
+              "input": outcome.input, "finished_at": now}
+    if _fast_sql():
+        return _record_one_statement(execution, run, outcome, fields, entries)
+    base = StepRun.objects.for_tenant(execution.tenant_id).filter(pk=run.pk, status=StepStatus.RUNNING,
+                                                                  attempts=run.attempts)
+    if base.update(**fields, lease_until=None, calls=F("calls") + outcome.calls,
+                   call_ms=F("call_ms") + outcome.call_ms) != 1:
+        return None
+    timeline_add_many(execution=execution, step_id=run.step_id, entries=entries)
+    return _runs(execution)
+
+
+def _runs(execution: Execution) -> dict[str, StepRun]:
+    return {r.step_id: r for r in StepRun.objects.for_tenant(execution.tenant_id).filter(execution=execution)
+            .order_by("position")}
+
+
+def _reschedule(execution: Execution, run: StepRun, plan_step: PlanStep, outcome: StepOutcome,
+                entries: list, delay: float, now) -> None:
+    """Back to dispatched with RETRY_SCHEDULED, sent again after `delay` (the budget was spent in this transaction)."""
+    base = StepRun.objects.for_tenant(execution.tenant_id).filter(pk=run.pk, status=StepStatus.RUNNING,
+                                                                  attempts=run.attempts)
+    if base.update(status=StepStatus.DISPATCHED, error=outcome.error, dispatched_at=now,
+                   calls=F("calls") + outcome.calls, call_ms=F("call_ms") + outcome.call_ms) != 1:
+        transaction.set_rollback(True)  # taken over: give the retry budget back
+        return
+    entries.append((TimelineType.RETRY_SCHEDULED, {"attempt": run.attempts, "delay_ms": round(delay * 1000),
+                                                   "error": outcome.error}, now))
+    timeline_add_many(execution=execution, step_id=run.step_id, entries=entries)
+    dispatch(execution.pk, run.step_id, countdown=delay)
+    transaction.on_commit(metrics.STEP_RETRIES.labels(capability=plan_step.capability_id).inc)
+
+
+# The ORM path's conditional UPDATE, its timeline INSERT (only if the UPDATE took the row: a step lost
+# to a takeover writes nothing) and the SELECT of the execution's step runs, in one round trip. The
+# runs are read inside the same statement, after `_finish` took the execution lock (so with a snapshot
+# that sees every step recorded before): the updated row comes from RETURNING, the others as stored.
+_RECORD_SQL = f"""
+WITH done AS (
+    UPDATE {StepRun._meta.db_table}
+       SET status = %(status)s, result = %(result)s::jsonb, error = %(error)s::jsonb, input = %(input)s::jsonb,
+           finished_at = %(finished_at)s, lease_until = NULL, calls = calls + %(calls)s, call_ms = call_ms + %(call_ms)s
+     WHERE id = %(run)s AND tenant_id = %(tenant)s AND status = %(running)s AND attempts = %(attempts)s
+ RETURNING {_run_columns()}
+), entries AS (
+    INSERT INTO {TimelineEntry._meta.db_table} (tenant_id, execution_id, type, step_id, at, data)
+    SELECT %(tenant)s, %(execution)s, e.type, %(step)s, e.at, e.data
+      FROM unnest(%(types)s::text[], %(ats)s::timestamptz[], %(datas)s::jsonb[]) WITH ORDINALITY AS e(type, at, data, n)
+     WHERE EXISTS (SELECT 1 FROM done)
+     ORDER BY e.n
+)
+SELECT * FROM done
+ UNION ALL
+SELECT {_run_columns()} FROM {StepRun._meta.db_table}
+ WHERE tenant_id = %(tenant)s AND execution_id = %(execution)s AND id <> %(run)s
+"""
+
+
+def _json(value: Any) -> str | None:
+    return None if value is None else json.dumps(value)
+
+
+def _record_one_statement(execution: Execution, run: StepRun, outcome: StepOutcome, fields: dict[str, Any],
+                          entries: list) -> dict[str, StepRun] | None:
+    rows = _fetch_runs(_RECORD_SQL, {
+        **fields, "result": _json(fields["result"]), "error": _json(fields["error"]), "input": _json(fields["input"]),
+        "calls": outcome.calls, "call_ms": outcome.call_ms, "run": run.pk, "tenant": execution.tenant_id,
+        "running": StepStatus.RUNNING, "attempts": run.attempts, "execution": execution.pk, "step": run.step_id,
+        "types": [t for t, _, _ in entries], "ats": [at for _, _, at in entries],
+        "datas": [json.dumps(data or {}) for _, data, _ in entries]})
+    if not any(r.pk == run.pk for r in rows):  # the UPDATE did not take the row: the step was lost
+        return None
+    return {r.step_id: r for r in sorted(rows, key=lambda r: r.position)}
 
 
 _DONE_FOR_PROGRESS = (StepStatus.COMPLETED, StepStatus.SKIPPED, StepStatus.FAILED, StepStatus.UNKNOWN)
 
 
-def _progress(execution: Execution, plan_step: PlanStep, status: str) -> None:
+def _progress(execution: Execution, plan_step: PlanStep, runs: Mapping[str, StepRun]) -> None:
     if execution.conversation_id is None:
         return
-    # done and total in one aggregate query (was two COUNTs).
-    counts = StepRun.objects.for_tenant(execution.tenant_id).filter(execution=execution).aggregate(
-        done=Count("pk", filter=Q(status__in=_DONE_FOR_PROGRESS)), total=Count("pk"))
     conversation_event(execution=execution, type="EXECUTION_PROGRESS", payload={
         "step_id": plan_step.step_id, "capability": plan_step.capability_id, "label": plan_step.label,
-        "status": status, "done": counts["done"], "total": counts["total"]})
+        "status": runs[plan_step.step_id].status, "total": len(runs),
+        "done": sum(1 for r in runs.values() if r.status in _DONE_FOR_PROGRESS)})
 
 
 # --- advance and settle ----------------------------------------------------------------------
 
 
-def advance(execution_id: Any, *, locked: Execution | None = None) -> None:
+def advance(execution_id: Any, *, locked: Execution | None = None, runs: dict[str, StepRun] | None = None,
+            inline: bool = False) -> StepRun | None:
     """Dispatch every ready step, cascade skips, stop on failure, settle when nothing is left.
 
-    `locked`: the execution row the caller already holds FOR UPDATE in its open transaction.
+    `locked`: the execution row the caller already holds FOR UPDATE in its open transaction, and
+    `runs` its step runs read after that lock. `inline`: claim one ready step for the caller to run
+    itself after the commit (returned) instead of sending it.
     """
     compensate = False
+    claimed = None
     with transaction.atomic(savepoint=False):
         execution = locked if locked is not None else _locked(execution_id)
         if execution is None or execution.status != ExecutionStatus.RUNNING:
-            return
-        runs = {r.step_id: r for r in StepRun.objects.for_tenant(execution.tenant_id).filter(execution=execution)}
+            return None
+        runs = runs if runs is not None else _runs(execution)
         steps = plan_steps_cached(execution.tenant_id, execution.plan_id)
         failed = [r for r in runs.values() if r.status in (StepStatus.FAILED, StepStatus.UNKNOWN)]
         if failed and not execution.plan.allow_partial:
             compensate = _stop(execution, runs, steps, failed)
         else:
             _cascade_skips(execution, runs, steps)
-            ready = [sid for sid, r in runs.items() if r.status == StepStatus.PENDING
+            ready = [r for sid, r in runs.items() if r.status == StepStatus.PENDING
                      and all(runs[d].status == StepStatus.COMPLETED for d in steps[sid].depends_on)]
-            if ready:
-                # Independent ready steps in one UPDATE; each is sent after this transaction commits.
-                StepRun.objects.for_tenant(execution.tenant_id).filter(pk__in=[runs[sid].pk for sid in ready]).update(
-                    status=StepStatus.DISPATCHED, dispatched_at=timezone.now())
-            for step_id in ready:
-                runs[step_id].status = StepStatus.DISPATCHED
-                dispatch(execution.pk, step_id)
+            claimed = _dispatch_ready(execution, ready, inline=inline)
             if not any(r.status in (StepStatus.PENDING, *IN_FLIGHT) for r in runs.values()):
                 settle(execution, _final_status(execution, runs))
     if compensate:
         dispatch_compensation(execution_id)
+    return claimed
+
+
+def _dispatch_ready(execution: Execution, ready: list[StepRun], *, inline: bool) -> StepRun | None:
+    """Mark the ready steps dispatched (one UPDATE) and send each after the commit; with `inline`, the
+    first is instead claimed here (running, lease, STEP_STARTED) and returned. Only pending rows change:
+    a step a stray message claimed meanwhile is left to its holder."""
+    if not ready:
+        return None
+    now = timezone.now()  # dispatched_at: when the step is marked dispatched, before it is sent or run
+    own = ready[0] if inline else None
+    if _fast_sql():
+        claimed = _dispatch_one_statement(execution, ready, own, now)
+    else:
+        claimed = _dispatch_orm(execution, ready, own, now)
+    for run in ready:
+        if run is not own:
+            run.status = StepStatus.DISPATCHED
+            dispatch(execution.pk, run.step_id)
+    if own is not None:
+        own.status = StepStatus.RUNNING if claimed is not None else StepStatus.DISPATCHED
+    return claimed
+
+
+def _dispatch_orm(execution: Execution, ready: list[StepRun], own: StepRun | None, now) -> StepRun | None:
+    rows = StepRun.objects.for_tenant(execution.tenant_id).filter(status=StepStatus.PENDING)
+    others = [r.pk for r in ready if r is not own]
+    if others:
+        rows.filter(pk__in=others).update(status=StepStatus.DISPATCHED, dispatched_at=now)
+    if own is None or rows.filter(pk=own.pk).update(
+            status=StepStatus.RUNNING, dispatched_at=now, started_at=now, attempts=F("attempts") + 1,
+            lease_until=now + step_lease()) != 1:
+        return None
+    claimed = StepRun.objects.for_tenant(execution.tenant_id).get(pk=own.pk)
+    timeline_add(execution=execution, type=TimelineType.STEP_STARTED, step_id=claimed.step_id, at=now,
+                 data={"attempt": claimed.attempts, "inline": True})
+    return claimed
+
+
+# `_dispatch_orm` in one statement: the ready rows to dispatched, the caller's own one to running with
+# a lease, and its STEP_STARTED row.
+_DISPATCH_SQL = f"""
+WITH ready AS (
+    UPDATE {StepRun._meta.db_table} AS s
+       SET status = CASE WHEN s.id = %(own)s THEN %(running)s ELSE %(dispatched)s END,
+           dispatched_at = %(now)s,
+           started_at = CASE WHEN s.id = %(own)s THEN %(now)s ELSE s.started_at END,
+           attempts = CASE WHEN s.id = %(own)s THEN s.attempts + 1 ELSE s.attempts END,
+           lease_until = CASE WHEN s.id = %(own)s THEN %(lease)s ELSE s.lease_until END
+     WHERE s.tenant_id = %(tenant)s AND s.execution_id = %(execution)s AND s.id = ANY(%(ids)s)
+       AND s.status = %(pending)s
+ RETURNING {_run_columns("s")}
+), started AS (
+    INSERT INTO {TimelineEntry._meta.db_table} (tenant_id, execution_id, type, step_id, at, data)
+    SELECT tenant_id, execution_id, %(started)s, step_id, %(now)s,
+           jsonb_build_object('attempt', attempts, 'inline', true)
+      FROM ready WHERE id = %(own)s
+)
+SELECT * FROM ready WHERE id = %(own)s
+"""
+
+
+def _dispatch_one_statement(execution: Execution, ready: list[StepRun], own: StepRun | None, now) -> StepRun | None:
+    rows = _fetch_runs(_DISPATCH_SQL, {
+        "own": own.pk if own is not None else None, "running": StepStatus.RUNNING,
+        "dispatched": StepStatus.DISPATCHED, "now": now, "lease": now + step_lease(), "tenant": execution.tenant_id,
+        "execution": execution.pk, "ids": [r.pk for r in ready], "pending": StepStatus.PENDING,
+        "started": TimelineType.STEP_STARTED})
+    return rows[0] if rows else None
 
 
 def _cascade_skips(execution: Execution, runs: dict[str, StepRun], steps: dict[str, PlanStep]) -> None:

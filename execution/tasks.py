@@ -14,6 +14,10 @@ from .metrics import log_context
 
 # A connection this process used less than this long ago is not pinged again before the next task.
 RECENT_USE_S = 5.0
+# How long one task may go on running the plan's next ready step itself (engine.run_step: at most
+# half the step lease) before it hands the rest to the broker, so one long plan does not keep a
+# worker from the other queued tasks.
+INLINE_BUDGET_S = 2.0
 _last_task_end = 0.0
 
 
@@ -56,7 +60,8 @@ def run_step_task(self, execution_id: str, step_id: str) -> None:
     # Restores what was bound before on exit: inline (eager) the caller's request and turn ids stay.
     with log_context(executionId=str(execution_id), stepId=str(step_id)):
         try:
-            wait = run_step(execution_id, step_id)
+            # Inline (eager, the embedded default) every step stays a task of its own, as before.
+            wait = run_step(execution_id, step_id, continue_for=0.0 if self.request.is_eager else INLINE_BUDGET_S)
         finally:
             _used()
     if wait is not None and not run_step_task.app.conf.task_always_eager:

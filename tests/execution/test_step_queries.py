@@ -3,8 +3,9 @@
 A step of a plain read chain, as a worker runs it (autocommit, no surrounding transaction): the
 statements the engine itself sends, not counting the SST API's own queries inside the Tool
 Runtime's calls (the in-process transport shares the connection). Every transition is still
-committed before the next step is sent: the claim is one atomic statement, the outcome and the
-advance are one transaction.
+committed before the next step runs or is sent: the claim is one atomic statement (or part of the
+previous step's transaction when the worker continues inline), the outcome and the advance are one
+transaction.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import pytest
 from django.db import connection, transaction
 
-from execution import tasks
+from execution import engine, tasks
 from execution.engine import _claim, run_step
 from execution.models import Execution, StepRun, TimelineEntry
 from execution.services import execution_start
@@ -24,11 +25,16 @@ from .helpers import approve
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("registry")]
 
-# SELECT execution; claim (UPDATE … RETURNING + STEP_STARTED, one statement); registry version;
-# policy revalidate (live state + recorded check); SELECT … FOR UPDATE execution; UPDATE step run;
-# INSERT its timeline rows; SELECT step runs; UPDATE the next step to dispatched. (Was 12 statements
-# in 3 transactions, plus a health-check ping per task in a worker.)
-STATEMENTS_PER_STEP = 10
+# A step continued inline by the worker that ran the one before it: registry version; policy
+# revalidate in its own transaction (SET LOCAL synchronous_commit, live state, recorded check);
+# SELECT … FOR UPDATE execution; UPDATE step run + its timeline rows + SELECT step runs (one
+# statement); UPDATE the next step to running, claimed inline, + its STEP_STARTED (one statement).
+# Two commits, of which only the outcome's waits for the disk. (Was 10 statements per step, a
+# durable commit for the claim and for the check, and a broker hop.)
+STATEMENTS_PER_INLINE_STEP = 7
+# A step claimed from a message: SELECT execution and the one-statement claim first, the rest as above.
+STATEMENTS_PER_SENT_STEP = 9
+DISPATCH_MARK = "WITH ready AS"
 
 
 @pytest.fixture
@@ -49,11 +55,11 @@ def _chain(tenant, actor, n: int = 3) -> Execution:
 
 
 class Counter:
-    """Statements outside the Tool Runtime's calls, and commits."""
+    """Statements outside the Tool Runtime's calls, and commits (each after the statements so far)."""
 
     def __init__(self, monkeypatch) -> None:
         self.statements: list[str] = []
-        self.commits = 0
+        self.commits: list[int] = []
         self._in_call = 0
         invoke = ToolSession.invoke
 
@@ -69,7 +75,7 @@ class Counter:
 
         def counted_commit():
             if not self._in_call:
-                self.commits += 1
+                self.commits.append(len(self.statements))
             return commit()
 
         monkeypatch.setattr(connection, "_commit", counted_commit)
@@ -79,18 +85,62 @@ class Counter:
             self.statements.append(sql)
         return execute(sql, params, many, context)
 
+    def span(self, after: int, until: int) -> tuple[list[str], int]:
+        """Statements and commits after the `after`-th dispatch statement up to the `until`-th, inclusive."""
+        marks = [i for i, sql in enumerate(self.statements) if DISPATCH_MARK in sql]
+        start, end = (marks[after - 1] + 1 if after else 0), marks[until - 1] + 1
+        return self.statements[start:end], sum(1 for c in self.commits if start < c <= end)
 
-def test_a_middle_step_costs_ten_statements_and_one_transaction(tenant, operator, sent, monkeypatch):
-    execution = _chain(tenant, operator)
-    run_step(*sent.pop(0))
+
+def test_a_step_continued_inline_costs_seven_statements_and_one_durable_commit(tenant, operator, sent,
+                                                                                 monkeypatch):
+    execution = _chain(tenant, operator, n=4)
+    run_step(*sent.pop(0))  # r0, on its own: r1 is sent
     counter = Counter(monkeypatch)
     with connection.execute_wrapper(counter):
-        run_step(*sent.pop(0))
-    assert len(counter.statements) == STATEMENTS_PER_STEP, "\n".join(counter.statements)
-    assert counter.commits == 1
+        run_step(*sent.pop(0), continue_for=60)  # r1 from its message, then r2 and r3 inline
+    sent_step, sent_commits = counter.span(0, 1)
+    inline_step, inline_commits = counter.span(1, 2)
+    assert len(sent_step) == STATEMENTS_PER_SENT_STEP, "\n".join(sent_step)
+    assert len(inline_step) == STATEMENTS_PER_INLINE_STEP, "\n".join(inline_step)
+    assert inline_commits == 2
+    # The one commit that does not wait for the disk is the recorded check's, flushed by the next.
+    assert [s for s in inline_step if "synchronous_commit" in s] == ["SET LOCAL synchronous_commit TO OFF"]
+    assert sent == [], "nothing went through the broker"
+    runs = {r.step_id: r for r in StepRun.objects.for_tenant(tenant).filter(execution=execution)}
+    assert {r.status for r in runs.values()} == {"completed"}
+    assert [(r.attempts, r.started_at == r.dispatched_at) for r in runs.values()] == [
+        (1, False), (1, False), (1, True), (1, True)]
+    execution.refresh_from_db()
+    assert execution.status == "completed"
+
+
+def test_without_continuation_every_ready_step_is_sent(tenant, operator, sent):
+    execution = _chain(tenant, operator)
+    run_step(*sent.pop(0))
+    run_step(*sent.pop(0))
     runs = {r.step_id: r for r in StepRun.objects.for_tenant(tenant).filter(execution=execution)}
     assert (runs["r0"].status, runs["r1"].status, runs["r2"].status) == ("completed", "completed", "dispatched")
     assert sent == [(str(execution.pk), "r2")]
+
+
+def _written(execution) -> list:
+    runs = StepRun.objects.for_tenant(execution.tenant_id).filter(execution=execution).order_by("position")
+    entries = TimelineEntry.objects.for_tenant(execution.tenant_id).filter(execution=execution).order_by("id")
+    return ([(r.step_id, r.status, r.attempts, r.calls, sorted(r.input), r.error, sorted(r.result or {}),
+             r.finished_at is not None, r.lease_until) for r in runs],
+            [(e.type, e.step_id, e.data) for e in entries if e.type.startswith("STEP_")])
+
+
+def test_the_one_statement_record_and_dispatch_write_what_the_orm_path_writes(tenant, operator, sent, monkeypatch):
+    fast = _chain(tenant, operator)
+    run_step(*sent.pop(0), continue_for=60)
+    monkeypatch.setattr(engine, "_fast_sql", lambda: False)
+    orm = _chain(tenant, operator)
+    run_step(*sent.pop(0), continue_for=60)
+    assert _written(fast) == _written(orm)
+    assert _written(fast)[1][2:4] == [("STEP_STARTED", "r1", {"attempt": 1, "inline": True}),
+                                      ("STEP_COMPLETED", "r1", {"attempt": 1})]
 
 
 def test_the_one_statement_claim_writes_what_the_orm_claim_writes(tenant, operator, sent):

@@ -149,6 +149,34 @@ def test_a_worker_killed_mid_plan_is_resumed_by_another_with_exactly_one_effect_
     assert world.permit.revision == revision + 5
 
 
+def test_a_worker_killed_in_a_step_it_continued_inline_leaves_it_to_the_redelivered_task_one_effect_each(
+        worker, world, tenant, operator):
+    keys = ["confinedSpace", "electricity", "excavation", "loadLifting"]
+    revision = world.permit.revision
+    # add2 follows add1 in the same task (no message of its own) and is slow inside the API: the kill lands there.
+    fault_add(tenant=tenant, route="sst:permit-components", latency_ms=2500, times=1,
+              match={"component": "electricity"})
+    plan = plan_from_steps(tenant=tenant, actor=operator, steps=_chain(world, keys), template="test.chain")
+    execution = execution_start(plan=plan, receipt_id=approve(plan, actor=operator, tenant=tenant).pk, actor=operator,
+                                tenant=tenant)
+    _wait_for(execution, "STEP_STARTED", "add2")
+    started = TimelineEntry.objects.for_tenant(tenant).get(execution=execution, type="STEP_STARTED", step_id="add2")
+    assert started.data == {"attempt": 1, "inline": True}, "add2 must be the inline continuation of add1"
+    time.sleep(0.3)
+    worker.restart()  # SIGKILL: add1's message, never acknowledged, comes back to the new worker
+    execution = wait_settled(execution, timeout_s=30)
+    runs = _runs(execution)
+    world.permit.refresh_from_db()
+    assert execution.status == "completed", execution.error
+    assert [runs[f"add{i}"].attempts for i in range(1, 5)] == [1, 2, 1, 1]
+    assert [e.data for e in _entries(execution) if e.type == "STEP_STARTED" and e.step_id == "add2"] == [
+        {"attempt": 1, "inline": True}, {"attempt": 2}]
+    # Counted on the SST side: every component once, and exactly four writes on the permit.
+    assert sorted(world.permit.components.values_list("component_type__key", flat=True)) == sorted(
+        ["workingAtHeight", "hotWork", *keys])
+    assert world.permit.revision == revision + 4
+
+
 def test_a_kill_switch_raised_mid_plan_stops_before_the_next_step(worker, world, tenant, operator, admin_user):
     admin_user.user_permissions.add(Permission.objects.get(codename="runtime_admin", content_type__app_label="policy"))
     admin = type(admin_user).objects.get(pk=admin_user.pk)

@@ -1,0 +1,172 @@
+"""Continuing a plan inline (engine.run_step with `continue_for`): a worker that records a step
+claims one of the steps it made ready and runs it itself, and sends only the others.
+
+Driven in-process as a worker would run it (autocommit, messages captured instead of sent); the
+real-worker SIGKILL case is in test_worker.py.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.utils import timezone
+
+from execution import engine, tasks
+from execution.engine import run_step
+from execution.models import StepRun, TimelineEntry
+from execution.services import execution_cancel, execution_start
+from planning.services import plan_from_steps
+from policy.services import kill_switch_set
+from sst import services as sst
+
+from .helpers import approve
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("registry")]
+
+
+class WorkerDied(BaseException):
+    """Stands for a SIGKILL: not an Exception, so the engine's per-step guard does not record it."""
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    queue: list[tuple[str, str]] = []
+    monkeypatch.setattr(tasks.run_step_task, "apply_async", lambda args, countdown=None: queue.append(args))
+    return queue
+
+
+@pytest.fixture
+def permit(tenant):
+    return sst.permit_create(tenant=tenant, company=sst.company_create(tenant=tenant, name="Alfa"), validity_days=9)
+
+
+def _start(tenant, actor, permit, depends: dict[str, list[str]]):
+    steps = [{"id": sid, "capability": "workPermit.read", "input": {"permit_id": permit.pk}, "depends_on": deps}
+             for sid, deps in depends.items()]
+    plan = plan_from_steps(tenant=tenant, actor=actor, steps=steps, template="test.inline")
+    return execution_start(plan=plan, receipt_id=approve(plan, actor=actor, tenant=tenant).pk, actor=actor,
+                           tenant=tenant)
+
+
+def _chain(n: int) -> dict[str, list[str]]:
+    return {f"r{i}": [f"r{i - 1}"] if i else [] for i in range(n)}
+
+
+def _runs(execution) -> dict[str, StepRun]:
+    return {r.step_id: r for r in StepRun.objects.for_tenant(execution.tenant_id).filter(execution=execution)}
+
+
+def _started(execution, step_id: str) -> list[dict]:
+    return [e.data for e in TimelineEntry.objects.for_tenant(execution.tenant_id)
+            .filter(execution=execution, type="STEP_STARTED", step_id=step_id).order_by("id")]
+
+
+def _die_in(monkeypatch, step_id: str) -> None:
+    perform = engine.perform
+
+    def dying(execution, run, plan_step):
+        if run.step_id == step_id and run.attempts == 1:
+            raise WorkerDied
+        return perform(execution, run, plan_step)
+
+    monkeypatch.setattr(engine, "perform", dying)
+
+
+def test_a_chain_runs_in_one_task_from_its_first_message(tenant, operator, permit, sent):
+    execution = _start(tenant, operator, permit, _chain(4))
+    assert sent == [(str(execution.pk), "r0")]
+    assert run_step(*sent.pop(0), continue_for=60) is None
+    execution.refresh_from_db()
+    runs = _runs(execution)
+    assert execution.status == "completed" and sent == []
+    assert [_started(execution, f"r{i}") for i in range(4)] == [
+        [{"attempt": 1}], *[[{"attempt": 1, "inline": True}]] * 3]
+    # Honest timestamps: an inline step is dispatched the moment it is claimed, after the step before it.
+    for before, after in zip("r0 r1 r2".split(), "r1 r2 r3".split(), strict=True):
+        assert runs[after].dispatched_at == runs[after].started_at >= runs[before].finished_at
+
+
+def test_parallel_ready_steps_one_runs_inline_the_others_are_sent(tenant, operator, permit, sent):
+    execution = _start(tenant, operator, permit, {"a": [], "b": ["a"], "c": ["a"], "d": ["b", "c"]})
+    run_step(*sent.pop(0), continue_for=60)  # a, then b inline; c is sent
+    assert sent == [(str(execution.pk), "c")]
+    runs = _runs(execution)
+    assert (runs["b"].status, runs["c"].status, runs["d"].status) == ("completed", "dispatched", "pending")
+    run_step(*sent.pop(0), continue_for=60)  # c, then d inline: it was the last dependency of d
+    execution.refresh_from_db()
+    assert execution.status == "completed" and sent == []
+    assert _started(execution, "d") == [{"attempt": 1, "inline": True}]
+
+
+def test_past_its_budget_a_task_sends_the_next_step_instead(tenant, operator, permit, sent):
+    execution = _start(tenant, operator, permit, _chain(3))
+    run_step(*sent.pop(0), continue_for=1e-9)
+    assert sent == [(str(execution.pk), "r1")]
+    assert _runs(execution)["r1"].status == "dispatched"
+
+
+def test_a_worker_dying_in_an_inline_step_leaves_it_to_its_redelivered_message(tenant, operator, permit, sent,
+                                                                               monkeypatch):
+    execution = _start(tenant, operator, permit, _chain(4))
+    message = sent.pop(0)
+    _die_in(monkeypatch, "r2")
+    with pytest.raises(WorkerDied):
+        run_step(*message, continue_for=60)
+    runs = _runs(execution)
+    assert [runs[f"r{i}"].status for i in range(4)] == ["completed", "completed", "running", "pending"]
+    # The same message again (Redis redelivers it): r0 is done, r2's lease is live, come back when it ends.
+    wait = run_step(*message, continue_for=60)
+    assert wait is not None and 0 < wait <= engine.step_lease().total_seconds() + 0.5
+    assert _runs(execution)["r2"].attempts == 1
+    expired = timezone.now() - timedelta(seconds=1)
+    StepRun.objects.for_tenant(tenant).filter(pk=runs["r2"].pk).update(lease_until=expired)
+    assert run_step(*message, continue_for=60) is None
+    execution.refresh_from_db()
+    runs = _runs(execution)
+    assert execution.status == "completed" and sent == []
+    assert [runs[f"r{i}"].attempts for i in range(4)] == [1, 1, 2, 1]
+    assert _started(execution, "r2") == [{"attempt": 1, "inline": True}, {"attempt": 2}]
+    assert run_step(*message, continue_for=60) is None, "once settled, a stray copy does nothing"
+
+
+def test_a_cancel_between_steps_stops_the_loop(tenant, operator, permit, sent, monkeypatch):
+    execution = _start(tenant, operator, permit, _chain(3))
+    perform = engine.perform
+
+    def cancelled_meanwhile(execution_, run, plan_step):
+        outcome = perform(execution_, run, plan_step)
+        if run.step_id == "r1":
+            execution_cancel(execution_id=execution.pk, tenant=tenant, actor=operator, reason="stop")
+        return outcome
+
+    monkeypatch.setattr(engine, "perform", cancelled_meanwhile)
+    run_step(*sent.pop(0), continue_for=60)
+    execution.refresh_from_db()
+    runs = _runs(execution)
+    assert execution.status == "cancelled" and sent == []
+    # r1 was already calling: it finishes and is recorded; r2 never starts.
+    assert (runs["r1"].status, runs["r2"].status, runs["r2"].attempts) == ("completed", "skipped", 0)
+
+
+def test_a_kill_switch_raised_between_steps_fails_the_next_inline_step_before_its_call(
+        tenant, operator, permit, sent, monkeypatch, admin_user):
+    admin_user.user_permissions.add(Permission.objects.get(codename="runtime_admin", content_type__app_label="policy"))
+    admin = type(admin_user).objects.get(pk=admin_user.pk)
+    execution = _start(tenant, operator, permit, _chain(3))
+    perform = engine.perform
+
+    def switch_raised_meanwhile(execution_, run, plan_step):
+        outcome = perform(execution_, run, plan_step)
+        if run.step_id == "r0":
+            kill_switch_set(actor=admin, scope="TENANT", tenant=tenant, reason="incident")
+        return outcome
+
+    monkeypatch.setattr(engine, "perform", switch_raised_meanwhile)
+    run_step(*sent.pop(0), continue_for=60)
+    execution.refresh_from_db()
+    runs = _runs(execution)
+    assert (execution.status, runs["r1"].status, runs["r1"].error["code"], runs["r2"].status) == (
+        "failed", "failed", "KILL_SWITCH", "skipped")
+    assert runs["r1"].calls == 1, "the facts read; the step's own call never happened"
