@@ -12,6 +12,10 @@ process against the same Redis the workers use (n = 2000 after a warm-up). The b
 Redis PING round trip in the same run. PRD-034 §92 asks for P50 < 5 ms / P95 < 20 ms; issue 8's
 target is P50 < 1 ms / P95 < 5 ms.
 
+Also reported, outside that number: `pause_check` — the per-item read of the runtime's status
+(PostgreSQL) that lets a pause stop new items at once — and `queue_decision`, the priority rule
+that picks a step's queue (pure, no I/O), each over n = 2000.
+
 It builds a throw-away database `<DATABASE_URL name>_bench_runtime` (dropped at the end).
 
     DATABASE_URL=postgres://… REDIS_URL=redis://… .venv/bin/python bench/runtime_batch.py
@@ -21,7 +25,7 @@ from __future__ import annotations
 
 import time
 
-from _common import emit, ratio, run_on_throwaway_database, summarize
+from _common import emit, ratio, run_on_throwaway_database, summarize, time_calls
 
 NAME = "runtime_batch"
 PERMITS, DECISIONS, WARMUP = 100, 2000, 200
@@ -115,7 +119,23 @@ def measure() -> dict:
     samples, baseline = _decisions(tenant)
     ours, base = summarize(samples), summarize(baseline)
     return {**ours, "baseline": base, "ratio": ratio(ours, base), "overhead_p50_ms": ours["p50_ms"],
-            "overhead_p95_ms": ours["p95_ms"], **batch}
+            "overhead_p95_ms": ours["p95_ms"], **batch, **_runtime_checks(tenant)}
+
+
+def _runtime_checks(tenant) -> dict:
+    from types import SimpleNamespace
+
+    from django.utils import timezone
+
+    from execution.batch import _held
+    from execution.models import Execution
+    from execution.priority import queue_for
+
+    execution = Execution.objects.for_tenant(tenant).latest("started_at")
+    ctx = SimpleNamespace(execution=execution)
+    now = timezone.now()
+    return {"pause_check": summarize(time_calls(lambda i: _held(ctx), n=DECISIONS, warmup=WARMUP)),
+            "queue_decision": summarize(time_calls(lambda i: queue_for(execution, now), n=DECISIONS, warmup=WARMUP))}
 
 
 if __name__ == "__main__":

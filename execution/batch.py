@@ -536,9 +536,10 @@ def _finish(ctx: Ctx, outcome: Any) -> Any:
         outcome.status = "retry"
         outcome.error = {"code": "STEP_TAKEN_OVER", "class": None}
         return outcome
-    if ctx.stop_code == "PAUSED" and _park(ctx):
+    if ctx.stop_code == "PAUSED":
         # Not an outcome: the step no longer belongs to this worker, so the engine records nothing
-        # (its conditional UPDATE finds the step parked, as for a takeover); resume sends it again.
+        # (its conditional UPDATE finds the step parked — or taken over — as for a takeover).
+        _park(ctx)
         outcome.status = "retry"
         outcome.error = {"code": "PAUSED", "class": None}
         return outcome
@@ -556,12 +557,20 @@ def _finish(ctx: Ctx, outcome: Any) -> Any:
     return outcome
 
 
-def _park(ctx: Ctx) -> bool:
-    """PAUSED: hand the step back (dispatched, no task, marked PAUSED; a pause is not an attempt)."""
-    return StepRun.objects.for_tenant(ctx.execution.tenant_id).filter(
+def _park(ctx: Ctx) -> None:
+    """PAUSED: hand the step back (dispatched, no task, marked PAUSED) so no worker waits on it.
+
+    Its attempt stays counted: the engine's conditional UPDATE must not match a later claim of the
+    same step. A resume that came in while this step was parking found nothing to send: send it now."""
+    from .priority import dispatch_parked
+
+    parked = StepRun.objects.for_tenant(ctx.execution.tenant_id).filter(
         pk=ctx.run.pk, status=StepStatus.RUNNING, attempts=ctx.run.attempts).update(
-        status=StepStatus.DISPATCHED, attempts=F("attempts") - 1, lease_until=None, dispatched_at=timezone.now(),
-        error={"code": "PAUSED"}) == 1
+        status=StepStatus.DISPATCHED, lease_until=None, dispatched_at=timezone.now(), error={"code": "PAUSED"})
+    still = RuntimeExecution.objects.for_tenant(ctx.execution.tenant_id).filter(
+        execution=ctx.execution, status="PAUSED").exists()
+    if parked and not still:
+        dispatch_parked(ctx.execution)
 
 
 def item_results(execution: Execution, step_id: str) -> Mapping[int, Any]:

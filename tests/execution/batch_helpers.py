@@ -79,3 +79,16 @@ def batch_steps(ids, *checks: str, decision: bool = False) -> list[dict]:
                           "risk_level": "${item.results.risk.level}",
                           "compliant": "${item.results.compliance.compliant}"}})
     return steps
+
+
+def start_inline(capture, plan, receipt=None, *, tenant, actor):
+    """Start `plan` (approved now unless a receipt is given) and run it inline to its end."""
+    from execution.services import execution_start
+
+    from .helpers import approve
+
+    receipt = receipt or approve(plan, actor=actor, tenant=tenant)
+    with capture(execute=True):
+        execution = execution_start(plan=plan, receipt_id=receipt.pk, actor=actor, tenant=tenant)
+    execution.refresh_from_db()
+    return execution

@@ -16,8 +16,7 @@ from planning.services import plan_from_steps
 from sst.faults import fault_add
 from sst.models import PermitEvaluation
 
-from .batch_helpers import batch_plan, batch_steps, eager, lanes, make_batch_world  # noqa: F401
-from .helpers import approve
+from .batch_helpers import batch_plan, batch_steps, eager, lanes, make_batch_world, start_inline  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("registry", "eager", "lanes")
 
@@ -27,14 +26,6 @@ def fast(settings):
     settings.SST_FAULT_INJECTION = True
     settings.RUNTIME_REPLAN_AFTER_SECONDS = 0
     settings.RUNTIME_MAX_WAIT_SECONDS = 1
-
-
-def _run(capture, plan, *, tenant, actor):
-    receipt = approve(plan, actor=actor, tenant=tenant)
-    with capture(execute=True):
-        execution = execution_start(plan=plan, receipt_id=receipt.pk, actor=actor, tenant=tenant)
-    execution.refresh_from_db()
-    return execution
 
 
 def _two_checks(tenant, actor, ids, **extra):
@@ -49,7 +40,7 @@ def test_past_max_replans_the_planner_is_not_asked_and_a_person_reviews(
     settings.RUNTIME_BUDGET = {"max_replans": 0}
     ids = make_batch_world(tenant, 6)
     fault_add(tenant=tenant, route="sst:permit-training", status=503)
-    execution = _run(django_capture_on_commit_callbacks, _two_checks(tenant, operator, ids), tenant=tenant,
+    execution = start_inline(django_capture_on_commit_callbacks, _two_checks(tenant, operator, ids), tenant=tenant,
                      actor=operator)
     (replan,) = RuntimeReplan.objects.for_tenant(tenant).filter(execution=execution)
     assert (replan.outcome, replan.code, replan.strategy, replan.plan_id) == ("REFUSED", "BUDGET_REPLANS", "NONE",
@@ -70,7 +61,7 @@ def test_a_replacement_plan_deeper_than_max_depth_is_refused_for_review(
     RuntimeReplan.objects.create(tenant=tenant, execution=earlier, step_id="training", trigger="RESOURCE_UNAVAILABLE",
                                  strategy="DEFER", outcome="REAPPROVAL_REQUIRED", plan=plan, depth=2,
                                  created_at=timezone.now())
-    execution = _run(django_capture_on_commit_callbacks, plan, tenant=tenant, actor=operator)
+    execution = start_inline(django_capture_on_commit_callbacks, plan, tenant=tenant, actor=operator)
     replan = RuntimeReplan.objects.for_tenant(tenant).get(execution=execution)
     assert (replan.outcome, replan.code, replan.depth, replan.plan_id) == ("REFUSED", "DEPTH_LIMIT", 3, None)
     assert replan.impact["requires_reapproval"] is True  # it was a material alternative, and too deep
@@ -83,7 +74,7 @@ def test_a_plan_the_llm_made_spends_the_llm_budget_and_without_one_nothing_runs(
     ids = make_batch_world(tenant, 4)
     plan = plan_from_steps(tenant=tenant, actor=operator, template="llm:test", steps=batch_steps(ids, "training"),
                            allow_partial=True, planner="llm")
-    execution = _run(django_capture_on_commit_callbacks, plan, tenant=tenant, actor=operator)
+    execution = start_inline(django_capture_on_commit_callbacks, plan, tenant=tenant, actor=operator)
     runtime = RuntimeExecution.objects.for_tenant(tenant).get(execution=execution)
     assert (runtime.llm_calls, runtime.status) == (1, "FAILED")
     assert (execution.status, execution.needs_review) == ("failed", True)
@@ -95,7 +86,7 @@ def test_an_llm_planned_plan_within_budget_runs(tenant, operator, fast, django_c
     ids = make_batch_world(tenant, 4)
     plan = plan_from_steps(tenant=tenant, actor=operator, template="llm:test", steps=batch_steps(ids, "training"),
                            allow_partial=True, planner="llm")
-    execution = _run(django_capture_on_commit_callbacks, plan, tenant=tenant, actor=operator)
+    execution = start_inline(django_capture_on_commit_callbacks, plan, tenant=tenant, actor=operator)
     assert execution.status == "completed"
     assert RuntimeExecution.objects.for_tenant(tenant).get(execution=execution).llm_calls == 1
 
@@ -105,9 +96,7 @@ def test_more_batch_items_than_max_items_stop_the_batch_before_the_step_starts(
     settings.RUNTIME_BUDGET = {"max_items": 50}
     ids = make_batch_world(tenant, 20)  # 4 batch steps × 20 permits = 80 items
     plan, receipt = batch_plan(tenant=tenant, actor=operator, ids=ids)
-    with django_capture_on_commit_callbacks(execute=True):
-        execution = execution_start(plan=plan, receipt_id=receipt.pk, actor=operator, tenant=tenant)
-    execution.refresh_from_db()
+    execution = start_inline(django_capture_on_commit_callbacks, plan, receipt, tenant=tenant, actor=operator)
     runs = {r.step_id: r for r in execution.step_runs.all()}
     assert (runs["training"].status, runs["risk"].status) == ("completed", "completed")
     assert (runs["compliance"].status, runs["compliance"].error["code"]) == ("failed", "BUDGET_ITEMS")

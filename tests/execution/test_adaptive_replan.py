@@ -21,7 +21,6 @@ from execution.models import (
     TimelineEntry,
 )
 from execution.replan import plan_change_impact
-from execution.services import execution_start
 from planning.models import ExecutionPlan
 from planning.replan import Progress, deferral, remaining_targets, standalone
 from planning.services import plan_from_steps
@@ -29,8 +28,15 @@ from policy.models import PolicyReceipt
 from sst.faults import fault_add
 from sst.models import PermitEvaluation, WorkPermit
 
-from .batch_helpers import batch_plan, batch_steps, duplicate_effects, eager, lanes, make_batch_world  # noqa: F401
-from .helpers import approve
+from .batch_helpers import (  # noqa: F401 - fixtures
+    batch_plan,
+    batch_steps,
+    duplicate_effects,
+    eager,
+    lanes,
+    make_batch_world,
+    start_inline,
+)
 
 pytestmark = pytest.mark.usefixtures("registry", "eager", "lanes")
 
@@ -109,13 +115,6 @@ def faults(settings):
     settings.RUNTIME_MAX_WAIT_SECONDS = 1
 
 
-def _run(django_capture_on_commit_callbacks, plan, receipt, *, tenant, actor):
-    with django_capture_on_commit_callbacks(execute=True):
-        execution = execution_start(plan=plan, receipt_id=receipt.pk, actor=actor, tenant=tenant)
-    execution.refresh_from_db()
-    return execution
-
-
 def _down(tenant, route, permits=None):
     """The route answers 503 — for the named permits only, or for every call."""
     for number in permits or [None]:
@@ -129,7 +128,7 @@ def test_a_non_material_replan_continues_under_the_same_receipt_and_defers_what_
     for route in ("sst:permit-compliance", "sst:permit-compliance-secondary"):
         _down(tenant, route, numbers)  # both compliance sources fail for the last 20 permits
     plan, receipt = batch_plan(tenant=tenant, actor=operator, ids=ids, conversation_id=uuid.uuid4())
-    execution = _run(django_capture_on_commit_callbacks, plan, receipt, tenant=tenant, actor=operator)
+    execution = start_inline(django_capture_on_commit_callbacks, plan, receipt, tenant=tenant, actor=operator)
 
     assert (execution.status, execution.needs_review) == ("partially_completed", False), execution.error
     assert set(PermitEvaluation.objects.for_tenant(tenant).values_list("permit_id", flat=True)) == set(ids[:10])
@@ -154,8 +153,7 @@ def test_a_material_replan_stores_a_new_plan_with_a_new_policy_decision_and_runs
     plan = plan_from_steps(tenant=tenant, actor=operator, template="test.twoChecks",
                            steps=batch_steps(ids, "training", "risk"), allow_partial=False,
                            conversation_id=uuid.uuid4())
-    execution = _run(django_capture_on_commit_callbacks, plan, approve(plan, actor=operator, tenant=tenant),
-                     tenant=tenant, actor=operator)
+    execution = start_inline(django_capture_on_commit_callbacks, plan, tenant=tenant, actor=operator)
 
     (replan,) = RuntimeReplan.objects.for_tenant(tenant).filter(execution=execution)
     assert (replan.outcome, replan.strategy, replan.depth) == ("REAPPROVAL_REQUIRED", "DEFER", 1)
@@ -182,8 +180,7 @@ def test_with_no_alternative_the_batch_waits_then_asks_for_human_review(
     _down(tenant, "sst:permit-training")
     plan = plan_from_steps(tenant=tenant, actor=operator, template="test.training",
                            steps=batch_steps(ids, "training"), allow_partial=True)
-    execution = _run(django_capture_on_commit_callbacks, plan, approve(plan, actor=operator, tenant=tenant),
-                     tenant=tenant, actor=operator)
+    execution = start_inline(django_capture_on_commit_callbacks, plan, tenant=tenant, actor=operator)
     (replan,) = RuntimeReplan.objects.for_tenant(tenant).filter(execution=execution)
     assert (replan.outcome, replan.code) == ("NO_ALTERNATIVE", "NO_ALTERNATIVE")
     assert (execution.status, execution.needs_review) == ("failed", True)
@@ -211,7 +208,7 @@ def test_the_llm_planner_is_asked_only_when_nothing_deterministic_remains_and_it
     _down(tenant, "sst:permit-training")  # nothing can reach the decision without training
     fake_llm.content = _llm_plan()
     plan, receipt = batch_plan(tenant=tenant, actor=operator, ids=ids, conversation_id=uuid.uuid4())
-    execution = _run(django_capture_on_commit_callbacks, plan, receipt, tenant=tenant, actor=operator)
+    execution = start_inline(django_capture_on_commit_callbacks, plan, receipt, tenant=tenant, actor=operator)
 
     assert len(fake_llm.requests) == 1
     offered = {c["id"] for c in fake_llm.last_user_message["capabilities"]}
@@ -235,7 +232,7 @@ def test_without_llm_budget_the_planner_is_not_called_and_a_person_reviews(
     _down(tenant, "sst:permit-training")
     fake_llm.content = _llm_plan()
     plan, receipt = batch_plan(tenant=tenant, actor=operator, ids=ids, conversation_id=uuid.uuid4())
-    execution = _run(django_capture_on_commit_callbacks, plan, receipt, tenant=tenant, actor=operator)
+    execution = start_inline(django_capture_on_commit_callbacks, plan, receipt, tenant=tenant, actor=operator)
     assert fake_llm.requests == []
     assert RuntimeAdaptation.objects.for_tenant(tenant).filter(execution=execution, kind="BUDGET",
                                                                reason="BUDGET_LLM_CALLS").exists()

@@ -5,39 +5,18 @@ from __future__ import annotations
 import pytest
 from django.db import DatabaseError
 
-from execution.control import lanes_clear
 from execution.models import BatchItem, RuntimeAdaptation, RuntimeCheckpoint, RuntimeExecution
 from execution.services import execution_start
 from sst.models import PermitEvaluation
 
-from .batch_helpers import batch_plan, duplicate_effects, make_batch_world
+from .batch_helpers import batch_plan, duplicate_effects, eager, lanes, make_batch_world, start_inline  # noqa: F401
 
-pytestmark = pytest.mark.usefixtures("registry", "eager")
-
-
-@pytest.fixture
-def eager():
-    from config.celery import app
-
-    saved = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = saved
-
-
-@pytest.fixture(autouse=True)
-def _lanes(tenant):
-    lanes_clear(tenant.pk)
-    yield
-    lanes_clear(tenant.pk)
+pytestmark = pytest.mark.usefixtures("registry", "eager", "lanes")
 
 
 def _start(django_capture_on_commit_callbacks, *, tenant, actor, ids):
     plan, receipt = batch_plan(tenant=tenant, actor=actor, ids=ids)
-    with django_capture_on_commit_callbacks(execute=True):
-        execution = execution_start(plan=plan, receipt_id=receipt.pk, actor=actor, tenant=tenant)
-    execution.refresh_from_db()
-    return execution
+    return start_inline(django_capture_on_commit_callbacks, plan, receipt, tenant=tenant, actor=actor)
 
 
 def test_a_batch_checks_every_permit_then_approves_or_flags_each_once(
