@@ -489,38 +489,3 @@ class Lane:
 def lanes_clear(tenant_id: Any) -> None:
     """Forget a tenant's lanes (tests and benchmarks)."""
     store().clear(f"rt:{tenant_id}:")
-
-
-# --- plan change impact (§59-§60) -------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PlanChangeImpact:
-    changed_steps: tuple[str, ...]
-    changed_resources: tuple[str, ...]
-    risk_delta: int
-    scope_delta: int
-    authorization_impact: bool
-
-    @property
-    def requires_reapproval(self) -> bool:
-        """Material: anything but the same steps on the same resources, scope and risk (§57, §60)."""
-        return bool(self.changed_steps or self.changed_resources or self.risk_delta > 0 or self.scope_delta > 0
-                    or self.authorization_impact)
-
-
-def plan_change_impact(old: list[dict[str, Any]], new: list[dict[str, Any]], *, old_risk: int, new_risk: int,
-                       resources_of: Callable[[dict[str, Any]], str]) -> PlanChangeImpact:
-    """Compare two plans' steps ({id, capability, version, input, targets}) for a replan (§59)."""
-    def sig(step: dict[str, Any]) -> tuple:
-        return (step.get("capability"), step.get("version"), json.dumps(step.get("input"), sort_keys=True))
-    by_old, by_new = {s["id"]: s for s in old}, {s["id"]: s for s in new}
-    changed = tuple(sorted(i for i in by_old.keys() | by_new.keys()
-                           if i not in by_old or i not in by_new or sig(by_old[i]) != sig(by_new[i])))
-    old_res = {resources_of(s) for s in old}
-    new_res = {resources_of(s) for s in new}
-    scope = (len({(t["type"], t["id"]) for s in new for t in s.get("targets", [])})
-             - len({(t["type"], t["id"]) for s in old for t in s.get("targets", [])}))
-    caps_old = {s.get("capability") for s in old}
-    return PlanChangeImpact(changed, tuple(sorted(new_res ^ old_res)), new_risk - old_risk, scope,
-                            bool({s.get("capability") for s in new} - caps_old))
