@@ -25,7 +25,7 @@ from events.services import event_batch
 from execution.metrics import log_context, log_rebind
 from registry.selectors import registry_snapshot
 from tenancy import clock
-from tenancy.db import update_sql, write_in_one_statement
+from tenancy.db import coalesced_writes, update_sql, write_in_one_statement
 from tenancy.models import Tenant
 
 from . import lexicon, metrics
@@ -181,25 +181,36 @@ def _turn_run(*, tenant: Tenant, user: Any, conversation_id: Any, kind: str, tex
                 grammar=grammar, reader=reader_for(user=user, tenant=tenant, snapshot=snapshot, grammar=grammar),
                 now=clock.now(), text=text, read_version=conversation.version)
     try:
-        # Every event of the turn (execution's EXECUTION_STARTED too) is written in one statement.
-        with event_batch(tenant=tenant, conversation_id=conversation.pk) as batch:
-            _apply_ui(turn, ui_context)
-            handle(turn, kind, confirmation_id=confirmation_id)
-        conversation.last_response = turn.response
-        structlog.contextvars.bind_contextvars(**metrics.turn_operation_ids(conversation))
-        saving = time.perf_counter()
-        turn.turn_id = str(uuid.uuid4())
-        conversation.version = turn.version  # what the result reports; _save checks the read one
-        result = None if _settles_after_commit(turn) else _result(turn, conversation, turn.response,
-                                                                   batch.envelopes(), started)
-        row = TurnRow(id=turn.turn_id, tenant=tenant, conversation=conversation,
-                      client_message_id=client_message_id or None, kind=kind, text=text[:4000],
-                      response=result or {}, created_at=turn.now)
-        _save(conversation, read_version=turn.read_version, now=turn.now, rows=(row,))
-        metrics.STATE_LATENCY.labels(op="update").observe(time.perf_counter() - saving)
+        with coalesced_writes():
+            _apply_turn(turn, kind=kind, ui_context=ui_context, confirmation_id=confirmation_id,
+                        client_message_id=client_message_id, started=started)
     finally:
         turn.reader.close()
-    return turn, result
+    return turn, turn.result
+
+
+def _apply_turn(turn: Turn, *, kind: str, ui_context: Any, confirmation_id: Any, client_message_id: str | None,
+                started: float) -> None:
+    """Handle the turn and write it. Writes that need no answer (receipt, execution rows, the
+    confirmation's decision) ride on the next statement that writes (tenancy.db.coalesced_writes)."""
+    conversation, tenant = turn.conversation, turn.tenant
+    # Every event of the turn (execution's EXECUTION_STARTED too) is written in one statement.
+    with event_batch(tenant=tenant, conversation_id=conversation.pk) as batch:
+        _apply_ui(turn, ui_context)
+        handle(turn, kind, confirmation_id=confirmation_id)
+    conversation.last_response = turn.response
+    structlog.contextvars.bind_contextvars(**metrics.turn_operation_ids(conversation))
+    saving = time.perf_counter()
+    turn.turn_id = str(uuid.uuid4())
+    conversation.version = turn.version  # what the result reports; _save checks the read one
+    result = None if _settles_after_commit(turn) else _result(turn, conversation, turn.response,
+                                                               batch.envelopes(), started)
+    row = TurnRow(id=turn.turn_id, tenant=tenant, conversation=conversation,
+                  client_message_id=client_message_id or None, kind=kind, text=turn.text[:4000],
+                  response=result or {}, created_at=turn.now)
+    _save(conversation, read_version=turn.read_version, now=turn.now, rows=(row,))
+    metrics.STATE_LATENCY.labels(op="update").observe(time.perf_counter() - saving)
+    turn.result = result
 
 
 def _read_wait(turn: Turn) -> float:

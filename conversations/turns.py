@@ -52,6 +52,7 @@ class Turn:
     started_read: bool = False
     resting_before: str = ""
     turn_id: str | None = None
+    result: dict[str, Any] | None = None  # the API reply, when known before the commit
     # The user's role in the tenant, read when a handler first needs it (most turns never do; a
     # confirmation is authorised by policy's own live membership check). Use role_name().
     role: str | None = None

@@ -38,6 +38,7 @@ import json
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -81,7 +82,23 @@ class LiveRead:
 
 
 # The function policy migration 0004 installs; explicit casts so the client-side bound values pick it.
-_CALL = "SELECT policy_live_state(%s::uuid, %s::bigint, %s::text[], %s::uuid)"
+_CALL_SQL = "SELECT policy_live_state(%s::uuid, %s::bigint, %s::text[], %s::uuid)"
+
+
+@lru_cache(maxsize=1)
+def _call_sql() -> str:
+    """The call, naming in a comment the tables the function reads: `tenancy.db.coalesced_writes`
+    sends queued writes to any of them before the call (it reads statements, not function bodies)."""
+    from django.apps import apps
+
+    user = get_user_model()
+    models = [apps.get_model(label) for label in (
+        "auth.Permission", "contenttypes.ContentType", "registry.RegistryState", "tenancy.Membership",
+        "guardian.UserObjectPermission", "guardian.GroupObjectPermission", "registry.Capability",
+        "policy.KillSwitch", "policy.PolicyReceipt")]
+    tables = [m._meta.db_table for m in models] + [user._meta.db_table,
+                                                    user._meta.get_field("groups").remote_field.through._meta.db_table]
+    return f"{_CALL_SQL} /* reads {', '.join(tables)} */"
 
 
 def _uses_function() -> bool:
@@ -98,7 +115,7 @@ def _params(actor: Any, tenant: Any, keys: Iterable[str], receipt_pk: uuid.UUID 
 
 def _call(params: list[Any]) -> dict[str, Any]:
     with connection.cursor() as cursor:
-        cursor.execute(_CALL, params)
+        cursor.execute(_call_sql(), params)
         return json.loads(cursor.fetchone()[0])
 
 

@@ -16,6 +16,7 @@ connection can use it.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -136,6 +137,11 @@ def write_in_one_statement(*groups: Sequence[Model], then: tuple[str, list[Any]]
             cursor.execute(*then)
             return cursor.rowcount
     parts = [_insert_sql(group) for group in groups]
+    pending = getattr(_coalescing, "pending", None)
+    if pending is not None and then is None:
+        for group, (sql, params) in zip(groups, parts, strict=True):
+            pending.add(sql, params, type(group[0])._meta.db_table)
+        return None
     if then is not None:
         parts.append(then)
     *ctes, (final_sql, final_params) = parts
@@ -164,3 +170,93 @@ def update_sql(queryset: QuerySet, **values: Any) -> tuple[str, list[Any]]:
     query.add_update_values(values)
     sql, params = query.get_compiler(connection=connection).as_sql()
     return sql, list(params)
+
+
+# --- coalesced writes -------------------------------------------------------------------------
+
+_coalescing = threading.local()
+_FLUSH_FIRST = ("SAVEPOINT", "RELEASE", "ROLLBACK")
+_WRITES = ("INSERT", "UPDATE", "DELETE", "WITH")
+
+
+class _Pending:
+    def __init__(self) -> None:
+        self.parts: list[tuple[str, list[Any]]] = []
+        self.tables: set[str] = set()
+
+    def add(self, sql: str, params: list[Any], table: str) -> None:
+        self.parts.append((sql, params))
+        self.tables.add(table)
+
+    def take(self) -> tuple[list[tuple[str, list[Any]]], set[str]]:
+        parts, tables = self.parts, self.tables
+        self.parts, self.tables = [], set()
+        return parts, tables
+
+
+@contextmanager
+def coalesced_writes() -> Iterator[None]:
+    """Inside one transaction, let writes that need no answer ride on the next statement that writes.
+
+    Written by hand: Django sends every write as its own round trip and has no unit of work.
+    Inside this block (PostgreSQL), `write_in_one_statement` without `then` and `update_deferred`
+    queue their statement instead of sending it; the next INSERT/UPDATE/DELETE/WITH statement on
+    the connection carries the queue as data-modifying CTEs in front of its own SQL (its result
+    and row count stay its own). The queue is sent on its own first when the next statement
+    mentions a queued table (a read must see the rows, a write to the same rows keeps its order) or
+    is a savepoint command (a rollback to it must undo them), and at the end of the block. An
+    exception discards the queue with the transaction it belonged to. Elsewhere: no-op.
+    """
+    if connection.vendor != "postgresql" or getattr(_coalescing, "pending", None) is not None:
+        yield
+        return
+    pending = _Pending()
+    _coalescing.pending = pending
+    try:
+        with connection.execute_wrapper(_carry(pending)):
+            yield
+            parts, _ = pending.take()
+            if parts:
+                final_sql, final_params = parts.pop()
+                with connection.cursor() as cursor:
+                    cursor.execute(*_with_ctes(parts, final_sql, final_params))
+    finally:
+        _coalescing.pending = None
+
+
+def _carry(pending: _Pending):
+    def wrapper(execute, sql, params, many, context):
+        if not pending.parts:
+            return execute(sql, params, many, context)
+        head = sql.lstrip()[:10].upper()
+        # A SELECT of a function reads tables its text does not name, unless it names them in a comment.
+        opaque = head.startswith("SELECT") and " FROM " not in sql.upper() and "/* reads " not in sql
+        if many or opaque or head.startswith(_FLUSH_FIRST) or any(table in sql for table in pending.tables):
+            parts, _ = pending.take()
+            final_sql, final_params = parts.pop()
+            execute(*_with_ctes(parts, final_sql, final_params), False, context)
+            return execute(sql, params, many, context)
+        if head.startswith(_WRITES):
+            parts, _ = pending.take()
+            return execute(*_with_ctes(parts, sql, list(params or ())), False, context)
+        return execute(sql, params, many, context)
+    return wrapper
+
+
+def _with_ctes(parts: list[tuple[str, list[Any]]], sql: str, params: list[Any]) -> tuple[str, list[Any]]:
+    if not parts:
+        return sql, params
+    ctes = ", ".join(f"_cw{i} AS ({part})" for i, (part, _) in enumerate(parts))
+    body = sql.lstrip()
+    body = f"WITH {ctes}, {body[4:].lstrip()}" if body[:4].upper() == "WITH" else f"WITH {ctes} {body}"
+    return body, [p for _, part_params in parts for p in part_params] + list(params)
+
+
+def update_deferred(queryset: QuerySet, **values: Any) -> None:
+    """`queryset.update(**values)` for a caller that needs no row count: queued inside
+    `coalesced_writes`, run now elsewhere."""
+    pending = getattr(_coalescing, "pending", None)
+    if pending is None:
+        queryset.update(**values)
+        return
+    pending.add(*update_sql(queryset, **values), queryset.model._meta.db_table)

@@ -1,0 +1,120 @@
+"""tenancy.db.write_in_one_statement / coalesced_writes / update_deferred against real PostgreSQL.
+
+What is counted is what reaches the server: a wrapper installed inside the coalescing block sees
+the statements after they were merged.
+"""
+
+from __future__ import annotations
+
+import uuid
+from contextlib import contextmanager
+
+import pytest
+from django.conf import settings  # noqa: F401 - read by the skipif condition
+from django.db import connection, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from events.models import EventStream
+from policy.models import AuditEvent
+from tenancy.db import coalesced_writes, update_deferred, write_in_one_statement
+from tenancy.models import Tenant
+
+pytestmark = [pytest.mark.django_db(transaction=True),
+              pytest.mark.skipif("'postgresql' not in settings.DATABASES['default']['ENGINE']",
+                                 reason="PostgreSQL data-modifying CTEs")]
+
+
+def _written(tenant) -> list[str]:
+    return sorted(AuditEvent.objects.for_tenant(tenant).filter(event_type="test.coalesced")
+                  .values_list("target_id", flat=True))
+
+
+@contextmanager
+def sent():
+    statements: list[str] = []
+
+    def record(execute, sql, params, many, context):
+        statements.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(record):
+        yield statements
+
+
+def _audit(tenant, note: str) -> AuditEvent:
+    return AuditEvent(tenant=tenant, event_type="test.coalesced", target_type="test", target_id=note, data={},
+                      created_at=timezone.now())
+
+
+def _stream(tenant) -> EventStream:
+    return EventStream.objects.create(tenant=tenant, conversation_id=uuid.uuid4(), last_seq=0)
+
+
+def test_queued_rows_ride_on_the_next_write_and_its_row_count_stays_its_own(tenant):
+    stream = _stream(tenant)
+    with transaction.atomic(), coalesced_writes(), sent() as statements:
+        write_in_one_statement([_audit(tenant, "a")], [_audit(tenant, "b")])
+        update_deferred(EventStream.objects.for_tenant(tenant).filter(pk=stream.pk), last_seq=F("last_seq") + 5)
+        assert statements == []  # nothing sent yet
+        updated = Tenant.objects.filter(pk=tenant.pk).update(name="Acme renamed")
+        assert updated == 1
+        assert len(statements) == 1 and statements[0].startswith("WITH _cw0 AS (INSERT")
+    assert _written(tenant) == ["a", "b"]
+    stream.refresh_from_db()
+    assert stream.last_seq == 5
+
+
+def test_a_read_of_a_queued_table_sends_the_queue_first_and_sees_the_rows(tenant):
+    with transaction.atomic(), coalesced_writes(), sent() as statements:
+        write_in_one_statement([_audit(tenant, "seen")])
+        assert AuditEvent.objects.for_tenant(tenant).filter(target_id="seen").count() == 1
+        assert len(statements) == 2 and statements[0].startswith("INSERT")
+
+
+def test_a_function_call_that_names_no_tables_sends_the_queue_first(tenant):
+    # A function may read any table; unless its call names them in a comment, the queue goes first.
+    with transaction.atomic(), coalesced_writes(), sent() as statements:
+        write_in_one_statement([_audit(tenant, "before-function")])
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+        assert len(statements) == 2 and statements[0].startswith("INSERT")
+
+
+def test_a_savepoint_rolled_back_undoes_what_was_queued_inside_it(tenant):
+    with transaction.atomic(), coalesced_writes():
+        write_in_one_statement([_audit(tenant, "kept")])
+        try:
+            with transaction.atomic():
+                write_in_one_statement([_audit(tenant, "undone")])
+                raise RuntimeError("roll back to the savepoint")
+        except RuntimeError:
+            pass
+    assert _written(tenant) == ["kept"]
+
+
+def test_an_exception_discards_the_queue_with_its_transaction(tenant):
+    with pytest.raises(RuntimeError), transaction.atomic(), coalesced_writes():
+        write_in_one_statement([_audit(tenant, "lost")])
+        raise RuntimeError("the turn failed")
+    assert not AuditEvent.objects.for_tenant(tenant).filter(target_id="lost").exists()
+    # and the next block starts from an empty queue
+    with transaction.atomic(), coalesced_writes():
+        write_in_one_statement([_audit(tenant, "next")])
+    assert _written(tenant) == ["next"]
+
+
+def test_what_is_left_queued_is_written_at_the_end_of_the_block(tenant):
+    with transaction.atomic(), sent() as statements:
+        with coalesced_writes():
+            write_in_one_statement([_audit(tenant, "x")], [_audit(tenant, "y")])
+            assert statements == []
+        assert len(statements) == 1
+    assert AuditEvent.objects.for_tenant(tenant).filter(event_type="test.coalesced").count() == 2
+
+
+def test_outside_a_block_each_call_writes_at_once_in_one_statement(tenant):
+    with sent() as statements:
+        write_in_one_statement([_audit(tenant, "1")], [_audit(tenant, "2")])
+    assert len(statements) == 1
+    assert AuditEvent.objects.for_tenant(tenant).filter(event_type="test.coalesced").count() == 2
