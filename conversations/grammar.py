@@ -24,6 +24,7 @@ from knowledge.text import stem
 from registry.selectors import CapabilitySpec, RegistrySnapshot
 
 from .lexicon import ARTICLES, tokens
+from .metrics import grammar_cache_observe
 
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")
 _CAMEL = re.compile(r"[A-Z]?[a-z]+")
@@ -278,7 +279,9 @@ _cache: dict[int | None, Grammar] = {}
 def grammar_for(snapshot: RegistrySnapshot) -> Grammar:
     cached = _cache.get(snapshot.version)
     if cached is not None and snapshot.version is not None:
+        grammar_cache_observe(hit=True)
         return cached
+    grammar_cache_observe(hit=False)
     grammar = grammar_build(snapshot)
     with _lock:
         _cache.clear()

@@ -44,12 +44,19 @@
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
   const uuid = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`);
 
-  async function api(path, {method = "GET", body} = {}) {
+  async function api(path, {method = "GET", body} = {}, retried = false) {
     const response = await fetch(path, {
       method, credentials: "same-origin",
       headers: {"Accept": "application/json", ...(body ? {"Content-Type": "application/json", "X-CSRFToken": csrf()} : {})},
       body: body ? JSON.stringify(body) : undefined,
     });
+    // Overloaded or rate limited: wait what the server asks, then once more with the same body
+    // (a turn carries its client_message_id, so the retry cannot run it twice).
+    if ((response.status === 503 || response.status === 429) && !retried) {
+      const wait = Number(response.headers.get("Retry-After")) || 2;
+      await sleep(Math.min(30, wait) * 1000);
+      return api(path, {method, body}, true);
+    }
     if (response.status === 401 || response.status === 403) {
       window.location.assign("/login/?next=/");
       throw new Error("unauthenticated");
@@ -318,9 +325,11 @@
     });
     socket.addEventListener("close", async (closed) => {
       setBadge("reconnecting");
-      retries += 1;
+      // 1013: the server is overloaded — back off at least a few seconds, not from scratch.
+      retries = closed.code === 1013 ? Math.max(retries, 3) + 1 : retries + 1;
       if (closed.code === 4403 || retries % 5 === 0) {
-        try { await api("/api/tenancy/me"); } catch (error) { return; }
+        // Only a lost session ends the reconnecting; an overloaded or unreachable server does not.
+        try { await api("/api/tenancy/me"); } catch (error) { if (error.message === "unauthenticated") return; }
       }
       await sleep(Math.min(5000, 250 * 2 ** Math.min(retries, 5)));
       connect();
