@@ -258,25 +258,30 @@ def _claim(execution: Execution, step_id: str) -> StepRun | None:
 
 
 _STATUS_LIST = ", ".join(f"'{s}'" for s in (StepStatus.PENDING, StepStatus.DISPATCHED))
-_RUN_FIELDS = StepRun._meta.concrete_fields
-_RUN_JSON = tuple(i for i, f in enumerate(_RUN_FIELDS) if f.get_internal_type() == "JSONField")
+_RUN_FIELDS = tuple(StepRun._meta.concrete_fields)
+# What `advance` reads of every step run: not the payloads, which it would decode for nothing at each step.
+_RUN_PAYLOADS = ("result", "input", "compensation")
+_RUN_STATE_FIELDS = tuple(f for f in _RUN_FIELDS if f.name not in _RUN_PAYLOADS)
 
 
-def _run_columns(alias: str = "") -> str:
-    return ", ".join(f'{alias}{"." if alias else ""}"{f.column}"' for f in _RUN_FIELDS)
+def _run_columns(alias: str = "", fields: tuple = _RUN_FIELDS) -> str:
+    return ", ".join(f'{alias}{"." if alias else ""}"{f.column}"' for f in fields)
 
 
-def _fetch_runs(sql: str, params: Mapping[str, Any]) -> list[StepRun]:
-    """A hand-written statement returning step-run rows (`_run_columns()`), as models (as the ORM builds them)."""
+def _fetch_runs(sql: str, params: Mapping[str, Any], fields: tuple = _RUN_FIELDS) -> list[StepRun]:
+    """A hand-written statement returning step-run rows (`_run_columns(fields=…)`), as models, built as
+    the ORM builds them (fields not selected are deferred, as with `.defer()`)."""
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
+    names = [f.attname for f in fields]
+    json_at = [i for i, f in enumerate(fields) if f.get_internal_type() == "JSONField"]
     runs = []
     for row in rows:
         values = list(row)
-        for i in _RUN_JSON:
+        for i in json_at:
             values[i] = None if values[i] is None else json.loads(values[i])
-        runs.append(StepRun.from_db(connection.alias, None, values))
+        runs.append(StepRun.from_db(connection.alias, names, values))
     return runs
 
 
@@ -631,7 +636,7 @@ def _record(execution: Execution, run: StepRun, plan_step: PlanStep,
 
 def _runs(execution: Execution) -> dict[str, StepRun]:
     return {r.step_id: r for r in StepRun.objects.for_tenant(execution.tenant_id).filter(execution=execution)
-            .order_by("position")}
+            .defer(*_RUN_PAYLOADS).order_by("position")}
 
 
 def _reschedule(execution: Execution, run: StepRun, plan_step: PlanStep, outcome: StepOutcome,
@@ -660,7 +665,7 @@ WITH done AS (
        SET status = %(status)s, result = %(result)s::jsonb, error = %(error)s::jsonb, input = %(input)s::jsonb,
            finished_at = %(finished_at)s, lease_until = NULL, calls = calls + %(calls)s, call_ms = call_ms + %(call_ms)s
      WHERE id = %(run)s AND tenant_id = %(tenant)s AND status = %(running)s AND attempts = %(attempts)s
- RETURNING {_run_columns()}
+ RETURNING {_run_columns(fields=_RUN_STATE_FIELDS)}
 ), entries AS (
     INSERT INTO {TimelineEntry._meta.db_table} (tenant_id, execution_id, type, step_id, at, data)
     SELECT %(tenant)s, %(execution)s, e.type, %(step)s, e.at, e.data
@@ -670,7 +675,7 @@ WITH done AS (
 )
 SELECT * FROM done
  UNION ALL
-SELECT {_run_columns()} FROM {StepRun._meta.db_table}
+SELECT {_run_columns(fields=_RUN_STATE_FIELDS)} FROM {StepRun._meta.db_table}
  WHERE tenant_id = %(tenant)s AND execution_id = %(execution)s AND id <> %(run)s
 """
 
@@ -686,7 +691,7 @@ def _record_one_statement(execution: Execution, run: StepRun, outcome: StepOutco
         "calls": outcome.calls, "call_ms": outcome.call_ms, "run": run.pk, "tenant": execution.tenant_id,
         "running": StepStatus.RUNNING, "attempts": run.attempts, "execution": execution.pk, "step": run.step_id,
         "types": [t for t, _, _ in entries], "ats": [at for _, _, at in entries],
-        "datas": [json.dumps(data or {}) for _, data, _ in entries]})
+        "datas": [json.dumps(data or {}) for _, data, _ in entries]}, fields=_RUN_STATE_FIELDS)
     if not any(r.pk == run.pk for r in rows):  # the UPDATE did not take the row: the step was lost
         return None
     return {r.step_id: r for r in sorted(rows, key=lambda r: r.position)}
@@ -849,11 +854,17 @@ def _stop(execution: Execution, runs: dict[str, StepRun], steps: dict[str, PlanS
 
 def _final_status(execution: Execution, runs: dict[str, StepRun]) -> str:
     statuses = [r.status for r in runs.values()]
-    items_failed = any(isinstance(r.result, dict) and r.result.get("failed") for r in runs.values())
-    if any(s in (StepStatus.FAILED, StepStatus.UNKNOWN) for s in statuses) or items_failed:
+    if any(s in (StepStatus.FAILED, StepStatus.UNKNOWN) for s in statuses) or _items_failed(execution):
         return (ExecutionStatus.PARTIALLY_COMPLETED if StepStatus.COMPLETED in statuses
                 else ExecutionStatus.FAILED)
     return ExecutionStatus.COMPLETED
+
+
+def _items_failed(execution: Execution) -> bool:
+    """A step with failed items (a batch, `for_each`) makes the execution partial: read once, when settling."""
+    results = (StepRun.objects.for_tenant(execution.tenant_id).filter(execution=execution, result__has_key="failed")
+               .values_list("result", flat=True))
+    return any(isinstance(r, dict) and r.get("failed") for r in results)
 
 
 _EVENT_FOR = {ExecutionStatus.COMPLETED: "EXECUTION_COMPLETED", ExecutionStatus.PARTIALLY_COMPLETED:
