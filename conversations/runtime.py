@@ -19,7 +19,7 @@ from knowledge.selectors import knowledge_search
 from planning.services import IllegalTransition, plan_status_set
 from policy.services import evaluate
 from registry.roles import permissions_for_role
-from tenancy.db import update_deferred
+from tenancy.db import update_row_deferred
 
 from . import lexicon, messages
 from .grammar import CapabilityGrammar, camel_parts, same_word
@@ -669,8 +669,8 @@ def confirm(turn: Turn, *, confirmation_id: Any = None) -> None:
         return turn.error("REVIEW_REQUIRED", "confirmation.review_waiting")
     if stale_context(turn, confirmation):
         return
-    update_deferred(Confirmation.objects.for_tenant(turn.tenant).filter(pk=confirmation.pk),
-                    status=PendingStatus.CONSUMED, decided_at=turn.now, decided_by=turn.user)
+    update_row_deferred(Confirmation, where={"tenant": turn.tenant.pk, "id": confirmation.pk},
+                        values={"status": PendingStatus.CONSUMED, "decided_at": turn.now, "decided_by": turn.user.pk})
     confirmation.status = PendingStatus.CONSUMED
     turn.event("CONFIRMATION_RECEIVED", {"confirmation_id": str(confirmation.pk), "plan_id": str(confirmation.plan_id)},
                actor="user", operation_id=confirmation.operation_id)

@@ -18,18 +18,18 @@ import structlog
 from celery import current_app
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F
 
 from events.selectors import events_after
-from events.services import event_batch
+from events.services import event_batch, stream_open
 from execution.metrics import log_context, log_rebind
 from registry.selectors import registry_snapshot
 from tenancy import clock
-from tenancy.db import coalesced_writes, update_sql, write_in_one_statement
+from tenancy.db import coalesced_writes, update_row_sql, write_in_one_statement
 from tenancy.models import Tenant
 
 from . import lexicon, metrics
 from .grammar import grammar_for
+from .locking import ConversationNotFound, conversation_take
 from .models import Conversation
 from .models import Turn as TurnRow
 from .runtime import handle
@@ -38,14 +38,13 @@ from .statemachine import Status
 from .turns import Turn, VersionConflict, reader_for
 
 
-class ConversationNotFound(LookupError):
-    """Missing, another user's or another tenant's: the same 404."""
-
-
 def conversation_create(*, tenant: Tenant, user: Any, session_id: str = "", language: str = "pt-BR") -> Conversation:
     now = clock.now()
-    return Conversation.objects.create(tenant=tenant, user=user, session_id=session_id[:64], language=language,
-                                       created_at=now, updated_at=now)
+    with transaction.atomic():
+        conversation = Conversation.objects.create(tenant=tenant, user=user, session_id=session_id[:64],
+                                                   language=language, created_at=now, updated_at=now)
+        stream_open(tenant=tenant, conversation_id=conversation.pk)  # its event log, locked by each turn
+    return conversation
 
 
 def conversation_get(*, tenant: Tenant, user: Any, conversation_id: Any) -> Conversation:
@@ -61,34 +60,22 @@ def conversation_get(*, tenant: Tenant, user: Any, conversation_id: Any) -> Conv
 
 
 def _lock(*, tenant: Tenant, user: Any | None, conversation_id: Any) -> Conversation:
-    query = Conversation.objects.for_tenant(tenant).select_for_update(of=("self",)).filter(pk=conversation_id)
-    if user is not None:
-        query = query.filter(user=user)
-    conversation = query.first()
-    if conversation is None:
-        raise ConversationNotFound
-    # Read the pending rows in a statement of their own, after the lock: joined into the locking
-    # statement they would come from its snapshot, taken before a racing turn's decision committed.
-    conversation.pending_confirmation = (conversation.confirmations.model.objects.for_tenant(tenant)
-                                         .filter(pk=conversation.pending_confirmation_id).first()
-                                         if conversation.pending_confirmation_id else None)
-    conversation.pending_clarification = (conversation.clarifications.model.objects.for_tenant(tenant)
-                                          .filter(pk=conversation.pending_clarification_id).first()
-                                          if conversation.pending_clarification_id else None)
-    return conversation
+    """The conversation, locked for the rest of the transaction, with its pending rows (locking.py)."""
+    return conversation_take(tenant=tenant, user=user, conversation_id=conversation_id).conversation
 
 
 def _save(conversation: Conversation, *, read_version: int, now: Any, rows: tuple[Any, ...] = ()) -> None:
     """Write the conversation with its version check, and `rows` (the turn's record) in the same statement."""
-    query = Conversation.objects.for_tenant(conversation.tenant_id).filter(pk=conversation.pk, version=read_version)
-    update = update_sql(
-        query, status=conversation.status, version=F("version") + 1, language=conversation.language,
-        active_intent=conversation.active_intent, active_operation=conversation.active_operation,
-        last_result=conversation.last_result, context=conversation.context,
-        last_ui_context=conversation.last_ui_context, references=conversation.references,
-        pending_confirmation=conversation.pending_confirmation,
-        pending_clarification=conversation.pending_clarification,
-        last_response=conversation.last_response, updated_at=now)
+    update = update_row_sql(
+        Conversation, where={"tenant": conversation.tenant_id, "id": conversation.pk, "version": read_version},
+        values={"status": conversation.status, "language": conversation.language,
+                "active_intent": conversation.active_intent, "active_operation": conversation.active_operation,
+                "last_result": conversation.last_result, "context": conversation.context,
+                "last_ui_context": conversation.last_ui_context, "references": conversation.references,
+                "pending_confirmation": conversation.pending_confirmation_id,
+                "pending_clarification": conversation.pending_clarification_id,
+                "last_response": conversation.last_response, "updated_at": now},
+        increment=("version",))
     if write_in_one_statement(*([row] for row in rows), then=update) != 1:
         raise VersionConflict
     conversation.version = read_version + 1
@@ -163,7 +150,8 @@ def _turn_run(*, tenant: Tenant, user: Any, conversation_id: Any, kind: str, tex
     """Lock, apply the turn, write state, events and the turn row. Returns the turn and its result,
     or None for a result that can only be known after the commit (`_respond`)."""
     locking = time.perf_counter()
-    conversation = _lock(tenant=tenant, user=user, conversation_id=conversation_id)
+    taken = conversation_take(tenant=tenant, user=user, conversation_id=conversation_id)
+    conversation = taken.conversation
     metrics.STATE_LATENCY.labels(op="lock").observe(time.perf_counter() - locking)
     structlog.contextvars.bind_contextvars(**metrics.turn_operation_ids(conversation))
     if expected_version is not None and expected_version != conversation.version:
@@ -173,7 +161,7 @@ def _turn_run(*, tenant: Tenant, user: Any, conversation_id: Any, kind: str, tex
         raise IntegrityError("duplicate client_message_id")
     if conversation.status == Status.CLOSED:
         raise ConversationNotFound
-    snapshot = registry_snapshot()
+    snapshot = registry_snapshot(taken.registry_version)
     grammar = grammar_for(snapshot)
     language = lexicon.detect_language(text, conversation.language) if text else conversation.language
     conversation.language = language
@@ -183,19 +171,19 @@ def _turn_run(*, tenant: Tenant, user: Any, conversation_id: Any, kind: str, tex
     try:
         with coalesced_writes():
             _apply_turn(turn, kind=kind, ui_context=ui_context, confirmation_id=confirmation_id,
-                        client_message_id=client_message_id, started=started)
+                        client_message_id=client_message_id, started=started, last_seq=taken.last_seq)
     finally:
         turn.reader.close()
     return turn, turn.result
 
 
 def _apply_turn(turn: Turn, *, kind: str, ui_context: Any, confirmation_id: Any, client_message_id: str | None,
-                started: float) -> None:
+                started: float, last_seq: int | None) -> None:
     """Handle the turn and write it. Writes that need no answer (receipt, execution rows, the
     confirmation's decision) ride on the next statement that writes (tenancy.db.coalesced_writes)."""
     conversation, tenant = turn.conversation, turn.tenant
     # Every event of the turn (execution's EXECUTION_STARTED too) is written in one statement.
-    with event_batch(tenant=tenant, conversation_id=conversation.pk) as batch:
+    with event_batch(tenant=tenant, conversation_id=conversation.pk, last_seq=last_seq) as batch:
         _apply_ui(turn, ui_context)
         handle(turn, kind, confirmation_id=confirmation_id)
     conversation.last_response = turn.response

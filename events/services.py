@@ -20,6 +20,7 @@ import structlog
 from django.db import connection, transaction
 from django.utils import timezone
 
+from tenancy.db import update_row_deferred, write_in_one_statement
 from tenancy.models import Tenant
 
 from .models import ConversationEvent, EventStream
@@ -38,8 +39,8 @@ def stream_open(*, tenant: Tenant, conversation_id: uuid.UUID) -> EventStream:
 class EventBatch:
     """The appends to one conversation held back by `event_batch`, written together at its end."""
 
-    def __init__(self, tenant: Tenant, conversation_id: uuid.UUID) -> None:
-        self.tenant, self.conversation_id = tenant, conversation_id
+    def __init__(self, tenant: Tenant, conversation_id: uuid.UUID, last_seq: int | None = None) -> None:
+        self.tenant, self.conversation_id, self.last_seq = tenant, conversation_id, last_seq
         self.events: list[ConversationEvent] = []
 
     def envelopes(self) -> list[EventEnvelope]:
@@ -50,15 +51,19 @@ _batches = threading.local()
 
 
 @contextmanager
-def event_batch(*, tenant: Tenant, conversation_id: uuid.UUID) -> Iterator[EventBatch]:
+def event_batch(*, tenant: Tenant, conversation_id: uuid.UUID, last_seq: int | None = None) -> Iterator[EventBatch]:
     """Hold this thread's appends to one conversation and write them in one statement on exit.
 
     For a caller that owns the transaction (a conversation turn): every event of the turn —
     including the ones execution appends while starting — costs one round trip instead of one
     each, in the order they were appended. Call inside the transaction; on an exception nothing is
     written (the transaction is rolling back anyway). `seq` is set on the events at exit.
+
+    `last_seq`: the caller holds the stream row locked (SELECT … FOR UPDATE) and read this value —
+    the events are numbered here and written without waiting for an answer (inside
+    `tenancy.db.coalesced_writes` they ride on the caller's next write).
     """
-    batch = EventBatch(tenant, conversation_id)
+    batch = EventBatch(tenant, conversation_id, last_seq)
     previous = getattr(_batches, "current", None)
     _batches.current = batch
     try:
@@ -120,6 +125,14 @@ RETURNING seq
 
 def _write_batch(batch: EventBatch) -> None:
     events, tenant = batch.events, batch.tenant
+    if batch.last_seq is not None:  # numbered under the caller's lock on the stream row
+        for n, event in enumerate(events, start=1):
+            event.seq = batch.last_seq + n
+        write_in_one_statement(events)
+        update_row_deferred(EventStream, where={"tenant": tenant.pk, "conversation_id": batch.conversation_id},
+                            values={"last_seq": batch.last_seq + len(events)})
+        _publish_on_commit(tenant, events)
+        return
     with transaction.atomic(savepoint=False):
         written = connection.vendor == "postgresql" and _batch_one_statement(batch)
         if not written:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
-from functools import lru_cache
 from typing import Any
 
 from django.conf import settings
@@ -80,13 +79,41 @@ def queue_move(current: str, target: str) -> str:
 # --- the Celery router ------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=4096)
-def _started_at(execution_id: str) -> datetime | None:
-    """An execution's start never changes: each process reads it once per execution."""
-    from .models import Execution
+class _StartedAt:
+    """An execution's start never changes: each process reads it once per execution, and the
+    process that starts an execution notes it (`started_at_note`), so the router's first decision —
+    the start's own dispatch — costs no query."""
 
-    return (Execution.objects.all_tenants().filter(pk=execution_id)
-            .values_list("started_at", flat=True).first())
+    MAX = 4096
+
+    def __init__(self) -> None:
+        self._known: dict[str, datetime] = {}
+
+    def __call__(self, execution_id: str) -> datetime | None:
+        known = self._known.get(execution_id)
+        if known is None:
+            from .models import Execution
+
+            known = (Execution.objects.all_tenants().filter(pk=execution_id)
+                     .values_list("started_at", flat=True).first())
+            if known is not None:
+                self.note(execution_id, known)
+        return known
+
+    def note(self, execution_id: str, started_at: datetime) -> None:
+        self._known[execution_id] = started_at
+        if len(self._known) > self.MAX:
+            self._known.pop(next(iter(self._known)))
+
+    def cache_clear(self) -> None:
+        self._known.clear()
+
+
+_started_at = _StartedAt()
+
+
+def started_at_note(execution_id: Any, started_at: datetime) -> None:
+    _started_at.note(str(execution_id), started_at)
 
 
 def _backlog() -> dict[str, int] | None:

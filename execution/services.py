@@ -26,6 +26,7 @@ from tenancy.models import Tenant
 
 from .engine import advance, dispatch, settle
 from .models import Execution, ExecutionStatus, StepRun, StepStatus, TimelineEntry, TimelineType
+from .priority import started_at_note
 from .timeline import conversation_event, timeline_add
 
 
@@ -106,6 +107,7 @@ def _create(*, plan: ExecutionPlan, receipt: PolicyReceipt, actor: Any, tenant: 
     timeline = [TimelineEntry(tenant_id=tenant.pk, execution=execution, type=type_, at=at or now, data=data)
                 for type_, at, data in entries]
     write_in_one_statement([execution], runs, timeline)
+    started_at_note(execution.pk, now)  # the priority router needs no query for these first steps
     conversation_event(execution=execution, type="EXECUTION_STARTED", payload={
         "plan_id": str(plan.pk), "total": len(steps),
         "steps": [{"id": s.step_id, "capability": s.capability_id, "label": s.label} for s in steps]})

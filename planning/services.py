@@ -16,7 +16,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from policy.canonical import CanonicalizationError, canonical_hash
@@ -197,8 +197,15 @@ class IllegalTransition(RuntimeError):
 def plan_start(*, plan: ExecutionPlan) -> bool:
     """Move a waiting plan to RUNNING in one conditional UPDATE; False if it is not waiting any more
     (already started by a concurrent confirmation, cancelled or settled)."""
-    updated = ExecutionPlan.objects.for_tenant(plan.tenant_id).filter(pk=plan.pk, status__in=_WAITING).update(
-        status=PlanStatus.RUNNING)
+    if connection.vendor == "postgresql":  # the hot path of a confirmation: no query to compile
+        with connection.cursor() as cursor:
+            cursor.execute(f"UPDATE {ExecutionPlan._meta.db_table} SET status = %s "
+                           "WHERE tenant_id = %s AND id = %s AND status = ANY(%s)",
+                           [PlanStatus.RUNNING.value, plan.tenant_id, plan.pk, [s.value for s in _WAITING]])
+            updated = cursor.rowcount
+    else:
+        updated = ExecutionPlan.objects.for_tenant(plan.tenant_id).filter(pk=plan.pk, status__in=_WAITING).update(
+            status=PlanStatus.RUNNING)
     if updated == 1:
         plan.status = PlanStatus.RUNNING
     return updated == 1

@@ -133,18 +133,25 @@ SNAPSHOT_CACHE = Counter("sst_agent_registry_snapshot_cache", "registry_snapshot
                          "the current registry version reused (hit) or built (miss).", ["result"])
 
 
+def registry_version_sql() -> str:
+    """The version read as a scalar subquery, for a caller that reads it within a statement of its own."""
+    return "(SELECT version FROM registry_registrystate WHERE id = 1)"
+
+
 def registry_version() -> int | None:
     """The current registry version (None when the state row is missing, e.g. right after a flush)."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT version FROM registry_registrystate WHERE id = 1")
+        cursor.execute(f"SELECT {registry_version_sql()}")
         row = cursor.fetchone()
-    return None if row is None else int(row[0])
+    return None if row is None or row[0] is None else int(row[0])
 
 
-def registry_snapshot() -> RegistrySnapshot:
-    """The registry as of now: one version read, then this process's snapshot of that version."""
+def registry_snapshot(version: int | None = None) -> RegistrySnapshot:
+    """The registry as of now: one version read, then this process's snapshot of that version.
+
+    `version`: the caller read it just now (registry_version_sql in its own statement)."""
     global _cached
-    version = registry_version()
+    version = registry_version() if version is None else version
     cached = _cached
     if version is not None and cached is not None and cached.version == version:
         SNAPSHOT_CACHE.labels(result="hit").inc()

@@ -19,11 +19,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from functools import lru_cache
 from typing import Any
 
 from django.db import connection, migrations, transaction
 from django.db.models import Model, QuerySet
-from django.db.models.sql import InsertQuery, UpdateQuery
+from django.db.models.sql import UpdateQuery
 
 MAINTAINER_ROLE = "agent_maintainer"
 APP_ROLE = "agent_app"
@@ -154,14 +155,46 @@ def write_in_one_statement(*groups: Sequence[Model], then: tuple[str, list[Any]]
 
 
 def _insert_sql(group: Sequence[Model]) -> tuple[str, list[Any]]:
+    """The INSERT Django would send for these rows, with each value prepared by its field as Django
+    does (pre_save, get_db_prep_save) but the SQL text built once per model (compiling it per call
+    cost more than the round trip it saves)."""
     model = type(group[0])
+    fields, head, row = _insert_template(model, getattr(group[0], model._meta.pk.attname) is None)
+    params = [field.get_db_prep_save(field.pre_save(obj, True), connection) for obj in group for field in fields]
+    return head + ", ".join([row] * len(group)), params
+
+
+@lru_cache(maxsize=256)
+def _insert_template(model: type[Model], auto_unset: bool) -> tuple[list[Any], str, str]:
     opts = model._meta
-    fields = [f for f in opts.concrete_fields
-              if not (f is opts.auto_field and getattr(group[0], f.attname) is None)]
-    query = InsertQuery(model)
-    query.insert_values(fields, list(group))
-    [(sql, params)] = query.get_compiler(connection=connection).as_sql()
-    return sql, list(params)
+    fields = [f for f in opts.concrete_fields if not (auto_unset and f is opts.auto_field)]
+    quote = connection.ops.quote_name
+    head = f"INSERT INTO {quote(opts.db_table)} ({', '.join(quote(f.column) for f in fields)}) VALUES "
+    return fields, head, "(" + ", ".join(["%s"] * len(fields)) + ")"
+
+
+def update_row_sql(model: type[Model], where: dict[str, Any], values: dict[str, Any],
+                   increment: tuple[str, ...] = ()) -> tuple[str, list[Any]]:
+    """`UPDATE <table> SET <values>, <increment> = <increment> + 1 WHERE <where>` with the fields'
+    own value preparation; the SQL text built once per shape (see _insert_sql)."""
+    set_fields, where_fields, sql = _update_template(model, tuple(values), tuple(where), increment)
+    params = [f.get_db_prep_save(values[f.name], connection) for f in set_fields]
+    params += [f.get_db_prep_value(where[f.name], connection, prepared=False) for f in where_fields]
+    return sql, params
+
+
+@lru_cache(maxsize=256)
+def _update_template(model: type[Model], set_names: tuple[str, ...], where_names: tuple[str, ...],
+                     increment: tuple[str, ...]) -> tuple[list[Any], list[Any], str]:
+    opts = model._meta
+    quote = connection.ops.quote_name
+    set_fields = [opts.get_field(name) for name in set_names]
+    where_fields = [opts.get_field(name) for name in where_names]
+    assignments = [f"{quote(f.column)} = %s" for f in set_fields]
+    assignments += [f"{quote(opts.get_field(name).column)} = {quote(opts.get_field(name).column)} + 1"
+                    for name in increment]
+    conditions = " AND ".join(f"{quote(f.column)} = %s" for f in where_fields)
+    return set_fields, where_fields, f"UPDATE {quote(opts.db_table)} SET {', '.join(assignments)} WHERE {conditions}"
 
 
 def update_sql(queryset: QuerySet, **values: Any) -> tuple[str, list[Any]]:
@@ -260,3 +293,32 @@ def update_deferred(queryset: QuerySet, **values: Any) -> None:
         queryset.update(**values)
         return
     pending.add(*update_sql(queryset, **values), queryset.model._meta.db_table)
+
+
+def update_row_deferred(model: type[Model], where: dict[str, Any], values: dict[str, Any]) -> None:
+    """`update_deferred` for a plain `field = value … WHERE field = value` update (no queryset to compile)."""
+    sql, params = update_row_sql(model, where, values)
+    pending = getattr(_coalescing, "pending", None)
+    if pending is None:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+        return
+    pending.add(sql, params, model._meta.db_table)
+
+
+# --- reading rows without the ORM's query compiler --------------------------------------------
+
+
+@lru_cache(maxsize=256)
+def columns_sql(model: type[Model], alias: str) -> str:
+    """`alias."col1", alias."col2", …` — every concrete column, in the order `instance_from_row` takes."""
+    return ", ".join(f'{alias}."{f.column}"' for f in model._meta.concrete_fields)
+
+
+def instance_from_row(model: type[Model], values: Sequence[Any]) -> Any:
+    """A model instance from raw column values, through the fields' own database converters (JSON)."""
+    fields = model._meta.concrete_fields
+    converted = [field.from_db_value(value, None, connection)
+                 if value is not None and hasattr(field, "from_db_value") else value
+                 for field, value in zip(fields, values, strict=True)]
+    return model.from_db(connection.alias, [f.attname for f in fields], converted)
