@@ -386,15 +386,16 @@ def perform(execution: Execution, run: StepRun, plan_step: PlanStep) -> StepOutc
 
 
 def _revalidate(execution: Execution, plan_step: PlanStep, facts: dict[str, Any]):
-    """`policy.services.revalidate` (receipt, live checks, the recorded check), in a transaction whose
-    commit does not wait for the disk flush on PostgreSQL (`synchronous_commit` off for it alone).
+    """`policy.services.revalidate` (receipt, live checks, the recorded check) with PostgreSQL's
+    `synchronous_commit` off around it: the check's commit does not wait for the disk flush.
 
     Why that is safe: the check row is in the write-ahead log before the step's call is made, and
     the log is flushed in order, so the next durable commit — the step's own outcome, or the API's
     write when it shares the cluster — makes the check durable with it. A server crash in between
     loses the check together with the step's claim-to-outcome span, and the step is re-run and
-    re-checked (same idempotency key). One disk flush per step instead of two. Inside a caller's
-    transaction (eager) nothing changes: that transaction's durability is the caller's.
+    re-checked (same idempotency key). One disk flush per step instead of two. The setting is the
+    session's for these two statements only (reset right after, whatever happens); inside a
+    caller's transaction (eager) nothing changes: that transaction's durability is the caller's.
     """
     def check():
         return revalidate(receipt_id=execution.receipt_id, actor=execution.actor, tenant=execution.tenant,
@@ -404,9 +405,12 @@ def _revalidate(execution: Execution, plan_step: PlanStep, facts: dict[str, Any]
 
     if connection.vendor != "postgresql" or connection.in_atomic_block:
         return check()
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL synchronous_commit TO OFF")
-        return check()
+    with connection.cursor() as cursor:
+        cursor.execute("SET synchronous_commit TO OFF")
+        try:
+            return check()
+        finally:
+            cursor.execute("RESET synchronous_commit")
 
 
 def _label_for(results: Mapping[str, Any], values: Mapping[str, Any]) -> str | None:

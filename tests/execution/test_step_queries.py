@@ -26,14 +26,14 @@ from .helpers import approve
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("registry")]
 
 # A step continued inline by the worker that ran the one before it: registry version; policy
-# revalidate in its own transaction (SET LOCAL synchronous_commit, live state, recorded check);
-# SELECT … FOR UPDATE execution; UPDATE step run + its timeline rows + SELECT step runs (one
-# statement); UPDATE the next step to running, claimed inline, + its STEP_STARTED (one statement).
-# Two commits, of which only the outcome's waits for the disk. (Was 10 statements per step, a
-# durable commit for the claim and for the check, and a broker hop.)
-STATEMENTS_PER_INLINE_STEP = 7
+# revalidate between SET and RESET of synchronous_commit (live state, recorded check); SELECT … FOR
+# UPDATE execution; UPDATE step run + its timeline rows + SELECT step runs (one statement); UPDATE the
+# next step to running, claimed inline, + its STEP_STARTED (one statement). One transaction, so ten
+# round trips with its BEGIN and COMMIT, and one disk flush. (Was 10 statements per step, a durable
+# commit for the claim and another for the check — twelve round trips, three flushes — and a broker hop.)
+STATEMENTS_PER_INLINE_STEP = 8
 # A step claimed from a message: SELECT execution and the one-statement claim first, the rest as above.
-STATEMENTS_PER_SENT_STEP = 9
+STATEMENTS_PER_SENT_STEP = 10
 DISPATCH_MARK = "WITH ready AS"
 
 
@@ -92,8 +92,7 @@ class Counter:
         return self.statements[start:end], sum(1 for c in self.commits if start < c <= end)
 
 
-def test_a_step_continued_inline_costs_seven_statements_and_one_durable_commit(tenant, operator, sent,
-                                                                                 monkeypatch):
+def test_a_step_continued_inline_costs_eight_statements_and_one_transaction(tenant, operator, sent, monkeypatch):
     execution = _chain(tenant, operator, n=4)
     run_step(*sent.pop(0))  # r0, on its own: r1 is sent
     counter = Counter(monkeypatch)
@@ -103,9 +102,11 @@ def test_a_step_continued_inline_costs_seven_statements_and_one_durable_commit(t
     inline_step, inline_commits = counter.span(1, 2)
     assert len(sent_step) == STATEMENTS_PER_SENT_STEP, "\n".join(sent_step)
     assert len(inline_step) == STATEMENTS_PER_INLINE_STEP, "\n".join(inline_step)
-    assert inline_commits == 2
-    # The one commit that does not wait for the disk is the recorded check's, flushed by the next.
-    assert [s for s in inline_step if "synchronous_commit" in s] == ["SET LOCAL synchronous_commit TO OFF"]
+    assert (sent_commits, inline_commits) == (1, 1)
+    # The recorded check (autocommit) does not wait for the disk: the outcome's commit flushes it.
+    switched = [i for i, sql in enumerate(inline_step) if "synchronous_commit" in sql]
+    assert [inline_step[i] for i in switched] == ["SET synchronous_commit TO OFF", "RESET synchronous_commit"]
+    assert any("INSERT" in sql and "receiptcheck" in sql for sql in inline_step[switched[0]:switched[1]])
     assert sent == [], "nothing went through the broker"
     runs = {r.step_id: r for r in StepRun.objects.for_tenant(tenant).filter(execution=execution)}
     assert {r.status for r in runs.values()} == {"completed"}
