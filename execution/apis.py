@@ -10,6 +10,7 @@ from policy.exceptions import PolicyError
 from tenancy.models import Role
 from tenancy.permissions import tenant_context
 
+from .runtime_state import RuntimeControlError, runtime_pause, runtime_resume
 from .selectors import execution_get, execution_trace
 from .services import ExecutionError, execution_kill
 
@@ -206,3 +207,46 @@ class ExecutionKillApi(APIView):
         except ExecutionError as exc:
             raise NotFound() from exc
         return Response({"id": str(execution.pk), "status": execution.status}, status=status.HTTP_200_OK)
+
+
+class _RuntimeControlApi(APIView):
+    """Shared by pause and resume: supervisors/admins of the tenant or runtime admins (services decide)."""
+
+    required_role = Role.VIEWER
+    STATUS = {"NOT_FOUND": status.HTTP_404_NOT_FOUND, "NOT_ALLOWED": status.HTTP_403_FORBIDDEN}
+
+    class InputSerializer(serializers.Serializer):
+        reason = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+
+    def control(self, context, execution, reason: str):
+        raise NotImplementedError
+
+    def post(self, request, execution_id):
+        context = tenant_context(request)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        execution = execution_get(tenant=context.tenant, execution_id=execution_id)
+        if execution is None:
+            raise NotFound()
+        try:
+            runtime = self.control(context, execution, data.validated_data["reason"])
+        except RuntimeControlError as exc:
+            code = self.STATUS.get(exc.code, status.HTTP_409_CONFLICT)
+            if code == status.HTTP_404_NOT_FOUND:
+                raise NotFound() from exc
+            return Response({"code": exc.code, "detail": exc.code}, status=code)
+        return Response({"id": str(execution.pk), "runtime_status": runtime.status}, status=status.HTTP_200_OK)
+
+
+class ExecutionPauseApi(_RuntimeControlApi):
+    """POST /agent/executions/{id}/pause {reason?}: no new batch item starts (PRD-034 §44)."""
+
+    def control(self, context, execution, reason: str):
+        return runtime_pause(execution_id=execution.pk, tenant=context.tenant, actor=context.user, reason=reason)
+
+
+class ExecutionResumeApi(_RuntimeControlApi):
+    """POST /agent/executions/{id}/resume: from the checkpoint, after re-validating it (§50-§51)."""
+
+    def control(self, context, execution, reason: str):
+        return runtime_resume(execution_id=execution.pk, tenant=context.tenant, actor=context.user)

@@ -132,3 +132,18 @@ def test_a_resume_whose_checkpoint_no_longer_holds_stops_the_batch_instead(
         assert entry.data["checkpoint"] == "invalid"
     finally:
         kill_switch_lift(actor=admin_user, switch_id=switch.pk, reason="over")
+
+
+def test_pause_and_resume_over_http_answer_by_role_and_tenant(
+        started, operator_client, supervisor_client, other_client):
+    execution, _ = started
+    pause, resume = (f"/agent/executions/{execution.pk}/pause", f"/agent/executions/{execution.pk}/resume")
+    assert operator_client.post(pause, {"reason": "x"}, format="json").status_code == 403
+    assert other_client.post(pause, {}, format="json").status_code == 404  # another tenant's id
+    assert supervisor_client.post(resume, {}, format="json").status_code == 409  # NOT_PAUSED
+    paused = supervisor_client.post(pause, {"reason": "manutenção"}, format="json")
+    assert paused.status_code == 200 and paused.json()["runtime_status"] == "PAUSED"
+    assert supervisor_client.post(pause, {}, format="json").status_code == 409  # already paused
+    assert supervisor_client.post(pause, {"reason": "x" * 501}, format="json").status_code == 400
+    resumed = supervisor_client.post(resume, {}, format="json")
+    assert resumed.status_code == 200 and resumed.json()["runtime_status"] != "PAUSED"
