@@ -429,6 +429,20 @@ export interface Paths {
       responses: { 200: void };
     };
   };
+  "/agent/executions/{execution_id}/pause": {
+    /** agent_executions_pause_create */
+    post: {
+      path: { execution_id: string };
+      responses: { 200: void };
+    };
+  };
+  "/agent/executions/{execution_id}/resume": {
+    /** agent_executions_resume_create */
+    post: {
+      path: { execution_id: string };
+      responses: { 200: void };
+    };
+  };
   "/agent/reviews": {
     /** agent_reviews_retrieve */
     get: {
