@@ -30,7 +30,7 @@ from django.conf import settings
 from jsonschema import Draft202012Validator
 
 from events.selectors import group_name
-from events.types import EventEnvelope, GroupMessage
+from events.types import EventEnvelope, GroupBatchMessage, GroupMessage
 from tenancy.channels import _token_from_scope
 from tenancy.context import TenantContext
 from tenancy.selectors import context_for_token, membership_get
@@ -128,6 +128,11 @@ class ConversationConsumer(AsyncJsonWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def conversation_events(self, message: GroupBatchMessage) -> None:
+        """The events one commit appended, in order (events.services.events_publish)."""
+        for event in message["events"]:
+            await self.conversation_event({"type": "conversation.event", "event": event})
 
     async def conversation_event(self, message: GroupMessage) -> None:
         event = message["event"]

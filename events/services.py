@@ -26,7 +26,7 @@ from tenancy.models import Tenant
 from .models import ConversationEvent, EventStream
 from .publisher import publish
 from .selectors import envelope, group_name
-from .types import EventEnvelope, GroupMessage
+from .types import EventEnvelope, GroupBatchMessage, GroupMessage
 
 log = structlog.get_logger(__name__)
 
@@ -103,7 +103,10 @@ def event_append(
 
 def _publish_on_commit(tenant: Tenant, events: list[ConversationEvent]) -> None:
     messages = [envelope(event) for event in events]
-    transaction.on_commit(lambda: [event_publish(tenant_id=tenant.pk, event=m) for m in messages])
+    if len(messages) == 1:
+        transaction.on_commit(lambda: event_publish(tenant_id=tenant.pk, event=messages[0]))
+    else:  # one channel-layer message for the commit's events (one group send instead of one each)
+        transaction.on_commit(lambda: events_publish(tenant_id=tenant.pk, events=messages))
 
 
 # Reserve n numbers on the stream and insert the n events in one round trip (same lock as below).
@@ -204,3 +207,9 @@ def event_publish(*, tenant_id: object, event: EventEnvelope) -> None:
     not wait for Redis."""
     message: GroupMessage = {"type": "conversation.event", "event": event}
     publish([(group_name(tenant_id=tenant_id, conversation_id=event["conversation_id"]), dict(message))])
+
+
+def events_publish(*, tenant_id: object, events: list[EventEnvelope]) -> None:
+    """Several events of one conversation, in order, as one message (the consumer unpacks it)."""
+    message: GroupBatchMessage = {"type": "conversation.events", "events": events}
+    publish([(group_name(tenant_id=tenant_id, conversation_id=events[0]["conversation_id"]), dict(message))])

@@ -22,3 +22,8 @@ class EventEnvelope(TypedDict):
 class GroupMessage(TypedDict):
     type: str  # "conversation.event": the consumer's handler name
     event: EventEnvelope
+
+
+class GroupBatchMessage(TypedDict):
+    type: str  # "conversation.events": the events one commit appended to one conversation, in order
+    events: list[EventEnvelope]
