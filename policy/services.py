@@ -5,7 +5,10 @@ Receipt lifecycle (ARCHITECTURE.md invariant 3):
 1. Planning: `decision_record` evaluates the plan and records the decision (ALLOW, DENY or
    REQUIRE_CONFIRMATION) as a PLANNING receipt. A plan that needs no confirmation (reads) is
    authorised by that ALLOW receipt.
-2. Confirmation: `receipt_issue` re-evaluates with the facts read *now* and, when the approval
+2. Confirmation: `receipt_issue` re-evaluates — live state (membership, permissions, capability
+   status and version, kill switches) read now, target facts as the caller hands them (the
+   conversation runtime passes the ones read at planning; the executor reads fresh ones right
+   before each step, ARCHITECTURE.md) — and, when the approval
    satisfies the level asked, issues a new ALLOW receipt bound to tenant, actor, plan id + hash,
    each step's capability id + version + canonical input hash + pinned targets, the approval's
    hash and an expiry (`POLICY_RECEIPT_TTL_SECONDS`, default the confirmation TTL, 5 min). The
