@@ -31,8 +31,10 @@ USES_POSTGRES = _db["ENGINE"] == "django.db.backends.postgresql"
 DB_POOL = env_bool("DB_POOL", default=False) and USES_POSTGRES
 if DB_POOL:
     _db["CONN_MAX_AGE"] = 0
+    # How long a request waits for a connection before it is refused with 503 + Retry-After
+    # (config/overload.py): under overload, refusing sooner beats queueing for 10 s.
     _db.setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": env_int("DB_POOL_MAX_SIZE", 10, minimum=1),
-                                             "timeout": 10}
+                                             "timeout": env_int("DB_POOL_TIMEOUT_SECONDS", 5, minimum=1)}
 DATABASES = {"default": _db}
 
 REDIS_URL = env_url("REDIS_URL", schemes=("redis", "rediss"))
