@@ -2,18 +2,21 @@
 
 Measured (`p50_ms`/`p95_ms`/`p99_ms`): the same call as bench/turn_latency.py —
 `conversations.services.conversation_turn(text="sim")` server-side on a conversation holding a
-pending soft confirmation (row lock + version, confirmation consumed, policy re-evaluated with a
-fresh read through the Tool Runtime, ALLOW receipt, execution and step rows, events, turn record,
+pending soft confirmation (row lock + version, confirmation consumed, policy re-evaluated on live
+state, ALLOW receipt + audit, plan start, execution, step and timeline rows, events, turn record,
 enqueue of the first step to the Redis broker after commit). Each iteration first prepares the
 pending confirmation with an untimed "mude a validade para N dias".
 
 `baseline`: bench/peers/langgraph_flow.py — a LangGraph graph that prepares a plan, `interrupt()`s
-for confirmation and, resumed with "sim", records the decision and the execution row in one
-transaction and LPUSHes the step to Redis; the timed call is `graph.invoke(Command(resume="sim"))`
-with `PostgresSaver` on the same PostgreSQL server (its own database, `<name>_langgraph`, so its
-tables stay out of ours), durability "async" (LangGraph's default). `baseline_sync` is the same
-with durability "sync" (every checkpoint written before the next step starts), for reference.
-`ratio` = ours ÷ baseline (p50); `ratio_p95` likewise.
+for confirmation and, resumed with "sim", keeps the same records our turn keeps with the same
+statement economy ("equivalent": conversation + stream lock, pending confirmation, plan, live
+policy state and decision, receipt + audit + plan start, execution + steps + timeline + events +
+turn record + versioned conversation update, commit, LPUSH); the timed call is
+`graph.invoke(Command(resume="sim"))` with `PostgresSaver` on the same PostgreSQL server (its own
+database, `<name>_langgraph`, so its tables stay out of ours), durability "async" (LangGraph's
+default). `baseline_minimal`: the same graph whose node writes only a decision row and an
+execution row — LangGraph's floor. `baseline_sync`: equivalent work, durability "sync".
+`ratio` = ours ÷ baseline (p50); `ratio_p95` likewise; `ratio_minimal` = ours ÷ baseline_minimal.
 
 Both sides alternate in rounds in one run (the machine is shared: drift hits both). LangGraph runs
 in bench/.venv-langgraph (git-ignored), created here from PyPI with exact pins on first use.
@@ -107,8 +110,8 @@ class Peer:
             raise RuntimeError(f"the LangGraph peer exited ({self.process.wait()})")
         return line
 
-    def round(self, n: int, durability: str = "async") -> list[float]:
-        self.process.stdin.write(json.dumps({"round": n, "durability": durability}) + "\n")
+    def round(self, n: int, durability: str = "async", work: str = "equivalent") -> list[float]:
+        self.process.stdin.write(json.dumps({"round": n, "durability": durability, "work": work}) + "\n")
         self.process.stdin.flush()
         return json.loads(self._line())["samples"]
 
@@ -155,24 +158,28 @@ def main() -> None:
     snapshot_clear()
     celery_app.conf.task_always_eager = False
     peer, ours = Peer(), Ours()
-    theirs_samples: list[float] = []
-    our_samples: list[float] = []
+    samples: dict[str, list[float]] = {"ours": [], "equivalent": [], "minimal": []}
+    runs = {"ours": ours.round, "equivalent": lambda n: peer.round(n, work="equivalent"),
+            "minimal": lambda n: peer.round(n, work="minimal")}
     try:
-        peer.round(WARMUP)
-        ours.round(WARMUP)
+        for run in runs.values():
+            run(WARMUP)
         for index in range(ROUNDS):
-            # Alternate who goes first so neither side always runs on a warmer cache.
-            first, second = (ours, peer) if index % 2 == 0 else (peer, ours)
-            for side in (first, second):
-                (our_samples if side is ours else theirs_samples).extend(side.round(PER_ROUND))
-        sync_samples = peer.round(SYNC_N, durability="sync")
+            # Rotate who goes first so no side always runs on a warmer cache.
+            order = list(runs)[index % 3:] + list(runs)[:index % 3]
+            for side in order:
+                samples[side].extend(runs[side](PER_ROUND))
+        sync_samples = peer.round(SYNC_N, durability="sync", work="equivalent")
     finally:
         peer.close()
         celery_app.control.purge()
-    mine, theirs = summarize(our_samples), summarize(theirs_samples)
+    mine, theirs, minimal = (summarize(samples[k]) for k in ("ours", "equivalent", "minimal"))
     emit(NAME, {**mine, "baseline": theirs, "ratio": ratio(mine, theirs), "ratio_p95": ratio(mine, theirs, "p95_ms"),
+                "baseline_minimal": minimal, "ratio_minimal": ratio(mine, minimal),
                 "baseline_sync": summarize(sync_samples), "peer": " ".join(PEER_REQUIREMENTS[:2]),
-                "peer_durability": "async (default); baseline_sync: sync"})
+                "peer_work": "baseline: the same records as our turn (peers/langgraph_flow.py 'equivalent'); "
+                             "baseline_minimal: two rows",
+                "peer_durability": "async (default); baseline_sync: sync, equivalent work"})
 
 
 if __name__ == "__main__":

@@ -2,9 +2,10 @@
 
 Measured (`p50_ms`/`p95_ms`/`p99_ms`): `conversations.services.conversation_turn(text="sim")` on a
 conversation with a pending soft confirmation — the row lock and version check, the confirmation
-lookup and consumption, policy re-evaluation with fresh facts (a read capability through the Tool
-Runtime) and the ALLOW receipt, the execution and step records, the enqueue of the first step to
-the Redis broker (after commit; no worker consumes it here), the events and the turn record. Each
+lookup and consumption, policy re-evaluation (live state read now; target facts as decided at
+planning — the step re-reads them before its call) and the ALLOW receipt with its audit row, the
+plan start, the execution, step and timeline records, the events and the turn record, and the
+enqueue of the first step to the Redis broker (after commit; no worker consumes it here). Each
 iteration first prepares the pending confirmation with an untimed "mude a validade para N dias".
 
 `baseline`: a bare psycopg transaction of the same shape on the same server in the same run —

@@ -8,8 +8,20 @@ redis). The graph has the shape of our confirm turn:
                              then the enqueue-equivalent (LPUSH to Redis after commit, as our
                              Celery enqueue happens after commit)
 
+Two versions of `start` (command field `work`):
+
+- "minimal": the two rows above — LangGraph's own resume machinery with the least a node can do.
+- "equivalent": the records our confirm turn keeps, with the same statement economy (five
+  statements in one transaction): lock the conversation and its event stream and read the pending
+  confirmation; read the plan; read the live policy state (role, capability status and version,
+  kill switches) in one query and decide; move the plan to running together with the receipt, the
+  audit row and the confirmation's decision; then the execution, its step rows, four timeline rows,
+  three events and the stream's new last seq, the turn record and the conversation's versioned
+  update in one statement; commit; LPUSH. The same work as ours, written as a careful LangGraph
+  developer would, so the difference is the frameworks.
+
 Driven over stdin/stdout by bench/langgraph_confirm.py so both sides alternate in the same run:
-each input line is a JSON command `{"round": n, "durability": "async"|"sync"|"exit"}`; for each of
+each input line is a JSON command `{"round": n, "durability": "async"|"sync", "work": …}`; for each of
 the n iterations a fresh thread runs up to the interrupt (untimed), then the resume
 `graph.invoke(Command(resume="sim"))` is timed. The answer is one JSON line of samples (ms).
 
@@ -40,13 +52,18 @@ class FlowState(TypedDict, total=False):
     plan: dict[str, Any]
     decision: str
     execution_id: str
+    conversation_id: str
 
 
-def build(saver: PostgresSaver, app_conn: psycopg.Connection, queue: redis.Redis):
+def build(saver: PostgresSaver, app_conn: psycopg.Connection, queue: redis.Redis, work: str = "minimal"):
     def prepare(state: FlowState) -> FlowState:
         days = int(state["request"].rsplit(" ", 2)[-2])
-        return {"plan": {"id": str(uuid.uuid4()), "capability": "workPermit.updateValidity", "risk": "medium",
-                         "steps": [{"id": "s1", "input": {"validity_days": days}}]}}
+        plan = {"id": str(uuid.uuid4()), "capability": "workPermit.updateValidity", "risk": "medium",
+                "hash": uuid.uuid4().hex * 2,
+                "steps": [{"id": "s1", "capability": "workPermit.updateValidity", "input": {"validity_days": days}}]}
+        if work == "equivalent":
+            return {"plan": plan, "conversation_id": prepare_equivalent(app_conn, plan)}
+        return {"plan": plan}
 
     def confirm(state: FlowState) -> FlowState:
         answer = interrupt({"question": "Confirma?", "plan_id": state["plan"]["id"]})
@@ -55,6 +72,8 @@ def build(saver: PostgresSaver, app_conn: psycopg.Connection, queue: redis.Redis
     def start(state: FlowState) -> FlowState:
         if state["decision"] != "approved":
             return {}
+        if work == "equivalent":
+            return {"execution_id": start_equivalent(app_conn, queue, state)}
         execution_id = str(uuid.uuid4())
         with app_conn.transaction():
             app_conn.execute("INSERT INTO lg_decision (plan_id, decision) VALUES (%s, %s)",
@@ -75,7 +94,118 @@ def build(saver: PostgresSaver, app_conn: psycopg.Connection, queue: redis.Redis
     return graph.compile(checkpointer=saver)
 
 
+_EQUIVALENT_TABLES = """
+CREATE TABLE IF NOT EXISTS lg_conversation (id uuid PRIMARY KEY, tenant_id uuid NOT NULL, user_id int NOT NULL,
+    version bigint NOT NULL, status text NOT NULL, state jsonb NOT NULL, pending_confirmation uuid,
+    updated_at timestamptz NOT NULL);
+CREATE TABLE IF NOT EXISTS lg_stream (conversation_id uuid PRIMARY KEY, last_seq bigint NOT NULL);
+CREATE TABLE IF NOT EXISTS lg_confirmation (id uuid PRIMARY KEY, conversation_id uuid NOT NULL, plan_id uuid NOT NULL,
+    plan_hash text NOT NULL, level text NOT NULL, status text NOT NULL, expires_at timestamptz NOT NULL,
+    decided_at timestamptz);
+CREATE TABLE IF NOT EXISTS lg_plan (id uuid PRIMARY KEY, tenant_id uuid NOT NULL, status text NOT NULL,
+    hash text NOT NULL, steps jsonb NOT NULL);
+CREATE TABLE IF NOT EXISTS lg_member (user_id int, tenant_id uuid, role text, PRIMARY KEY (user_id, tenant_id));
+CREATE TABLE IF NOT EXISTS lg_capability (key text PRIMARY KEY, status text NOT NULL, version int NOT NULL);
+CREATE TABLE IF NOT EXISTS lg_kill_switch (id bigserial PRIMARY KEY, scope text NOT NULL, active boolean NOT NULL);
+CREATE TABLE IF NOT EXISTS lg_receipt (id uuid PRIMARY KEY, plan_id uuid NOT NULL, decision text NOT NULL,
+    steps jsonb NOT NULL, approval_hash text NOT NULL, issued_at timestamptz NOT NULL, expires_at timestamptz);
+CREATE TABLE IF NOT EXISTS lg_audit (id bigserial PRIMARY KEY, event_type text NOT NULL, data jsonb NOT NULL,
+    created_at timestamptz NOT NULL);
+CREATE TABLE IF NOT EXISTS lg_exec (id uuid PRIMARY KEY, plan_id uuid UNIQUE NOT NULL, receipt_id uuid NOT NULL,
+    status text NOT NULL, started_at timestamptz NOT NULL);
+CREATE TABLE IF NOT EXISTS lg_step (id bigserial PRIMARY KEY, execution_id uuid NOT NULL, step_id text NOT NULL,
+    status text NOT NULL, dispatched_at timestamptz, UNIQUE (execution_id, step_id));
+CREATE TABLE IF NOT EXISTS lg_timeline (id bigserial PRIMARY KEY, execution_id uuid NOT NULL, type text NOT NULL,
+    at timestamptz NOT NULL, data jsonb NOT NULL);
+CREATE TABLE IF NOT EXISTS lg_event (id uuid PRIMARY KEY, conversation_id uuid NOT NULL, seq bigint NOT NULL,
+    type text NOT NULL, payload jsonb NOT NULL, at timestamptz NOT NULL, UNIQUE (conversation_id, seq));
+CREATE TABLE IF NOT EXISTS lg_turn (id uuid PRIMARY KEY, conversation_id uuid NOT NULL, text text NOT NULL,
+    response jsonb NOT NULL, created_at timestamptz NOT NULL);
+INSERT INTO lg_capability VALUES ('workPermit.updateValidity', 'ACTIVE', 1) ON CONFLICT DO NOTHING;
+"""
+TENANT, USER = uuid.UUID(int=1), 1
+
+
+def prepare_equivalent(app_conn: psycopg.Connection, plan: dict[str, Any]) -> str:
+    """The rows our runtime holds while it waits for "sim" (untimed, like our prepare turn)."""
+    conversation, confirmation = str(uuid.uuid4()), str(uuid.uuid4())
+    with app_conn.transaction():
+        app_conn.execute("INSERT INTO lg_plan VALUES (%s, %s, 'awaiting_confirmation', %s, %s)",
+                         (plan["id"], TENANT, plan["hash"], json.dumps(plan["steps"])))
+        app_conn.execute("INSERT INTO lg_conversation VALUES (%s, %s, %s, 1, 'CONFIRMATION_REQUIRED', %s, %s, now())",
+                         (conversation, TENANT, USER, json.dumps({"plan": plan}), confirmation))
+        app_conn.execute("INSERT INTO lg_stream VALUES (%s, 3)", (conversation,))
+        app_conn.execute("INSERT INTO lg_confirmation VALUES (%s, %s, %s, %s, 'soft', 'PENDING', "
+                         "now() + interval '5 minutes', NULL)", (confirmation, conversation, plan["id"], plan["hash"]))
+    return conversation
+
+
+def start_equivalent(app_conn: psycopg.Connection, queue: redis.Redis, state: FlowState) -> str:
+    now = time.time()
+    with app_conn.transaction():
+        row = app_conn.execute(
+            "SELECT c.version, s.last_seq, f.id, f.status, f.plan_id, f.plan_hash, f.expires_at > now() "
+            "FROM lg_conversation c JOIN lg_stream s ON s.conversation_id = c.id "
+            "LEFT JOIN lg_confirmation f ON f.id = c.pending_confirmation "
+            "WHERE c.id = %s AND c.tenant_id = %s AND c.user_id = %s FOR UPDATE OF c, s",
+            (state["conversation_id"], TENANT, USER)).fetchone()
+        version, last_seq, confirmation, status, plan_id, plan_hash, fresh = row
+        confirmation, plan_id = str(confirmation), str(plan_id)
+        if status != "PENDING" or not fresh:
+            raise RuntimeError("no pending confirmation")
+        plan_status, steps = app_conn.execute("SELECT status, steps FROM lg_plan WHERE id = %s AND tenant_id = %s",
+                                              (plan_id, TENANT)).fetchone()
+        keys = [step["capability"] for step in steps]
+        role, capabilities, switches = app_conn.execute(
+            "SELECT (SELECT role FROM lg_member WHERE user_id = %s AND tenant_id = %s), "
+            "(SELECT json_object_agg(key, json_build_array(status, version)) FROM lg_capability WHERE key = ANY(%s)), "
+            "(SELECT count(*) FROM lg_kill_switch WHERE active)", (USER, TENANT, keys)).fetchone()
+        allowed = role in ("operator", "supervisor") and switches == 0 and all(
+            (capabilities or {}).get(key, [None])[0] == "ACTIVE" for key in keys)
+        if not allowed or plan_status != "awaiting_confirmation":
+            raise RuntimeError("denied")
+        receipt, execution = str(uuid.uuid4()), str(uuid.uuid4())
+        binding = {s["id"]: {"capability": s["capability"], "version": 1, "input": s["input"]} for s in steps}
+        started = app_conn.execute(
+            "WITH r AS (INSERT INTO lg_receipt VALUES (%s, %s, 'ALLOW', %s, %s, now(), now() + interval '5 minutes')), "
+            "a AS (INSERT INTO lg_audit (event_type, data, created_at) VALUES ('policy.receipt.allow', %s, now())), "
+            "f AS (UPDATE lg_confirmation SET status = 'CONSUMED', decided_at = now() WHERE id = %s) "
+            "UPDATE lg_plan SET status = 'running' WHERE id = %s AND status = 'awaiting_confirmation'",
+            (receipt, plan_id, json.dumps(binding), plan_hash, json.dumps({"receipt": receipt}), confirmation,
+             plan_id)).rowcount
+        if started != 1:
+            raise RuntimeError("already started")
+        events = [("MESSAGE_RECEIVED", {"text": "sim"}), ("CONFIRMATION_RECEIVED", {"confirmation_id": confirmation}),
+                  ("EXECUTION_STARTED", {"execution_id": execution, "steps": steps})]
+        response = {"status": "EXECUTING", "execution": {"id": execution},
+                    "events": [{"seq": last_seq + n, "type": t, "payload": p} for n, (t, p) in enumerate(events, 1)]}
+        updated = app_conn.execute(
+            "WITH e AS (INSERT INTO lg_exec VALUES (%s, %s, %s, 'running', now())), "
+            "st AS (INSERT INTO lg_step (execution_id, step_id, status, dispatched_at) "
+            "       SELECT %s::uuid, x, 'dispatched', now() FROM unnest(%s::text[]) x), "
+            "tl AS (INSERT INTO lg_timeline (execution_id, type, at, data) "
+            "       SELECT %s::uuid, x, now(), '{}' FROM unnest(%s::text[]) x), "
+            "ev AS (INSERT INTO lg_event SELECT gen_random_uuid(), %s::uuid, %s::bigint + n, t, p::jsonb, now() "
+            "       FROM unnest(%s::text[], %s::text[]) WITH ORDINALITY AS u(t, p, n)), "
+            "ss AS (UPDATE lg_stream SET last_seq = %s WHERE conversation_id = %s), "
+            "tu AS (INSERT INTO lg_turn VALUES (%s, %s, 'sim', %s, now())) "
+            "UPDATE lg_conversation SET version = version + 1, status = 'EXECUTING', state = %s, "
+            "pending_confirmation = pending_confirmation, updated_at = now() WHERE id = %s AND version = %s",
+            (execution, plan_id, receipt, execution, [s["id"] for s in steps], execution,
+             ["PLAN_CREATED", "PLAN_VALIDATED", "CONFIRMATION_RECEIVED", "EXECUTION_STARTED"],
+             state["conversation_id"], last_seq, [t for t, _ in events], [json.dumps(p) for _, p in events],
+             last_seq + len(events), state["conversation_id"], str(uuid.uuid4()), state["conversation_id"],
+             json.dumps(response), json.dumps({"last_response": response, "at": now}), state["conversation_id"],
+             version)).rowcount
+        if updated != 1:
+            raise RuntimeError("version conflict")
+    queue.lpush(QUEUE_KEY, json.dumps({"execution_id": execution, "step": steps[0]["id"]}))
+    return execution
+
+
 def _app_tables(conn: psycopg.Connection) -> None:
+    conn.execute(_EQUIVALENT_TABLES)
+    conn.execute("INSERT INTO lg_member VALUES (%s, %s, 'operator') ON CONFLICT DO NOTHING", (USER, TENANT))
     conn.execute("CREATE TABLE IF NOT EXISTS lg_decision (id bigserial PRIMARY KEY, plan_id uuid NOT NULL, "
                  "decision text NOT NULL, at timestamptz NOT NULL DEFAULT now())")
     conn.execute("CREATE TABLE IF NOT EXISTS lg_execution (id uuid PRIMARY KEY, plan_id uuid NOT NULL, "
@@ -105,12 +235,13 @@ def main() -> None:
         saver = PostgresSaver(saver_conn)
         saver.setup()
         _app_tables(app_conn)
-        graph = build(saver, app_conn, queue)
+        graphs = {work: build(saver, app_conn, queue, work) for work in ("minimal", "equivalent")}
         counter = [0]
         print(json.dumps({"ready": True}), flush=True)
         for line in sys.stdin:
             command = json.loads(line)
-            samples = run_round(graph, int(command["round"]), command.get("durability", "async"), counter)
+            samples = run_round(graphs[command.get("work", "minimal")], int(command["round"]),
+                                command.get("durability", "async"), counter)
             print(json.dumps({"samples": samples}), flush=True)
     queue.delete(QUEUE_KEY)
 
