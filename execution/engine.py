@@ -30,7 +30,7 @@ from planning.conditions import assertion_holds, holds
 from planning.models import PlanStep
 from planning.references import MISSING, Ref, drop_nulls, get_path, resolve
 from policy.services import revalidate
-from registry.selectors import CapabilitySpec, RegistrySnapshot, registry_snapshot
+from registry.selectors import CapabilitySpec, RegistrySnapshot, registry_snapshot, registry_version_sql
 
 from . import metrics
 from .errors import ErrorClass, Outcome
@@ -76,6 +76,15 @@ class StepOutcome:
         self.calls += 1
         self.call_ms += result.latency_ms
         return result
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A step this worker holds, and the registry version read by the statement that claimed it
+    (None: `perform` reads it)."""
+
+    run: StepRun
+    registry_version: int | None = None
 
 
 def _error(code: str, *, error_class: str | None = None, status: int | None = None, **extra: Any) -> dict[str, Any]:
@@ -125,28 +134,29 @@ def run_step(execution_id: Any, step_id: str, *, continue_for: float = 0.0) -> f
     with metrics.log_context(planId=str(execution.plan_id), tenantId=str(execution.tenant_id),
                              **({"conversationId": str(execution.conversation_id)} if execution.conversation_id
                                 else {})) as log_ids:
-        run = _claim(execution, step_id)
-        if run is None:
+        claim = _claim(execution, step_id)
+        if claim is None:
             wait = _lease_left(execution, step_id)
             if wait is not None or not continue_for:
                 return wait
-            run, wait = _adopt(execution)
-            if run is None:
+            claim, wait = _adopt(execution)
+            if claim is None:
                 return wait
         deadline = time.monotonic() + min(continue_for, step_lease().total_seconds() / 2)
-        while run is not None:
-            execution, run = _run_claimed(execution, run, log_ids, inline=time.monotonic() < deadline)
+        while claim is not None:
+            execution, claim = _run_claimed(execution, claim, log_ids, inline=time.monotonic() < deadline)
     return None
 
 
-def _run_claimed(execution: Execution, run: StepRun, log_ids: dict[str, Any], *,
-                 inline: bool) -> tuple[Execution, StepRun | None]:
+def _run_claimed(execution: Execution, claim: Claim, log_ids: dict[str, Any], *,
+                 inline: bool) -> tuple[Execution, Claim | None]:
     """Perform a claimed step and record it; returns the execution as locked then and the step claimed inline."""
+    run = claim.run
     metrics.log_rebind(log_ids, stepId=run.step_id)
     started = time.perf_counter()
     plan_step = plan_steps_cached(execution.tenant_id, execution.plan_id)[run.step_id]
     try:
-        outcome = perform(execution, run, plan_step)
+        outcome = perform(execution, run, plan_step, registry_version=claim.registry_version)
     except Exception as exc:  # noqa: BLE001 - a bug in one step fails that step, it does not wedge the execution
         metrics.log_rebind(log_ids)
         log.exception("step_crashed", execution=str(execution.pk), step=run.step_id)
@@ -156,12 +166,12 @@ def _run_claimed(execution: Execution, run: StepRun, log_ids: dict[str, Any], *,
     elapsed = time.perf_counter() - started
     metrics.STEP_LATENCY.labels(capability=plan_step.capability_id, outcome=outcome.status).observe(elapsed)
     log.info("step_finished", capability=plan_step.capability_id, outcome=outcome.status,
-             attempt=run.attempts, ms=round(elapsed * 1000, 2), next_inline=next_run.step_id if next_run else None)
+             attempt=run.attempts, ms=round(elapsed * 1000, 2), next_inline=next_run.run.step_id if next_run else None)
     return locked, next_run
 
 
 def _finish(execution: Execution, run: StepRun, plan_step: PlanStep, outcome: StepOutcome, *,
-            inline: bool = False) -> tuple[Execution, StepRun | None]:
+            inline: bool = False) -> tuple[Execution, Claim | None]:
     """Persist the outcome and advance in ONE transaction; returns (the locked execution, the step claimed inline).
 
     The execution row is locked first, as `advance`, `execution_cancel` and `execution_resume` do,
@@ -215,7 +225,7 @@ def _lease_left(execution: Execution, step_id: str) -> float | None:
     return max(0.0, (lease - timezone.now()).total_seconds()) + 0.5
 
 
-def _adopt(execution: Execution) -> tuple[StepRun | None, float | None]:
+def _adopt(execution: Execution) -> tuple[Claim | None, float | None]:
     """This task's own step is finished: take over a step left running under an expired lease.
 
     A worker that died while continuing the plan inline from this task's step left that step
@@ -231,13 +241,13 @@ def _adopt(execution: Execution) -> tuple[StepRun | None, float | None]:
     for step_id, lease in leases:
         if lease is not None and lease >= now:
             live.append(lease)
-        elif (run := _claim(execution, step_id)) is not None:
-            log.warning("step_adopted", step=step_id, attempt=run.attempts)
-            return run, None
+        elif (claim := _claim(execution, step_id)) is not None:
+            log.warning("step_adopted", step=step_id, attempt=claim.run.attempts)
+            return claim, None
     return None, (max(0.0, (min(live) - now).total_seconds()) + 0.5 if live else None)
 
 
-def _claim(execution: Execution, step_id: str) -> StepRun | None:
+def _claim(execution: Execution, step_id: str) -> Claim | None:
     """running, attempts+1, a fresh lease and STEP_STARTED, atomically; None when not claimable."""
     now = timezone.now()
     if connection.vendor == "postgresql" and not connection.in_atomic_block:
@@ -254,7 +264,7 @@ def _claim(execution: Execution, step_id: str) -> StepRun | None:
         run = StepRun.objects.for_tenant(execution.tenant_id).get(execution=execution, step_id=step_id)
         timeline_add(execution=execution, type=TimelineType.STEP_STARTED, step_id=step_id, at=now,
                      data={"attempt": run.attempts})
-    return run
+    return Claim(run)
 
 
 _STATUS_LIST = ", ".join(f"'{s}'" for s in (StepStatus.PENDING, StepStatus.DISPATCHED))
@@ -268,9 +278,10 @@ def _run_columns(alias: str = "", fields: tuple = _RUN_FIELDS) -> str:
     return ", ".join(f'{alias}{"." if alias else ""}"{f.column}"' for f in fields)
 
 
-def _fetch_runs(sql: str, params: Mapping[str, Any], fields: tuple = _RUN_FIELDS) -> list[StepRun]:
-    """A hand-written statement returning step-run rows (`_run_columns(fields=…)`), as models, built as
-    the ORM builds them (fields not selected are deferred, as with `.defer()`)."""
+def _fetch_runs(sql: str, params: Mapping[str, Any], fields: tuple = _RUN_FIELDS) -> list[tuple[StepRun, tuple]]:
+    """A hand-written statement returning step-run rows (`_run_columns(fields=…)`, then any other
+    columns): (the model, built as the ORM builds it — fields not selected are deferred, as with
+    `.defer()` —, the other columns as they came)."""
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
@@ -278,17 +289,18 @@ def _fetch_runs(sql: str, params: Mapping[str, Any], fields: tuple = _RUN_FIELDS
     json_at = [i for i, f in enumerate(fields) if f.get_internal_type() == "JSONField"]
     runs = []
     for row in rows:
-        values = list(row)
+        values = list(row[:len(fields)])
         for i in json_at:
             values[i] = None if values[i] is None else json.loads(values[i])
-        runs.append(StepRun.from_db(connection.alias, names, values))
+        runs.append((StepRun.from_db(connection.alias, names, values), row[len(fields):]))
     return runs
 
 
 # The same conditional UPDATE as the ORM path, and the STEP_STARTED row, in one statement (a single
 # statement is atomic in autocommit): one round trip where the ORM path needs five (BEGIN, UPDATE,
 # SELECT, INSERT, COMMIT). Hand-written because Django's update() cannot return rows; the ORM path
-# below stays the yardstick (SQLite, and a test holds both to the same rows).
+# below stays the yardstick (SQLite, and a test holds both to the same rows). It also reads the
+# registry version `perform` would read next (`registry_snapshot(version)`).
 _CLAIM_SQL = f"""
 WITH claimed AS (
     UPDATE {StepRun._meta.db_table} AS s
@@ -303,16 +315,16 @@ WITH claimed AS (
     SELECT tenant_id, execution_id, %(started)s, step_id, %(now)s, jsonb_build_object('attempt', attempts)
       FROM claimed
 )
-SELECT * FROM claimed
+SELECT *, {registry_version_sql()} FROM claimed
 """
 
 
-def _claim_one_statement(execution: Execution, step_id: str, now) -> StepRun | None:
+def _claim_one_statement(execution: Execution, step_id: str, now) -> Claim | None:
     rows = _fetch_runs(_CLAIM_SQL, {
         "running": StepStatus.RUNNING, "now": now, "lease": now + step_lease(), "tenant": execution.tenant_id,
         "execution": execution.pk, "step": step_id, "execution_running": ExecutionStatus.RUNNING,
         "started": TimelineType.STEP_STARTED})
-    return rows[0] if rows else None
+    return Claim(rows[0][0], rows[0][1][0]) if rows else None
 
 
 def _results(execution: Execution) -> dict[str, Any]:
@@ -331,8 +343,10 @@ def step_lookup(results: Mapping[str, Any], item: Any = MISSING):
     return lookup
 
 
-def perform(execution: Execution, run: StepRun, plan_step: PlanStep) -> StepOutcome:
-    snapshot = registry_snapshot()
+def perform(execution: Execution, run: StepRun, plan_step: PlanStep, *,
+            registry_version: int | None = None) -> StepOutcome:
+    """The step's work between claim and record. `registry_version`: read by the claiming statement."""
+    snapshot = registry_snapshot(registry_version)
     tenant = execution.tenant
     spec = snapshot.get(plan_step.capability_id, tenant=tenant)
     if spec is None or spec.version != plan_step.capability_version:
@@ -696,9 +710,10 @@ def _record_one_statement(execution: Execution, run: StepRun, outcome: StepOutco
         "running": StepStatus.RUNNING, "attempts": run.attempts, "execution": execution.pk, "step": run.step_id,
         "types": [t for t, _, _ in entries], "ats": [at for _, _, at in entries],
         "datas": [json.dumps(data or {}) for _, data, _ in entries]}, fields=_RUN_STATE_FIELDS)
-    if not any(r.pk == run.pk for r in rows):  # the UPDATE did not take the row: the step was lost
+    runs = sorted((r for r, _ in rows), key=lambda r: r.position)
+    if not any(r.pk == run.pk for r in runs):  # the UPDATE did not take the row: the step was lost
         return None
-    return {r.step_id: r for r in sorted(rows, key=lambda r: r.position)}
+    return {r.step_id: r for r in runs}
 
 
 _DONE_FOR_PROGRESS = (StepStatus.COMPLETED, StepStatus.SKIPPED, StepStatus.FAILED, StepStatus.UNKNOWN)
@@ -717,7 +732,7 @@ def _progress(execution: Execution, plan_step: PlanStep, runs: Mapping[str, Step
 
 
 def advance(execution_id: Any, *, locked: Execution | None = None, runs: dict[str, StepRun] | None = None,
-            inline: bool = False) -> StepRun | None:
+            inline: bool = False) -> Claim | None:
     """Dispatch every ready step, cascade skips, stop on failure, settle when nothing is left.
 
     `locked`: the execution row the caller already holds FOR UPDATE in its open transaction, and
@@ -747,7 +762,7 @@ def advance(execution_id: Any, *, locked: Execution | None = None, runs: dict[st
     return claimed
 
 
-def _dispatch_ready(execution: Execution, ready: list[StepRun], *, inline: bool) -> StepRun | None:
+def _dispatch_ready(execution: Execution, ready: list[StepRun], *, inline: bool) -> Claim | None:
     """Mark the ready steps dispatched (one UPDATE) and send each after the commit; with `inline`, the
     first is instead claimed here (running, lease, STEP_STARTED) and returned. Only pending rows change:
     a step a stray message claimed meanwhile is left to its holder."""
@@ -768,7 +783,7 @@ def _dispatch_ready(execution: Execution, ready: list[StepRun], *, inline: bool)
     return claimed
 
 
-def _dispatch_orm(execution: Execution, ready: list[StepRun], own: StepRun | None, now) -> StepRun | None:
+def _dispatch_orm(execution: Execution, ready: list[StepRun], own: StepRun | None, now) -> Claim | None:
     rows = StepRun.objects.for_tenant(execution.tenant_id).filter(status=StepStatus.PENDING)
     others = [r.pk for r in ready if r is not own]
     if others:
@@ -780,7 +795,7 @@ def _dispatch_orm(execution: Execution, ready: list[StepRun], own: StepRun | Non
     claimed = StepRun.objects.for_tenant(execution.tenant_id).get(pk=own.pk)
     timeline_add(execution=execution, type=TimelineType.STEP_STARTED, step_id=claimed.step_id, at=now,
                  data={"attempt": claimed.attempts, "inline": True})
-    return claimed
+    return Claim(claimed)
 
 
 # `_dispatch_orm` in one statement: the ready rows to dispatched, the caller's own one to running with
@@ -802,17 +817,17 @@ WITH ready AS (
            jsonb_build_object('attempt', attempts, 'inline', true)
       FROM ready WHERE id = %(own)s
 )
-SELECT * FROM ready WHERE id = %(own)s
+SELECT *, {registry_version_sql()} FROM ready WHERE id = %(own)s
 """
 
 
-def _dispatch_one_statement(execution: Execution, ready: list[StepRun], own: StepRun | None, now) -> StepRun | None:
+def _dispatch_one_statement(execution: Execution, ready: list[StepRun], own: StepRun | None, now) -> Claim | None:
     rows = _fetch_runs(_DISPATCH_SQL, {
         "own": own.pk if own is not None else None, "running": StepStatus.RUNNING,
         "dispatched": StepStatus.DISPATCHED, "now": now, "lease": now + step_lease(), "tenant": execution.tenant_id,
         "execution": execution.pk, "ids": [r.pk for r in ready], "pending": StepStatus.PENDING,
         "started": TimelineType.STEP_STARTED})
-    return rows[0] if rows else None
+    return Claim(rows[0][0], rows[0][1][0]) if rows else None
 
 
 def _cascade_skips(execution: Execution, runs: dict[str, StepRun], steps: dict[str, PlanStep]) -> None:

@@ -66,10 +66,10 @@ def _started(execution, step_id: str) -> list[dict]:
 def _die_in(monkeypatch, step_id: str) -> None:
     perform = engine.perform
 
-    def dying(execution, run, plan_step):
+    def dying(execution, run, plan_step, **kwargs):
         if run.step_id == step_id and run.attempts == 1:
             raise WorkerDied
-        return perform(execution, run, plan_step)
+        return perform(execution, run, plan_step, **kwargs)
 
     monkeypatch.setattr(engine, "perform", dying)
 
@@ -135,8 +135,8 @@ def test_a_cancel_between_steps_stops_the_loop(tenant, operator, permit, sent, m
     execution = _start(tenant, operator, permit, _chain(3))
     perform = engine.perform
 
-    def cancelled_meanwhile(execution_, run, plan_step):
-        outcome = perform(execution_, run, plan_step)
+    def cancelled_meanwhile(execution_, run, plan_step, **kwargs):
+        outcome = perform(execution_, run, plan_step, **kwargs)
         if run.step_id == "r1":
             execution_cancel(execution_id=execution.pk, tenant=tenant, actor=operator, reason="stop")
         return outcome
@@ -157,8 +157,8 @@ def test_a_kill_switch_raised_between_steps_fails_the_next_inline_step_before_it
     execution = _start(tenant, operator, permit, _chain(3))
     perform = engine.perform
 
-    def switch_raised_meanwhile(execution_, run, plan_step):
-        outcome = perform(execution_, run, plan_step)
+    def switch_raised_meanwhile(execution_, run, plan_step, **kwargs):
+        outcome = perform(execution_, run, plan_step, **kwargs)
         if run.step_id == "r0":
             kill_switch_set(actor=admin, scope="TENANT", tenant=tenant, reason="incident")
         return outcome
@@ -170,3 +170,24 @@ def test_a_kill_switch_raised_between_steps_fails_the_next_inline_step_before_it
     assert (execution.status, runs["r1"].status, runs["r1"].error["code"], runs["r2"].status) == (
         "failed", "failed", "KILL_SWITCH", "skipped")
     assert runs["r1"].calls == 1, "the facts read; the step's own call never happened"
+
+
+def test_a_registry_change_between_steps_reaches_the_next_inline_step(tenant, operator, permit, sent, monkeypatch,
+                                                                       admin_user):
+    from registry.services import tenant_capability_block
+
+    execution = _start(tenant, operator, permit, _chain(3))
+    perform = engine.perform
+
+    def blocked_meanwhile(execution_, run, plan_step, **kwargs):
+        outcome = perform(execution_, run, plan_step, **kwargs)
+        if run.step_id == "r0":
+            tenant_capability_block(tenant=tenant, capability_key="workPermit.read", actor=admin_user, reason="drill")
+        return outcome
+
+    monkeypatch.setattr(engine, "perform", blocked_meanwhile)
+    run_step(*sent.pop(0), continue_for=60)
+    runs = _runs(execution)
+    # r1 runs on the registry as of its claim (the version its claiming statement read), not this process's copy.
+    assert (runs["r0"].status, runs["r1"].status, runs["r1"].error["code"], runs["r1"].calls) == (
+        "completed", "failed", "CAPABILITY_CHANGED", 0)

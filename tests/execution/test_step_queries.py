@@ -19,21 +19,22 @@ from execution.models import Execution, StepRun, TimelineEntry
 from execution.services import execution_start
 from execution.tool_runtime import ToolSession
 from planning.services import plan_from_steps
+from registry.selectors import registry_version
 from sst import services as sst
 
 from .helpers import approve
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("registry")]
 
-# A step continued inline by the worker that ran the one before it: registry version; policy
-# revalidate between SET and RESET of synchronous_commit (live state, recorded check); SELECT … FOR
-# UPDATE execution; UPDATE step run + its timeline rows + SELECT step runs (one statement); UPDATE the
-# next step to running, claimed inline, + its STEP_STARTED (one statement). One transaction, so ten
-# round trips with its BEGIN and COMMIT, and one disk flush. (Was 10 statements per step, a durable
-# commit for the claim and another for the check — twelve round trips, three flushes — and a broker hop.)
-STATEMENTS_PER_INLINE_STEP = 8
+# A step continued inline by the worker that ran the one before it: policy revalidate between SET and
+# RESET of synchronous_commit (live state, recorded check); SELECT … FOR UPDATE execution; UPDATE step
+# run + its timeline rows + SELECT step runs (one statement); UPDATE the next step to running, claimed
+# inline, + its STEP_STARTED and the registry version (one statement). One transaction, so nine round
+# trips with its BEGIN and COMMIT, and one disk flush. (Was 10 statements per step, a durable commit
+# for the claim and another for the check — twelve round trips, three flushes — and a broker hop.)
+STATEMENTS_PER_INLINE_STEP = 7
 # A step claimed from a message: SELECT execution and the one-statement claim first, the rest as above.
-STATEMENTS_PER_SENT_STEP = 10
+STATEMENTS_PER_SENT_STEP = 9
 DISPATCH_MARK = "WITH ready AS"
 
 
@@ -92,7 +93,7 @@ class Counter:
         return self.statements[start:end], sum(1 for c in self.commits if start < c <= end)
 
 
-def test_a_step_continued_inline_costs_eight_statements_and_one_transaction(tenant, operator, sent, monkeypatch):
+def test_a_step_continued_inline_costs_seven_statements_and_one_transaction(tenant, operator, sent, monkeypatch):
     execution = _chain(tenant, operator, n=4)
     run_step(*sent.pop(0))  # r0, on its own: r1 is sent
     counter = Counter(monkeypatch)
@@ -149,6 +150,9 @@ def test_the_one_statement_claim_writes_what_the_orm_claim_writes(tenant, operat
     claimed_fast = _claim(fast, "r0")
     with transaction.atomic():  # inside a transaction the engine takes the ORM path
         claimed_orm = _claim(orm, "r0")
+    # The statement also read the registry version (what perform would read next); the ORM path leaves it to perform.
+    assert (claimed_fast.registry_version, claimed_orm.registry_version) == (registry_version(), None)
+    claimed_fast, claimed_orm = claimed_fast.run, claimed_orm.run
     fields = ("status", "attempts", "step_id", "position", "tenant_id")
     assert [getattr(claimed_fast, f) for f in fields] == [getattr(claimed_orm, f) for f in fields]
     assert claimed_fast.lease_until - claimed_fast.started_at == claimed_orm.lease_until - claimed_orm.started_at
