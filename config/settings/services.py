@@ -25,6 +25,13 @@ else:
 if _db["ENGINE"] == "django.db.backends.sqlite3":
     _db.setdefault("OPTIONS", {})["timeout"] = 20
 USES_POSTGRES = _db["ENGINE"] == "django.db.backends.postgresql"
+if USES_POSTGRES:
+    # Server-side binding with psycopg's automatic prepared statements: the hot statements (a turn's
+    # lock, plan read, live policy state, writes) are planned once per connection instead of on
+    # every call — planning cost more than executing them. Django turns preparing off by default for
+    # transaction-pooling proxies (pgbouncer); DB_PREPARE_THRESHOLD=0 turns it off here too.
+    _threshold = env_int("DB_PREPARE_THRESHOLD", 5, minimum=0)
+    _db.setdefault("OPTIONS", {}).update(server_side_binding=True, prepare_threshold=_threshold or None)
 # Under ASGI every request runs in a thread of its own, so persistent per-thread connections pile up
 # until PostgreSQL refuses clients; Django's advice is no persistent connections there and the
 # driver's pool instead. config/asgi.py turns DB_POOL on; workers and tests keep persistent ones.
