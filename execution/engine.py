@@ -180,8 +180,11 @@ def _finish(execution: Execution, run: StepRun, plan_step: PlanStep, outcome: St
     uses on_commit), by this worker: no extra hop; with `inline`, one of them is claimed here instead.
     """
     with transaction.atomic():
-        locked = _locked(execution.pk, like=execution) or execution
-        runs = _record(locked, run, plan_step, outcome)
+        if _fast_sql() and outcome.status != "retry":
+            locked, runs = _lock_and_record(execution, run, outcome)
+        else:
+            locked = _locked(execution.pk, like=execution) or execution
+            runs = _record(locked, run, plan_step, outcome)
         if runs is None:
             return locked, None
         _progress(locked, plan_step, runs)
@@ -630,19 +633,13 @@ def _record(execution: Execution, run: StepRun, plan_step: PlanStep,
     conditional UPDATE that proves this worker still holds the step, in one INSERT.
     """
     now = timezone.now()
-    entries = list(outcome.entries)
     if outcome.status == "retry":
         delay = _may_retry(execution, run, plan_step, outcome)
         if delay is not None:
-            _reschedule(execution, run, plan_step, outcome, entries, delay, now)
+            _reschedule(execution, run, plan_step, outcome, list(outcome.entries), delay, now)
             return None
         outcome.status = "failed"
-    entries.append((_FINAL_ENTRY[outcome.status],
-                    {"attempt": run.attempts, **({"error": outcome.error} if outcome.error else {})}, now))
-    fields = {"status": _FINAL_STATUS[outcome.status], "result": outcome.result, "error": outcome.error,
-              "input": outcome.input, "finished_at": now}
-    if _fast_sql():
-        return _record_one_statement(execution, run, outcome, fields, entries)
+    fields, entries = _final(run, outcome, now)
     base = StepRun.objects.for_tenant(execution.tenant_id).filter(pk=run.pk, status=StepStatus.RUNNING,
                                                                   attempts=run.attempts)
     if base.update(**fields, lease_until=None, calls=F("calls") + outcome.calls,
@@ -650,6 +647,14 @@ def _record(execution: Execution, run: StepRun, plan_step: PlanStep,
         return None
     timeline_add_many(execution=execution, step_id=run.step_id, entries=entries)
     return _runs(execution)
+
+
+def _final(run: StepRun, outcome: StepOutcome, now) -> tuple[dict[str, Any], list]:
+    """The step run's final fields and its timeline rows (verification notes, then the final entry)."""
+    data = {"attempt": run.attempts, **({"error": outcome.error} if outcome.error else {})}
+    entries = [*outcome.entries, (_FINAL_ENTRY[outcome.status], data, now)]
+    return {"status": _FINAL_STATUS[outcome.status], "result": outcome.result, "error": outcome.error,
+            "input": outcome.input, "finished_at": now}, entries
 
 
 def _runs(execution: Execution) -> dict[str, StepRun]:
@@ -673,16 +678,24 @@ def _reschedule(execution: Execution, run: StepRun, plan_step: PlanStep, outcome
     transaction.on_commit(metrics.STEP_RETRIES.labels(capability=plan_step.capability_id).inc)
 
 
-# The ORM path's conditional UPDATE, its timeline INSERT (only if the UPDATE took the row: a step lost
-# to a takeover writes nothing) and the SELECT of the execution's step runs, in one round trip. The
-# runs are read inside the same statement, after `_finish` took the execution lock (so with a snapshot
-# that sees every step recorded before): the updated row comes from RETURNING, the others as stored.
-_RECORD_SQL = f"""
-WITH done AS (
+# `_locked` + `_record` (ORM path) in one statement: the execution row locked first (the InitPlans
+# on `locked` gate the step-run scans, so the lock order stays execution → step runs), the step's
+# conditional UPDATE, its timeline rows (only if the UPDATE took the row: a step lost to a takeover
+# writes nothing) and the execution's other step runs. Those are read through a row lock so that,
+# should the execution lock have made this statement wait, each row is its latest version (READ
+# COMMITTED re-reads a row updated since the statement began) — a parallel step recorded meanwhile is
+# seen, as with a separate SELECT after the lock. FOR SHARE, not KEY SHARE: a non-key update does not
+# conflict with KEY SHARE, which then returns the version the statement began with.
+_LOCK_AND_RECORD_SQL = f"""
+WITH locked AS (
+    SELECT {", ".join(_LOCK_FIELDS)} FROM {Execution._meta.db_table}
+     WHERE id = %(execution)s AND tenant_id = %(tenant)s FOR UPDATE
+), done AS (
     UPDATE {StepRun._meta.db_table}
        SET status = %(status)s, result = %(result)s::jsonb, error = %(error)s::jsonb, input = %(input)s::jsonb,
            finished_at = %(finished_at)s, lease_until = NULL, calls = calls + %(calls)s, call_ms = call_ms + %(call_ms)s
      WHERE id = %(run)s AND tenant_id = %(tenant)s AND status = %(running)s AND attempts = %(attempts)s
+       AND EXISTS (SELECT 1 FROM locked)
  RETURNING {_run_columns(fields=_RUN_STATE_FIELDS)}
 ), entries AS (
     INSERT INTO {TimelineEntry._meta.db_table} (tenant_id, execution_id, type, step_id, at, data)
@@ -690,11 +703,12 @@ WITH done AS (
       FROM unnest(%(types)s::text[], %(ats)s::timestamptz[], %(datas)s::jsonb[]) WITH ORDINALITY AS e(type, at, data, n)
      WHERE EXISTS (SELECT 1 FROM done)
      ORDER BY e.n
+), others AS (
+    SELECT {_run_columns(fields=_RUN_STATE_FIELDS)} FROM {StepRun._meta.db_table}
+     WHERE tenant_id = %(tenant)s AND execution_id = %(execution)s AND id <> %(run)s AND EXISTS (SELECT 1 FROM locked)
+       FOR SHARE
 )
-SELECT * FROM done
- UNION ALL
-SELECT {_run_columns(fields=_RUN_STATE_FIELDS)} FROM {StepRun._meta.db_table}
- WHERE tenant_id = %(tenant)s AND execution_id = %(execution)s AND id <> %(run)s
+SELECT runs.*, locked.* FROM (SELECT * FROM done UNION ALL SELECT * FROM others) AS runs, locked
 """
 
 
@@ -702,18 +716,24 @@ def _json(value: Any) -> str | None:
     return None if value is None else json.dumps(value)
 
 
-def _record_one_statement(execution: Execution, run: StepRun, outcome: StepOutcome, fields: dict[str, Any],
-                          entries: list) -> dict[str, StepRun] | None:
-    rows = _fetch_runs(_RECORD_SQL, {
+def _lock_and_record(execution: Execution, run: StepRun,
+                     outcome: StepOutcome) -> tuple[Execution, dict[str, StepRun] | None]:
+    """`_locked` and `_record` for a final outcome, in one statement (PostgreSQL). Updates `execution`."""
+    fields, entries = _final(run, outcome, timezone.now())
+    rows = _fetch_runs(_LOCK_AND_RECORD_SQL, {
         **fields, "result": _json(fields["result"]), "error": _json(fields["error"]), "input": _json(fields["input"]),
         "calls": outcome.calls, "call_ms": outcome.call_ms, "run": run.pk, "tenant": execution.tenant_id,
         "running": StepStatus.RUNNING, "attempts": run.attempts, "execution": execution.pk, "step": run.step_id,
         "types": [t for t, _, _ in entries], "ats": [at for _, _, at in entries],
         "datas": [json.dumps(data or {}) for _, data, _ in entries]}, fields=_RUN_STATE_FIELDS)
+    if rows:
+        status, needs_review, finished_at, error = rows[0][1]
+        execution.status, execution.needs_review, execution.finished_at = status, needs_review, finished_at
+        execution.error = None if error is None else json.loads(error)
     runs = sorted((r for r, _ in rows), key=lambda r: r.position)
     if not any(r.pk == run.pk for r in runs):  # the UPDATE did not take the row: the step was lost
-        return None
-    return {r.step_id: r for r in runs}
+        return execution, None
+    return execution, {r.step_id: r for r in runs}
 
 
 _DONE_FOR_PROGRESS = (StepStatus.COMPLETED, StepStatus.SKIPPED, StepStatus.FAILED, StepStatus.UNKNOWN)

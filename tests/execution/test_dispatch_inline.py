@@ -191,3 +191,42 @@ def test_a_registry_change_between_steps_reaches_the_next_inline_step(tenant, op
     # r1 runs on the registry as of its claim (the version its claiming statement read), not this process's copy.
     assert (runs["r0"].status, runs["r1"].status, runs["r1"].error["code"], runs["r1"].calls) == (
         "completed", "failed", "CAPABILITY_CHANGED", 0)
+
+
+@pytest.mark.parametrize("fast_sql", [True, False], ids=["one-statement", "orm"])
+def test_a_step_recorded_while_another_holds_the_execution_sees_that_ones_outcome_and_the_join_runs(
+        tenant, operator, permit, sent, monkeypatch, fast_sql):
+    """Recording waits for the execution lock, then reads the other steps as they are now."""
+    monkeypatch.setattr(engine, "_fast_sql", lambda: fast_sql)
+    import threading
+
+    from django.db import connection, transaction
+
+    from execution.engine import StepOutcome, _claim, _finish, plan_steps_cached
+    from execution.models import Execution
+
+    execution = _start(tenant, operator, permit, {"a": [], "b": ["a"], "c": ["a"], "d": ["b", "c"]})
+    run_step(*sent.pop(0))  # a; b and c are sent
+    b, c = _claim(execution, "b").run, _claim(execution, "c").run
+    holding, recorded = threading.Event(), threading.Event()
+
+    def parallel_worker_records_b() -> None:
+        try:
+            with transaction.atomic():
+                Execution.objects.for_tenant(tenant).select_for_update().get(pk=execution.pk)
+                holding.set()
+                recorded.wait(0.5)  # c's record is now waiting on this lock
+                StepRun.objects.for_tenant(tenant).filter(pk=b.pk).update(status="completed",
+                                                                          finished_at=timezone.now())
+        finally:
+            connection.close()
+
+    other = threading.Thread(target=parallel_worker_records_b)
+    other.start()
+    holding.wait(5)
+    steps = plan_steps_cached(tenant.pk, execution.plan_id)
+    execution = Execution.objects.all_tenants().select_related("plan", "tenant", "actor").get(pk=execution.pk)
+    _, claim = _finish(execution, c, steps["c"], StepOutcome("completed", result={}), inline=True)
+    other.join(5)
+    assert claim is not None and claim.run.step_id == "d", "b's outcome, committed while c waited, was seen"
+    assert _runs(execution)["d"].status == "running"

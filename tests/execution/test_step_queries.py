@@ -27,14 +27,14 @@ from .helpers import approve
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("registry")]
 
 # A step continued inline by the worker that ran the one before it: policy revalidate between SET and
-# RESET of synchronous_commit (live state, recorded check); SELECT … FOR UPDATE execution; UPDATE step
-# run + its timeline rows + SELECT step runs (one statement); UPDATE the next step to running, claimed
-# inline, + its STEP_STARTED and the registry version (one statement). One transaction, so nine round
-# trips with its BEGIN and COMMIT, and one disk flush. (Was 10 statements per step, a durable commit
-# for the claim and another for the check — twelve round trips, three flushes — and a broker hop.)
-STATEMENTS_PER_INLINE_STEP = 7
+# RESET of synchronous_commit (live state, recorded check); then one transaction: the execution locked +
+# the step run's UPDATE + its timeline rows + the other step runs (one statement), and the next step
+# UPDATEd to running, claimed inline, + its STEP_STARTED and the registry version (one statement). Eight
+# round trips with BEGIN and COMMIT, one disk flush. (Was 10 statements per step, a durable commit for
+# the claim and another for the check — twelve round trips, three flushes — and a broker hop.)
+STATEMENTS_PER_INLINE_STEP = 6
 # A step claimed from a message: SELECT execution and the one-statement claim first, the rest as above.
-STATEMENTS_PER_SENT_STEP = 9
+STATEMENTS_PER_SENT_STEP = 8
 DISPATCH_MARK = "WITH ready AS"
 
 
@@ -93,7 +93,7 @@ class Counter:
         return self.statements[start:end], sum(1 for c in self.commits if start < c <= end)
 
 
-def test_a_step_continued_inline_costs_seven_statements_and_one_transaction(tenant, operator, sent, monkeypatch):
+def test_a_step_continued_inline_costs_six_statements_and_one_transaction(tenant, operator, sent, monkeypatch):
     execution = _chain(tenant, operator, n=4)
     run_step(*sent.pop(0))  # r0, on its own: r1 is sent
     counter = Counter(monkeypatch)
