@@ -176,8 +176,10 @@ def _finish(execution: Execution, run: StepRun, plan_step: PlanStep, outcome: St
 
     The execution row is locked first, as `advance`, `execution_cancel` and `execution_resume` do,
     so the lock order stays execution → step runs. The step runs are read after the lock (a parallel
-    step recorded just before is seen). The next steps are sent only after this commit (`dispatch`
-    uses on_commit), by this worker: no extra hop; with `inline`, one of them is claimed here instead.
+    step recorded just before is seen). On PostgreSQL a final outcome takes one statement for the
+    lock, the record and that read (`finished_at` is taken as it is sent). The next steps are sent
+    only after this commit (`dispatch` uses on_commit), by this worker: no extra hop; with `inline`,
+    one of them is claimed here instead.
     """
     with transaction.atomic():
         if _fast_sql() and outcome.status != "retry":

@@ -168,3 +168,21 @@ def test_a_claim_never_crosses_into_another_execution_or_a_settled_one(tenant, o
     assert _claim(second, "r0") is None
     assert StepRun.objects.for_tenant(tenant).get(execution=second).status != "running"
     assert StepRun.objects.for_tenant(tenant).get(execution=first).status != "running"
+
+
+@pytest.mark.parametrize("fast_sql", [True, False], ids=["one-statement", "orm"])
+def test_a_step_taken_over_meanwhile_records_nothing_and_advances_nothing(tenant, operator, sent, monkeypatch,
+                                                                           fast_sql):
+    from execution.engine import StepOutcome, _finish, plan_steps_cached
+
+    monkeypatch.setattr(engine, "_fast_sql", lambda: fast_sql)
+    execution = _chain(tenant, operator, n=2)
+    run = _claim(execution, "r0").run
+    # Its lease ran out and a redelivered message took it over (attempt 2) while this worker was calling.
+    StepRun.objects.for_tenant(tenant).filter(pk=run.pk).update(attempts=2)
+    execution = Execution.objects.all_tenants().select_related("plan", "tenant", "actor").get(pk=execution.pk)
+    steps = plan_steps_cached(tenant.pk, execution.plan_id)
+    assert _finish(execution, run, steps["r0"], StepOutcome("completed", result={}), inline=True)[1] is None
+    runs = {r.step_id: r for r in StepRun.objects.for_tenant(tenant).filter(execution=execution)}
+    assert (runs["r0"].status, runs["r0"].finished_at, runs["r1"].status) == ("running", None, "pending")
+    assert not TimelineEntry.objects.for_tenant(tenant).filter(execution=execution, type="STEP_COMPLETED").exists()
