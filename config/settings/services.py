@@ -57,6 +57,7 @@ def _redis_db(url: str, offset: int) -> str:
 
 if REDIS_URL:
     CELERY_BROKER_URL = _redis_db(REDIS_URL, 0)
+    CELERY_BROKER_TRANSPORT = "config.broker:Transport"  # kombu's Redis transport, one publishing client
     CELERY_RESULT_BACKEND = _redis_db(REDIS_URL, 1)
     CHANNEL_LAYERS = {
         "default": {
