@@ -1,8 +1,9 @@
 """Taking a conversation for one turn: its row lock and everything the turn reads first, in one statement.
 
 PostgreSQL: one SELECT … FOR UPDATE OF the conversation and its event stream returns the
-conversation, its pending confirmation and clarification, the stream's last `seq` (locked, so the
-turn numbers its events itself and writes them with its last statement) and the registry version.
+conversation, its pending confirmation (with its plan and the plan's steps) and clarification, the
+stream's last `seq` (locked, so the turn numbers its events itself and writes them with its last
+statement) and the registry version.
 Written by hand because the ORM cannot lock two tables of a join or tell whether the lock waited.
 
 Why the pending rows can be joined: they are not locked, so a joined row comes from the statement's
@@ -24,6 +25,7 @@ from django.db import connection
 
 from events.models import EventStream
 from events.services import stream_open
+from planning.selectors import plan_with_steps_from_json, plan_with_steps_sql
 from registry.selectors import registry_version_sql
 from tenancy.db import columns_sql, instance_from_row
 from tenancy.models import Tenant
@@ -40,6 +42,9 @@ class Taken:
     conversation: Conversation
     last_seq: int | None  # the stream's, locked for the rest of the transaction (None: not read)
     registry_version: int | None  # None: not read here
+    # The pending confirmation's plan and steps (None: not read here — read them when needed)
+    plan: Any = None
+    plan_steps: list[Any] | None = None
 
 
 def conversation_take(*, tenant: Tenant, user: Any | None, conversation_id: uuid.UUID) -> Taken:
@@ -67,7 +72,8 @@ def _sql(by_user: bool) -> str:
     return (
         f"SELECT {columns_sql(Conversation, 'c')}, {columns_sql(Confirmation, 'p')}, "
         f"{columns_sql(Clarification, 'q')}, "
-        f"s.last_seq, (SELECT v.version FROM {conversation} v WHERE v.id = c.id), {registry_version_sql()} "
+        f"s.last_seq, (SELECT v.version FROM {conversation} v WHERE v.id = c.id), {registry_version_sql()}, "
+        f"{plan_with_steps_sql('p.plan_id')} "
         f"FROM {conversation} c "
         f"JOIN {stream} s ON s.conversation_id = c.id AND s.tenant_id = c.tenant_id "
         f"LEFT JOIN {Confirmation._meta.db_table} p ON p.id = c.pending_confirmation_id AND p.tenant_id = c.tenant_id "
@@ -88,16 +94,21 @@ def _take_one_statement(tenant: Tenant, user: Any | None, conversation_id: uuid.
     conversation_values = row[:sizes[0]]
     confirmation_values = row[sizes[0]:sizes[0] + sizes[1]]
     clarification_values = row[sizes[0] + sizes[1]:sum(sizes)]
-    last_seq, seen_version, registry = row[sum(sizes):]
+    last_seq, seen_version, registry, plan_text, steps_text = row[sum(sizes):]
     conversation = instance_from_row(Conversation, conversation_values)
+    taken = Taken(conversation, int(last_seq), None if registry is None else int(registry))
     if seen_version != conversation.version:  # the lock waited for a turn: its decisions are newer
         _pending_read(conversation, tenant)
-    else:
-        conversation.pending_confirmation = (instance_from_row(Confirmation, confirmation_values)
-                                             if any(v is not None for v in confirmation_values) else None)
-        conversation.pending_clarification = (instance_from_row(Clarification, clarification_values)
-                                              if any(v is not None for v in clarification_values) else None)
-    return Taken(conversation, int(last_seq), None if registry is None else int(registry))
+        return taken
+    conversation.pending_confirmation = (instance_from_row(Confirmation, confirmation_values)
+                                         if any(v is not None for v in confirmation_values) else None)
+    conversation.pending_clarification = (instance_from_row(Clarification, clarification_values)
+                                          if any(v is not None for v in clarification_values) else None)
+    if plan_text and conversation.pending_confirmation is not None:
+        plan, steps = plan_with_steps_from_json(plan_text, steps_text)
+        if plan is not None and plan.tenant_id == tenant.pk:
+            taken.plan, taken.plan_steps = plan, steps
+    return taken
 
 
 def _take_orm(tenant: Tenant, user: Any | None, conversation_id: uuid.UUID) -> Conversation:

@@ -674,7 +674,9 @@ def confirm(turn: Turn, *, confirmation_id: Any = None) -> None:
     confirmation.status = PendingStatus.CONSUMED
     turn.event("CONFIRMATION_RECEIVED", {"confirmation_id": str(confirmation.pk), "plan_id": str(confirmation.plan_id)},
                actor="user", operation_id=confirmation.operation_id)
-    plan, rows = plan_and_steps_for(turn, confirmation)
+    known = turn.pending_plan
+    plan, rows = (known if known is not None and known[0].pk == confirmation.plan_id
+                  else plan_and_steps_for(turn, confirmation))
     if plan is None:
         turn.go(Status.FAILED)
         return turn.error("NOT_FOUND", "nothing.pending")

@@ -168,6 +168,8 @@ def _turn_run(*, tenant: Tenant, user: Any, conversation_id: Any, kind: str, tex
     turn = Turn(conversation=conversation, user=user, tenant=tenant, language=language, snapshot=snapshot,
                 grammar=grammar, reader=reader_for(user=user, tenant=tenant, snapshot=snapshot, grammar=grammar),
                 now=clock.now(), text=text, read_version=conversation.version)
+    if taken.plan is not None:
+        turn.pending_plan = (taken.plan, taken.plan_steps)
     try:
         with coalesced_writes():
             _apply_turn(turn, kind=kind, ui_context=ui_context, confirmation_id=confirmation_id,

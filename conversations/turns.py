@@ -53,6 +53,8 @@ class Turn:
     resting_before: str = ""
     turn_id: str | None = None
     result: dict[str, Any] | None = None  # the API reply, when known before the commit
+    # The pending confirmation's plan and steps, when the turn's first statement read them (locking.py)
+    pending_plan: tuple[Any, list[Any]] | None = None
     # The user's role in the tenant, read when a handler first needs it (most turns never do; a
     # confirmation is authorised by policy's own live membership check). Use role_name().
     role: str | None = None

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import json
 import uuid
 from functools import lru_cache
 
 from django.db import connection
+from django.db.models import JSONField
 
 from tenancy.db import columns_sql, instance_from_row
 from tenancy.models import Tenant
@@ -47,6 +49,34 @@ def _plan_with_steps_sql() -> str:
 def _split(row: tuple) -> tuple[ExecutionPlan, PlanStep]:
     size = len(ExecutionPlan._meta.concrete_fields)
     return instance_from_row(ExecutionPlan, row[:size]), instance_from_row(PlanStep, row[size:])
+
+
+def plan_with_steps_sql(plan_id_sql: str) -> str:
+    """Two scalar subqueries — the plan row and its ordered steps, as JSON text — for a caller that
+    reads them inside a statement of its own (conversations.locking); `plan_with_steps_from_json`
+    turns them back into instances."""
+    plan, step = ExecutionPlan._meta.db_table, PlanStep._meta.db_table
+    return (f"(SELECT row_to_json(pl)::text FROM {plan} pl WHERE pl.id = {plan_id_sql}), "
+            f"(SELECT json_agg(row_to_json(st) ORDER BY st.position)::text FROM {step} st "
+            f"WHERE st.plan_id = {plan_id_sql})")
+
+
+def plan_with_steps_from_json(plan_text: str | None, steps_text: str | None
+                              ) -> tuple[ExecutionPlan | None, list[PlanStep]]:
+    if not plan_text:
+        return None, []
+    plan = _from_json(ExecutionPlan, json.loads(plan_text))
+    steps = [_from_json(PlanStep, row) for row in json.loads(steps_text or "[]")]
+    for step in steps:
+        step.plan = plan
+    return plan, steps
+
+
+def _from_json(model: type, row: dict) -> object:
+    """An instance from row_to_json's object: JSON columns arrive parsed, others through to_python."""
+    values = [row[f.column] if isinstance(f, JSONField) or row[f.column] is None else f.to_python(row[f.column])
+              for f in model._meta.concrete_fields]
+    return model.from_db(connection.alias, [f.attname for f in model._meta.concrete_fields], values)
 
 
 def plan_policy_steps(*, plan: ExecutionPlan) -> list[dict]:
