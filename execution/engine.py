@@ -683,11 +683,8 @@ def _reschedule(execution: Execution, run: StepRun, plan_step: PlanStep, outcome
 # `_locked` + `_record` (ORM path) in one statement: the execution row locked first (the InitPlans
 # on `locked` gate the step-run scans, so the lock order stays execution → step runs), the step's
 # conditional UPDATE, its timeline rows (only if the UPDATE took the row: a step lost to a takeover
-# writes nothing) and the execution's other step runs. Those are read through a row lock so that,
-# should the execution lock have made this statement wait, each row is its latest version (READ
-# COMMITTED re-reads a row updated since the statement began) — a parallel step recorded meanwhile is
-# seen, as with a separate SELECT after the lock. FOR SHARE, not KEY SHARE: a non-key update does not
-# conflict with KEY SHARE, which then returns the version the statement began with.
+# writes nothing) and the execution's other step runs — as of the statement's start, which may be
+# before a wait on the lock: see `_lock_and_record`.
 _LOCK_AND_RECORD_SQL = f"""
 WITH locked AS (
     SELECT {", ".join(_LOCK_FIELDS)} FROM {Execution._meta.db_table}
@@ -708,7 +705,6 @@ WITH locked AS (
 ), others AS (
     SELECT {_run_columns(fields=_RUN_STATE_FIELDS)} FROM {StepRun._meta.db_table}
      WHERE tenant_id = %(tenant)s AND execution_id = %(execution)s AND id <> %(run)s AND EXISTS (SELECT 1 FROM locked)
-       FOR SHARE
 )
 SELECT runs.*, locked.* FROM (SELECT * FROM done UNION ALL SELECT * FROM others) AS runs, locked
 """
@@ -735,7 +731,18 @@ def _lock_and_record(execution: Execution, run: StepRun,
     runs = sorted((r for r, _ in rows), key=lambda r: r.position)
     if not any(r.pk == run.pk for r in runs):  # the UPDATE did not take the row: the step was lost
         return execution, None
+    if any(r.status in IN_FLIGHT for r in runs if r.pk != run.pk):
+        # Another step was running or sent: it may have been recorded (or resumed) by a transaction
+        # this statement waited for on the lock, after its snapshot. Read the runs again, now that
+        # the lock is held. Otherwise nothing but a claim of a pending step can have changed them
+        # meanwhile, and the dispatch UPDATE (pending rows only) re-checks that: a chain needs no re-read.
+        runs = [r for r, _ in _fetch_runs(_RUNS_SQL, {"tenant": execution.tenant_id, "execution": execution.pk},
+                                          fields=_RUN_STATE_FIELDS)]
     return execution, {r.step_id: r for r in runs}
+
+
+_RUNS_SQL = (f"SELECT {_run_columns(fields=_RUN_STATE_FIELDS)} FROM {StepRun._meta.db_table} "
+             "WHERE tenant_id = %(tenant)s AND execution_id = %(execution)s ORDER BY position")
 
 
 _DONE_FOR_PROGRESS = (StepStatus.COMPLETED, StepStatus.SKIPPED, StepStatus.FAILED, StepStatus.UNKNOWN)
