@@ -7,15 +7,17 @@ real-worker SIGKILL case is in test_worker.py.
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import Permission
+from django.db import connection, transaction
 from django.utils import timezone
 
 from execution import engine, tasks
-from execution.engine import run_step
-from execution.models import StepRun, TimelineEntry
+from execution.engine import StepOutcome, _claim, _finish, plan_steps_cached, run_step
+from execution.models import Execution, StepRun, TimelineEntry
 from execution.services import execution_cancel, execution_start
 from planning.services import plan_from_steps
 from policy.services import kill_switch_set
@@ -72,6 +74,19 @@ def _die_in(monkeypatch, step_id: str) -> None:
         return perform(execution, run, plan_step, **kwargs)
 
     monkeypatch.setattr(engine, "perform", dying)
+
+
+def _after(monkeypatch, step_id: str, meanwhile) -> None:
+    """Run `meanwhile()` once `step_id` has done its work, before it is recorded (between two steps)."""
+    perform = engine.perform
+
+    def then(execution, run, plan_step, **kwargs):
+        outcome = perform(execution, run, plan_step, **kwargs)
+        if run.step_id == step_id:
+            meanwhile()
+        return outcome
+
+    monkeypatch.setattr(engine, "perform", then)
 
 
 def test_a_chain_runs_in_one_task_from_its_first_message(tenant, operator, permit, sent):
@@ -133,15 +148,8 @@ def test_a_worker_dying_in_an_inline_step_leaves_it_to_its_redelivered_message(t
 
 def test_a_cancel_between_steps_stops_the_loop(tenant, operator, permit, sent, monkeypatch):
     execution = _start(tenant, operator, permit, _chain(3))
-    perform = engine.perform
-
-    def cancelled_meanwhile(execution_, run, plan_step, **kwargs):
-        outcome = perform(execution_, run, plan_step, **kwargs)
-        if run.step_id == "r1":
-            execution_cancel(execution_id=execution.pk, tenant=tenant, actor=operator, reason="stop")
-        return outcome
-
-    monkeypatch.setattr(engine, "perform", cancelled_meanwhile)
+    _after(monkeypatch, "r1", lambda: execution_cancel(execution_id=execution.pk, tenant=tenant, actor=operator,
+                                                       reason="stop"))
     run_step(*sent.pop(0), continue_for=60)
     execution.refresh_from_db()
     runs = _runs(execution)
@@ -155,15 +163,7 @@ def test_a_kill_switch_raised_between_steps_fails_the_next_inline_step_before_it
     admin_user.user_permissions.add(Permission.objects.get(codename="runtime_admin", content_type__app_label="policy"))
     admin = type(admin_user).objects.get(pk=admin_user.pk)
     execution = _start(tenant, operator, permit, _chain(3))
-    perform = engine.perform
-
-    def switch_raised_meanwhile(execution_, run, plan_step, **kwargs):
-        outcome = perform(execution_, run, plan_step, **kwargs)
-        if run.step_id == "r0":
-            kill_switch_set(actor=admin, scope="TENANT", tenant=tenant, reason="incident")
-        return outcome
-
-    monkeypatch.setattr(engine, "perform", switch_raised_meanwhile)
+    _after(monkeypatch, "r0", lambda: kill_switch_set(actor=admin, scope="TENANT", tenant=tenant, reason="incident"))
     run_step(*sent.pop(0), continue_for=60)
     execution.refresh_from_db()
     runs = _runs(execution)
@@ -177,15 +177,8 @@ def test_a_registry_change_between_steps_reaches_the_next_inline_step(tenant, op
     from registry.services import tenant_capability_block
 
     execution = _start(tenant, operator, permit, _chain(3))
-    perform = engine.perform
-
-    def blocked_meanwhile(execution_, run, plan_step, **kwargs):
-        outcome = perform(execution_, run, plan_step, **kwargs)
-        if run.step_id == "r0":
-            tenant_capability_block(tenant=tenant, capability_key="workPermit.read", actor=admin_user, reason="drill")
-        return outcome
-
-    monkeypatch.setattr(engine, "perform", blocked_meanwhile)
+    _after(monkeypatch, "r0", lambda: tenant_capability_block(tenant=tenant, capability_key="workPermit.read",
+                                                              actor=admin_user, reason="drill"))
     run_step(*sent.pop(0), continue_for=60)
     runs = _runs(execution)
     # r1 runs on the registry as of its claim (the version its claiming statement read), not this process's copy.
@@ -198,13 +191,6 @@ def test_a_step_recorded_while_another_holds_the_execution_sees_that_ones_outcom
         tenant, operator, permit, sent, monkeypatch, fast_sql):
     """Recording waits for the execution lock, then reads the other steps as they are now."""
     monkeypatch.setattr(engine, "_fast_sql", lambda: fast_sql)
-    import threading
-
-    from django.db import connection, transaction
-
-    from execution.engine import StepOutcome, _claim, _finish, plan_steps_cached
-    from execution.models import Execution
-
     execution = _start(tenant, operator, permit, {"a": [], "b": ["a"], "c": ["a"], "d": ["b", "c"]})
     run_step(*sent.pop(0))  # a; b and c are sent
     b, c = _claim(execution, "b").run, _claim(execution, "c").run
