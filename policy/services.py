@@ -40,7 +40,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from tenancy.db import write_in_one_statement
+from tenancy.db import insert_one, write_in_one_statement
 from tenancy.models import Tenant
 
 from .audit import audit_event, audit_record
@@ -310,14 +310,15 @@ def _receipt_lookup(tenant: Tenant, receipt_id: Any, *, actor: Any,
 def _check_record(*, tenant: Tenant, receipt: PolicyReceipt | None, receipt_id: Any, actor: Any, plan_id: Any,
                   step_id: Any, key: str, version: int, input_hash: str, execution_id: Any,
                   started: datetime | None, now: datetime, code: str, reasons: list[Reason]) -> ReceiptCheck:
-    return ReceiptCheck.objects.create(
+    # Written on every step: the INSERT text is built once (tenancy.db), not compiled per call.
+    return insert_one(ReceiptCheck(
         tenant=tenant, receipt=receipt, receipt_ref=str(receipt_id)[:64],
         actor=actor if getattr(actor, "pk", None) else None, plan_id=str(plan_id)[:64], step_id=str(step_id)[:100],
         capability=f"{key}@{version}" if key else "", input_hash=input_hash,
         execution_id=str(execution_id or "")[:64],
         execution_started_at=started if started is not None and not timezone.is_naive(started) else None,
         checked_at=now, ok=code == "OK", code=code, reasons=[r.to_dict() for r in reasons],
-    )
+    ))
 
 
 # --- kill switches ---------------------------------------------------------------------------

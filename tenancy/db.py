@@ -17,7 +17,7 @@ connection can use it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
@@ -154,6 +154,24 @@ def write_in_one_statement(*groups: Sequence[Model], then: tuple[str, list[Any]]
         return cursor.rowcount if then is not None else None
 
 
+def insert_one(obj: Model) -> Model:
+    """`obj.save(force_insert=True)` with the INSERT text built once per model (see _insert_sql);
+    an id left to the database is read back (RETURNING) and set on `obj`."""
+    if connection.vendor != "postgresql":
+        obj.save(force_insert=True)
+        return obj
+    sql, params = _insert_sql([obj])
+    pk = obj._meta.pk
+    with connection.cursor() as cursor:
+        if getattr(obj, pk.attname) is None:
+            cursor.execute(f"{sql} RETURNING {connection.ops.quote_name(pk.column)}", params)
+            setattr(obj, pk.attname, cursor.fetchone()[0])
+        else:
+            cursor.execute(sql, params)
+    obj._state.adding, obj._state.db = False, connection.alias
+    return obj
+
+
 def _insert_sql(group: Sequence[Model]) -> tuple[str, list[Any]]:
     """The INSERT Django would send for these rows, with each value prepared by its field as Django
     does (pre_save, get_db_prep_save) but the SQL text built once per model (compiling it per call
@@ -264,7 +282,8 @@ def _carry(pending: _Pending):
         head = sql.lstrip()[:10].upper()
         # A SELECT of a function reads tables its text does not name, unless it names them in a comment.
         opaque = head.startswith("SELECT") and " FROM " not in sql.upper() and "/* reads " not in sql
-        if many or opaque or head.startswith(_FLUSH_FIRST) or any(table in sql for table in pending.tables):
+        named = isinstance(params, Mapping)  # %(name)s parameters cannot follow positional ones
+        if many or opaque or named or head.startswith(_FLUSH_FIRST) or any(table in sql for table in pending.tables):
             parts, _ = pending.take()
             final_sql, final_params = parts.pop()
             execute(*_with_ctes(parts, final_sql, final_params), False, context)

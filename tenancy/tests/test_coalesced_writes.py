@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from events.models import EventStream
 from policy.models import AuditEvent
-from tenancy.db import coalesced_writes, update_deferred, write_in_one_statement
+from tenancy.db import coalesced_writes, insert_one, update_deferred, write_in_one_statement
 from tenancy.models import Tenant
 
 pytestmark = [pytest.mark.django_db(transaction=True),
@@ -118,3 +118,15 @@ def test_outside_a_block_each_call_writes_at_once_in_one_statement(tenant):
         write_in_one_statement([_audit(tenant, "1")], [_audit(tenant, "2")])
     assert len(statements) == 1
     assert AuditEvent.objects.for_tenant(tenant).filter(event_type="test.coalesced").count() == 2
+
+
+def test_insert_one_reads_back_the_database_id_and_a_named_parameter_statement_goes_alone(tenant):
+    event = insert_one(_audit(tenant, "one"))
+    assert event.pk is not None and AuditEvent.objects.for_tenant(tenant).get(pk=event.pk).target_id == "one"
+    with transaction.atomic(), coalesced_writes(), sent() as statements:
+        write_in_one_statement([_audit(tenant, "queued")])
+        with connection.cursor() as cursor:
+            cursor.execute("UPDATE tenancy_tenant SET name = %(name)s WHERE id = %(id)s",
+                           {"name": "Acme named", "id": tenant.pk})
+        assert len(statements) == 2 and statements[0].startswith("INSERT")
+    assert _written(tenant) == ["one", "queued"]
