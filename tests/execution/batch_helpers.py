@@ -44,16 +44,6 @@ def duplicate_effects(tenant) -> int:
     return sum(row["n"] - 1 for row in counts)
 
 
-@pytest.fixture
-def eager():
-    """Celery inline (the embedded default's mode) for a test that has REDIS_URL set."""
-    from config.celery import app
-
-    saved = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = saved
-
 
 @pytest.fixture
 def lanes(tenant):

@@ -38,3 +38,14 @@ def worker(celery_worker_process):
     purge_queues()
     yield celery_worker_process
     purge_queues()
+
+
+@pytest.fixture
+def eager():
+    """The embedded default's mode: Celery tasks run inline (the suite's REDIS_URL would send them to Redis)."""
+    from config.celery import app
+
+    saved = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = saved

@@ -16,7 +16,7 @@ from planning.services import plan_from_steps
 from sst.faults import fault_add
 from sst.models import PermitEvaluation
 
-from .batch_helpers import batch_plan, batch_steps, eager, lanes, make_batch_world, start_inline  # noqa: F401
+from .batch_helpers import batch_plan, batch_steps, lanes, make_batch_world, start_inline  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("registry", "eager", "lanes")
 

@@ -26,7 +26,7 @@ from policy.models import AuditEvent
 from policy.services import kill_switch_lift, kill_switch_set
 from sst.models import PermitEvaluation
 
-from .batch_helpers import batch_plan, duplicate_effects, eager, lanes, make_batch_world  # noqa: F401
+from .batch_helpers import batch_plan, duplicate_effects, lanes, make_batch_world  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("registry", "eager", "lanes")
 

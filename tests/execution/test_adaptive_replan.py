@@ -32,7 +32,6 @@ from .batch_helpers import (  # noqa: F401 - fixtures
     batch_plan,
     batch_steps,
     duplicate_effects,
-    eager,
     lanes,
     make_batch_world,
     start_inline,

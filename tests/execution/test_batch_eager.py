@@ -9,7 +9,7 @@ from execution.models import BatchItem, RuntimeAdaptation, RuntimeCheckpoint, Ru
 from execution.services import execution_start
 from sst.models import PermitEvaluation
 
-from .batch_helpers import batch_plan, duplicate_effects, eager, lanes, make_batch_world, start_inline  # noqa: F401
+from .batch_helpers import batch_plan, duplicate_effects, lanes, make_batch_world, start_inline  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("registry", "eager", "lanes")
 

@@ -21,16 +21,6 @@ from .helpers import make_world, permit_target, plan_and_approve, wait_settled
 
 
 @pytest.fixture
-def eager():
-    from config.celery import app
-
-    saved = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = saved
-
-
-@pytest.fixture
 def started(registry, tenant, operator, eager, django_capture_on_commit_callbacks):
     world = make_world(tenant)
     intent = StructuredIntent(name="workPermit.updateValidity", slots={"validity_days": 40},

@@ -21,16 +21,6 @@ from .helpers import make_world, permit_target, plan_and_approve
 pytestmark = pytest.mark.usefixtures("registry", "eager")
 
 
-@pytest.fixture
-def eager():
-    """The embedded default: tasks run inline (the suite's REDIS_URL would otherwise send them to Redis)."""
-    from config.celery import app
-
-    saved = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = saved
-
 
 @pytest.fixture
 def world(tenant):
