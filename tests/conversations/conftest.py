@@ -114,3 +114,14 @@ def start():
         return response.json()["id"]
 
     return _start
+
+
+@pytest.fixture
+def moved_clock(settings):
+    """The shared TTL clock, movable by the test (AGENT_TEST_CONTROL), reset before and after."""
+    from tenancy import clock
+
+    settings.AGENT_TEST_CONTROL = True
+    clock.reset()
+    yield clock
+    clock.reset()

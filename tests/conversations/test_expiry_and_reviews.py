@@ -11,20 +11,12 @@ from conversations.models import Confirmation, Conversation, Level, PendingStatu
 from conversations.statemachine import TRANSITIONS, IllegalTransition, Status, check_transition
 from events.models import ConversationEvent
 from policy.services import review_request_open
-from tenancy import clock
 from tenancy.models import Role
 
 from .conftest import selection
 
 reviews = pytest.mark.django_db(transaction=True)  # policy tells the conversation after commit
 
-
-@pytest.fixture
-def moved_clock(settings):
-    settings.AGENT_TEST_CONTROL = True
-    clock.reset()
-    yield clock
-    clock.reset()
 
 
 def test_the_sweep_expires_a_pending_confirmation_once_and_tells_the_client(world, operator_client, start, talk,

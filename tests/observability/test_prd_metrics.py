@@ -9,7 +9,6 @@ from conversations.tasks import expire_pending_task
 from planning.exceptions import PlanInvalid
 from planning.services import plan_from_steps
 from registry.selectors import snapshot_clear
-from tenancy import clock
 from tests.conversations.conftest import selection
 
 from .test_instrumentation import _scrape, _total
@@ -69,13 +68,6 @@ def test_an_unknown_permit_number_is_a_reference_not_found(settings, world, oper
     assert turn["response"]["error"]["code"] == "NOT_FOUND"
     assert delta("sst_agent_references_total", outcome="not_found") == 1
 
-
-@pytest.fixture
-def moved_clock(settings):
-    settings.AGENT_TEST_CONTROL = True
-    clock.reset()
-    yield clock
-    clock.reset()
 
 
 def test_a_confirmation_nobody_answers_is_counted_abandoned_by_the_sweep(settings, world, operator_client, start,
