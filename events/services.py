@@ -109,23 +109,6 @@ def _publish_on_commit(tenant: Tenant, events: list[ConversationEvent]) -> None:
         transaction.on_commit(lambda: events_publish(tenant_id=tenant.pk, events=messages))
 
 
-# Reserve n numbers on the stream and insert the n events in one round trip (same lock as below).
-_BATCH_SQL = """
-WITH stream AS (
-    UPDATE events_eventstream SET last_seq = last_seq + %s
-    WHERE tenant_id = %s AND conversation_id = %s RETURNING last_seq
-)
-INSERT INTO events_conversationevent
-    (tenant_id, id, conversation_id, seq, type, operation_id, actor, payload, state_version, timestamp)
-SELECT %s, e.id, %s, stream.last_seq - %s + e.n, e.type, e.operation_id, e.actor, e.payload, e.state_version,
-       e.timestamp
-FROM stream, unnest(%s::uuid[], %s::text[], %s::uuid[], %s::text[], %s::jsonb[], %s::bigint[], %s::timestamptz[])
-     WITH ORDINALITY AS e(id, type, operation_id, actor, payload, state_version, timestamp, n)
-ORDER BY e.n
-RETURNING seq
-"""
-
-
 def _write_batch(batch: EventBatch) -> None:
     events, tenant = batch.events, batch.tenant
     if batch.last_seq is not None:  # numbered under the caller's lock on the stream row
@@ -136,28 +119,11 @@ def _write_batch(batch: EventBatch) -> None:
                             values={"last_seq": batch.last_seq + len(events)})
         _publish_on_commit(tenant, events)
         return
-    with transaction.atomic(savepoint=False):
-        written = connection.vendor == "postgresql" and _batch_one_statement(batch)
-        if not written:
-            for event in events:
+    with transaction.atomic(savepoint=False):  # not numbered by the caller (SQLite): one at a time
+        for event in events:
+            if connection.vendor != "postgresql" or not _append_one_statement(event):
                 _append_orm(tenant, event)
         _publish_on_commit(tenant, events)
-
-
-def _batch_one_statement(batch: EventBatch) -> bool:
-    events, n = batch.events, len(batch.events)
-    with connection.cursor() as cursor:
-        cursor.execute(_BATCH_SQL, [
-            n, batch.tenant.pk, batch.conversation_id, batch.tenant.pk, batch.conversation_id, n,
-            [e.id for e in events], [e.type for e in events], [e.operation_id for e in events],
-            [e.actor for e in events], [json.dumps(e.payload) for e in events],
-            [e.state_version for e in events], [e.timestamp for e in events]])
-        rows = cursor.fetchall()
-    if not rows:
-        return False
-    for event, (seq,) in zip(events, sorted(rows), strict=True):
-        event.seq = seq
-    return True
 
 
 # Bump the stream and insert the event in one round trip; the UPDATE takes the stream row's lock

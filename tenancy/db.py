@@ -23,8 +23,7 @@ from functools import lru_cache
 from typing import Any
 
 from django.db import connection, migrations, transaction
-from django.db.models import Model, QuerySet
-from django.db.models.sql import UpdateQuery
+from django.db.models import Model
 
 MAINTAINER_ROLE = "agent_maintainer"
 APP_ROLE = "agent_app"
@@ -215,14 +214,6 @@ def _update_template(model: type[Model], set_names: tuple[str, ...], where_names
     return set_fields, where_fields, f"UPDATE {quote(opts.db_table)} SET {', '.join(assignments)} WHERE {conditions}"
 
 
-def update_sql(queryset: QuerySet, **values: Any) -> tuple[str, list[Any]]:
-    """The UPDATE `queryset.update(**values)` would run, as (sql, params), for `write_in_one_statement`."""
-    query = queryset.query.chain(UpdateQuery)
-    query.add_update_values(values)
-    sql, params = query.get_compiler(connection=connection).as_sql()
-    return sql, list(params)
-
-
 # --- coalesced writes -------------------------------------------------------------------------
 
 _coalescing = threading.local()
@@ -250,7 +241,7 @@ def coalesced_writes() -> Iterator[None]:
     """Inside one transaction, let writes that need no answer ride on the next statement that writes.
 
     Written by hand: Django sends every write as its own round trip and has no unit of work.
-    Inside this block (PostgreSQL), `write_in_one_statement` without `then` and `update_deferred`
+    Inside this block (PostgreSQL), `write_in_one_statement` without `then` and `update_row_deferred`
     queue their statement instead of sending it; the next INSERT/UPDATE/DELETE/WITH statement on
     the connection carries the queue as data-modifying CTEs in front of its own SQL (its result
     and row count stay its own). The queue is sent on its own first when the next statement
@@ -304,18 +295,9 @@ def _with_ctes(parts: list[tuple[str, list[Any]]], sql: str, params: list[Any]) 
     return body, [p for _, part_params in parts for p in part_params] + list(params)
 
 
-def update_deferred(queryset: QuerySet, **values: Any) -> None:
-    """`queryset.update(**values)` for a caller that needs no row count: queued inside
-    `coalesced_writes`, run now elsewhere."""
-    pending = getattr(_coalescing, "pending", None)
-    if pending is None:
-        queryset.update(**values)
-        return
-    pending.add(*update_sql(queryset, **values), queryset.model._meta.db_table)
-
-
 def update_row_deferred(model: type[Model], where: dict[str, Any], values: dict[str, Any]) -> None:
-    """`update_deferred` for a plain `field = value … WHERE field = value` update (no queryset to compile)."""
+    """A plain `field = value … WHERE field = value` update for a caller that needs no row count:
+    queued inside `coalesced_writes`, run now elsewhere."""
     sql, params = update_row_sql(model, where, values)
     pending = getattr(_coalescing, "pending", None)
     if pending is None:

@@ -1,4 +1,4 @@
-"""tenancy.db.write_in_one_statement / coalesced_writes / update_deferred against real PostgreSQL.
+"""tenancy.db.write_in_one_statement / coalesced_writes / update_row_deferred against real PostgreSQL.
 
 What is counted is what reaches the server: a wrapper installed inside the coalescing block sees
 the statements after they were merged.
@@ -12,12 +12,11 @@ from contextlib import contextmanager
 import pytest
 from django.conf import settings  # noqa: F401 - read by the skipif condition
 from django.db import connection, transaction
-from django.db.models import F
 from django.utils import timezone
 
 from events.models import EventStream
 from policy.models import AuditEvent
-from tenancy.db import coalesced_writes, insert_one, update_deferred, write_in_one_statement
+from tenancy.db import coalesced_writes, insert_one, update_row_deferred, write_in_one_statement
 from tenancy.models import Tenant
 
 pytestmark = [pytest.mark.django_db(transaction=True),
@@ -55,7 +54,7 @@ def test_queued_rows_ride_on_the_next_write_and_its_row_count_stays_its_own(tena
     stream = _stream(tenant)
     with transaction.atomic(), coalesced_writes(), sent() as statements:
         write_in_one_statement([_audit(tenant, "a")], [_audit(tenant, "b")])
-        update_deferred(EventStream.objects.for_tenant(tenant).filter(pk=stream.pk), last_seq=F("last_seq") + 5)
+        update_row_deferred(EventStream, where={"tenant": tenant.pk, "id": stream.pk}, values={"last_seq": 5})
         assert statements == []  # nothing sent yet
         updated = Tenant.objects.filter(pk=tenant.pk).update(name="Acme renamed")
         assert updated == 1

@@ -34,7 +34,7 @@ class Command(BaseCommand):
         if options["live"]:
             outcomes = self._live(options)
         else:
-            _require_migrated()
+            _migrate(self.stdout)
             with in_process() as transport:
                 outcomes = scenarios_run(options["paths"], ApiClient(transport), out=self.stdout,
                                          settle_seconds=options["settle_seconds"])
@@ -53,11 +53,15 @@ class Command(BaseCommand):
             transport.close()
 
 
-def _require_migrated() -> None:
-    """In-process worlds are written to this database: a stale schema would surface as HTTP 500s per turn."""
+def _migrate(out: Any) -> None:
+    """In-process worlds are written to this database: bring its schema up to date first (what
+    `make scenarios` and `make run` do), so a stale schema never surfaces as HTTP 500s per turn."""
+    from django.core.management import call_command
     from django.db import connection
     from django.db.migrations.executor import MigrationExecutor
 
     executor = MigrationExecutor(connection)
-    if executor.migration_plan(executor.loader.graph.leaf_nodes()):
-        raise CommandError("the database has unapplied migrations: run `python manage.py migrate` first")
+    pending = executor.migration_plan(executor.loader.graph.leaf_nodes())
+    if pending:
+        out.write(f"applying {len(pending)} pending migration(s) to {connection.settings_dict['NAME']}")
+        call_command("migrate", interactive=False, verbosity=0)
