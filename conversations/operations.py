@@ -352,7 +352,8 @@ def approve_and_start(turn: Turn, plan: ExecutionPlan, confirmation: Confirmatio
                         level=confirmation.level, approved_by=(approver or turn.user).pk, approved_at=turn.now,
                         review_request_id=review_request_id)
     receipt = receipt_issue(actor=turn.user, tenant=turn.tenant, plan_id=plan.pk, plan_hash=plan.canonical_hash,
-                            steps=steps, facts=facts, approval=approval)
+                            steps=steps, facts=facts, approval=approval,
+                            live=turn.pending_live if turn.pending_plan and turn.pending_plan[0] is plan else None)
     if receipt.decision != Outcome.ALLOW:
         codes = [r.get("code") for r in receipt.reasons]
         turn.go(Status.FAILED)
@@ -370,7 +371,7 @@ def start(turn: Turn, plan: ExecutionPlan, receipt_id: Any, *, action: str, lead
     operation = turn.conversation.active_operation or {}
     try:
         execution = execution_start(plan=plan, receipt_id=receipt_id, actor=turn.user, tenant=turn.tenant,
-                                    receipt=receipt, steps=steps)
+                                    receipt=receipt, steps=steps, defer_start=not turn.strict)
     except ExecutionError as exc:
         turn.go(Status.FAILED)
         operation["status"] = "failed"

@@ -24,7 +24,7 @@ from events.services import event_batch, stream_open
 from execution.metrics import log_context, log_rebind
 from registry.selectors import registry_snapshot
 from tenancy import clock
-from tenancy.db import coalesced_writes, update_row_sql, write_in_one_statement
+from tenancy.db import DeferredCheckFailed, coalesced_writes, update_row_sql, write_in_one_statement
 from tenancy.models import Tenant
 
 from . import lexicon, metrics
@@ -114,12 +114,18 @@ def conversation_turn(*, tenant: Tenant, user: Any, conversation_id: Any, kind: 
             previous = _previous_turn(tenant, user, conversation_id, client_message_id)
             if previous is not None:
                 return previous
+        arguments = {"tenant": tenant, "user": user, "conversation_id": conversation_id, "kind": kind, "text": text,
+                     "ui_context": ui_context, "client_message_id": client_message_id,
+                     "confirmation_id": confirmation_id, "expected_version": expected_version, "started": started}
         try:
-            with transaction.atomic():
-                turn, result = _turn_run(tenant=tenant, user=user, conversation_id=conversation_id, kind=kind,
-                                         text=text, ui_context=ui_context, client_message_id=client_message_id,
-                                         confirmation_id=confirmation_id, expected_version=expected_version,
-                                         started=started)
+            try:
+                with transaction.atomic():
+                    turn, result = _turn_run(**arguments)
+            except DeferredCheckFailed:
+                # A write deferred to the turn's last statement (the plan's start) found its row moved
+                # on: nothing was committed; redo the turn with every write's outcome read at once.
+                with transaction.atomic():
+                    turn, result = _turn_run(**arguments, strict=True)
         except IntegrityError:
             # The same client_message_id committed concurrently: answer with that turn.
             previous = (_previous_turn(tenant, user, conversation_id, client_message_id)
@@ -146,11 +152,12 @@ def _previous_turn(tenant: Tenant, user: Any, conversation_id: Any, client_messa
 
 def _turn_run(*, tenant: Tenant, user: Any, conversation_id: Any, kind: str, text: str, ui_context: Any,
               client_message_id: str | None, confirmation_id: Any, expected_version: int | None,
-              started: float) -> tuple[Turn, dict[str, Any] | None]:
+              started: float, strict: bool = False) -> tuple[Turn, dict[str, Any] | None]:
     """Lock, apply the turn, write state, events and the turn row. Returns the turn and its result,
     or None for a result that can only be known after the commit (`_respond`)."""
     locking = time.perf_counter()
-    taken = conversation_take(tenant=tenant, user=user, conversation_id=conversation_id)
+    taken = conversation_take(tenant=tenant, user=user, conversation_id=conversation_id,
+                              live=_may_confirm(kind, text))
     conversation = taken.conversation
     metrics.STATE_LATENCY.labels(op="lock").observe(time.perf_counter() - locking)
     structlog.contextvars.bind_contextvars(**metrics.turn_operation_ids(conversation))
@@ -167,9 +174,9 @@ def _turn_run(*, tenant: Tenant, user: Any, conversation_id: Any, kind: str, tex
     conversation.language = language
     turn = Turn(conversation=conversation, user=user, tenant=tenant, language=language, snapshot=snapshot,
                 grammar=grammar, reader=reader_for(user=user, tenant=tenant, snapshot=snapshot, grammar=grammar),
-                now=clock.now(), text=text, read_version=conversation.version)
+                now=clock.now(), text=text, read_version=conversation.version, strict=strict)
     if taken.plan is not None:
-        turn.pending_plan = (taken.plan, taken.plan_steps)
+        turn.pending_plan, turn.pending_live = (taken.plan, taken.plan_steps), taken.live
     try:
         with coalesced_writes():
             _apply_turn(turn, kind=kind, ui_context=ui_context, confirmation_id=confirmation_id,
@@ -177,6 +184,11 @@ def _turn_run(*, tenant: Tenant, user: Any, conversation_id: Any, kind: str, tex
     finally:
         turn.reader.close()
     return turn, turn.result
+
+
+def _may_confirm(kind: str, text: str) -> bool:
+    """Will this turn confirm a pending plan? Then the lock's statement reads the policy live state too."""
+    return kind == "confirm" or (kind == "message" and lexicon.is_confirmation(lexicon.phrase(text)))
 
 
 def _apply_turn(turn: Turn, *, kind: str, ui_context: Any, confirmation_id: Any, client_message_id: str | None,

@@ -55,6 +55,9 @@ class Turn:
     result: dict[str, Any] | None = None  # the API reply, when known before the commit
     # The pending confirmation's plan and steps, when the turn's first statement read them (locking.py)
     pending_plan: tuple[Any, list[Any]] | None = None
+    pending_live: Any = None  # policy.live.LiveRead for pending_plan, read with the lock (locking.py)
+    # Redone after a deferred write's check failed (tenancy.db.DeferredCheckFailed): defer nothing.
+    strict: bool = False
     # The user's role in the tenant, read when a handler first needs it (most turns never do; a
     # confirmation is authorised by policy's own live membership check). Use role_name().
     role: str | None = None

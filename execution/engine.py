@@ -96,10 +96,11 @@ def _error(code: str, *, error_class: str | None = None, status: int | None = No
 
 def dispatch(execution_id: Any, step_id: str, *, countdown: float = 0) -> None:
     """Send the step's task once the current transaction commits (never before)."""
+    from . import publish
     from .tasks import run_step_task
 
     args = (str(execution_id), step_id)
-    transaction.on_commit(lambda: run_step_task.apply_async(args, countdown=countdown or None))
+    transaction.on_commit(lambda: publish.task_send(run_step_task, args, countdown=countdown or None))
 
 
 def dispatch_compensation(execution_id: Any) -> None:

@@ -61,12 +61,15 @@ def _receipt(*, tenant: Tenant, actor: Any, plan: ExecutionPlan, receipt_id: Any
 
 
 def execution_start(*, plan: ExecutionPlan, receipt_id: Any, actor: Any, tenant: Tenant,
-                    receipt: PolicyReceipt | None = None, steps: list[PlanStep] | None = None) -> Execution:
+                    receipt: PolicyReceipt | None = None, steps: list[PlanStep] | None = None,
+                    defer_start: bool = False) -> Execution:
     """Start executing an approved plan; the ready steps are enqueued after commit (inline when eager).
 
     Starting the same plan twice returns the first execution (a plan runs once; a retry is a new
     plan): the plan's conditional move to RUNNING lets one start through, and the other finds the
     execution it created. `steps`: the plan's steps when the caller already read them.
+    `defer_start`: see `plan_start(defer=)` — for a caller that redoes its transaction on
+    `tenancy.db.DeferredCheckFailed`.
     """
     if plan.tenant_id != tenant.pk or plan.actor_id != actor.pk:
         raise ExecutionError("PLAN_NOT_FOUND")
@@ -75,7 +78,7 @@ def execution_start(*, plan: ExecutionPlan, receipt_id: Any, actor: Any, tenant:
     # waits for this one and then finds the plan running — nothing here is expected to fail and be
     # recovered from inside the caller's transaction.
     with transaction.atomic(savepoint=False):
-        started = plan_start(plan=plan)
+        started = plan_start(plan=plan, defer=defer_start)
         if started:
             return _create(plan=plan, receipt=receipt, actor=actor, tenant=tenant,
                            steps=steps if steps is not None else plan_steps(plan=plan))

@@ -22,6 +22,7 @@ from django.utils import timezone
 from policy.canonical import CanonicalizationError, canonical_hash
 from policy.rules import LEVEL_FOR_RISK, RISK_RANK, step_risk
 from registry.selectors import RegistrySnapshot, registry_snapshot
+from tenancy.db import defer_write
 from tenancy.models import Tenant
 
 from .exceptions import PlanInvalid
@@ -194,14 +195,22 @@ class IllegalTransition(RuntimeError):
     pass
 
 
-def plan_start(*, plan: ExecutionPlan) -> bool:
+def plan_start(*, plan: ExecutionPlan, defer: bool = False) -> bool:
     """Move a waiting plan to RUNNING in one conditional UPDATE; False if it is not waiting any more
-    (already started by a concurrent confirmation, cancelled or settled)."""
+    (already started by a concurrent confirmation, cancelled or settled).
+
+    `defer` (inside `tenancy.db.coalesced_writes`): queue the UPDATE to ride on the transaction's
+    next write and answer True now; if it then changes no row, that write raises
+    `DeferredCheckFailed("PLAN_NOT_WAITING")` and the caller redoes its transaction without `defer`."""
     if connection.vendor == "postgresql":  # the hot path of a confirmation: no query to compile
+        sql = (f"UPDATE {ExecutionPlan._meta.db_table} SET status = %s "
+               "WHERE tenant_id = %s AND id = %s AND status = ANY(%s)")
+        params = [PlanStatus.RUNNING.value, plan.tenant_id, plan.pk, [s.value for s in _WAITING]]
+        if defer and defer_write(sql, params, ExecutionPlan._meta.db_table, expect="PLAN_NOT_WAITING"):
+            plan.status = PlanStatus.RUNNING
+            return True
         with connection.cursor() as cursor:
-            cursor.execute(f"UPDATE {ExecutionPlan._meta.db_table} SET status = %s "
-                           "WHERE tenant_id = %s AND id = %s AND status = ANY(%s)",
-                           [PlanStatus.RUNNING.value, plan.tenant_id, plan.pk, [s.value for s in _WAITING]])
+            cursor.execute(sql, params)
             updated = cursor.rowcount
     else:
         updated = ExecutionPlan.objects.for_tenant(plan.tenant_id).filter(pk=plan.pk, status__in=_WAITING).update(

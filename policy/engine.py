@@ -24,7 +24,7 @@ from typing import Any
 
 from . import registry_adapter as registry
 from .canonical import CanonicalizationError, canonical_input_hash
-from .live import LiveRead, Switch, live_read
+from .live import LiveRead, Switch, live_read, live_read_for
 from .models import Level, Outcome, Scope
 from .rules import LEVEL_FOR_RISK, RISK_RANK, step_risk
 
@@ -171,7 +171,8 @@ def gather(*, actor: Any, tenant: Any, steps: Sequence[Step], agent_version: str
     version the statement read (a rebuild costs a few queries, once per registry change).
     """
     authenticated = actor is not None and getattr(actor, "is_authenticated", False) and tenant is not None
-    if live is None:
+    live = live_read_for(live, actor=actor, tenant=tenant, keys=(s.capability for s in steps))
+    if live is None:  # none, or read ahead for another actor or other capabilities: read it now
         live = live_read(actor=actor, tenant=tenant, keys=(s.capability for s in steps))
     role = live.role if authenticated else None
     snapshot = registry.snapshot_at(live.registry_version)

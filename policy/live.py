@@ -79,6 +79,9 @@ class LiveRead:
     user_active: bool
     capabilities: Mapping[str, Grant]
     switches: tuple[Switch, ...]
+    # (tenant id, user id, capability ids) it was read for, when read ahead by another statement
+    # (`live_state_sql`): `gather` uses it only for exactly that tenant, actor and capabilities.
+    asked: tuple[str, int | None, frozenset[str]] | None = None
 
 
 # The function policy migration 0004 installs; explicit casts so the client-side bound values pick it.
@@ -128,8 +131,9 @@ def _receipt(row: Mapping[str, Any] | None) -> PolicyReceipt | None:
                                  [f.to_python(row[f.column]) for f in fields])
 
 
-def _parse(data: Mapping[str, Any]) -> LiveRead:
+def _parse(data: Mapping[str, Any], asked: tuple[str, int | None, frozenset[str]] | None = None) -> LiveRead:
     return LiveRead(
+        asked=asked,
         registry_version=data["registry"],
         role=data["role"],
         user_active=data["active"] is True,
@@ -138,6 +142,24 @@ def _parse(data: Mapping[str, Any]) -> LiveRead:
         switches=tuple(Switch(id=pk, scope=scope, tenant_id=tid, target=target)
                        for pk, scope, tid, target in data["switches"]),
     )
+
+
+def live_state_sql(*, tenant_sql: str, user_sql: str, keys_sql: str) -> str:
+    """The call as an expression for a caller's own statement (conversations.locking reads it with the
+    conversation's lock when the turn will confirm): `live_state_parse` reads its value back."""
+    return f"policy_live_state({tenant_sql}, {user_sql}, {keys_sql}, NULL)"
+
+
+def live_state_parse(text: str | None, *, tenant_id: Any, user_id: int | None, keys: Iterable[str]) -> LiveRead | None:
+    return _parse(json.loads(text), (str(tenant_id), user_id, frozenset(keys))) if text else None
+
+
+def live_read_for(live: LiveRead | None, *, actor: Any, tenant: Any, keys: Iterable[str]) -> LiveRead | None:
+    """`live` if it was read ahead for exactly this tenant, actor and capabilities, else None."""
+    if live is None or live.asked is None:
+        return live
+    tenant_id, user_id, *_ = _params(actor, tenant, ())
+    return live if live.asked == (str(tenant_id), user_id, frozenset(keys)) else None
 
 
 def live_read(*, actor: Any, tenant: Any, keys: Iterable[str]) -> LiveRead:

@@ -84,12 +84,13 @@ def _execution_ids(context: Mapping[str, Any] | None) -> list[str]:
 
 
 def evaluate(*, actor: Any, tenant: Tenant, steps: Sequence[Step | Mapping[str, Any]], facts: Mapping[str, Any],
-             context: Mapping[str, Any] | None = None) -> Decision:
+             context: Mapping[str, Any] | None = None, live: LiveRead | None = None) -> Decision:
     """ALLOW, DENY or REQUIRE_CONFIRMATION (+ level) for a plan. Reads only; records nothing.
 
     `facts` maps `"<type>:<id>"` → `{"tenant": "<tenant uuid>", "status"?, "revision"?, "exists"?}`
     as read by the caller through read capabilities. `context` may carry `plan_id` and
-    `execution_id` (for EXECUTION kill switches); nothing else in it is read.
+    `execution_id` (for EXECUTION kill switches); nothing else in it is read. `live`: the live
+    state when the caller's own statement read it ahead (`live.live_state_sql`) in this transaction.
     """
     parsed: list[Step] = []
     for raw in steps if isinstance(steps, Sequence) and not isinstance(steps, str | bytes) else []:
@@ -98,7 +99,7 @@ def evaluate(*, actor: Any, tenant: Tenant, steps: Sequence[Step | Mapping[str, 
         except ValueError:
             continue  # decide() reports it
     started = time.perf_counter()
-    state = gather(actor=actor, tenant=tenant, steps=parsed, agent_version=_agent_version(context))
+    state = gather(actor=actor, tenant=tenant, steps=parsed, agent_version=_agent_version(context), live=live)
     decision = decide(state=state, steps=steps, facts=facts, execution_ids=_execution_ids(context))
     EVALUATE_LATENCY.labels(outcome=str(decision.outcome)).observe(time.perf_counter() - started)
     return decision
@@ -181,10 +182,10 @@ def _approval_problem(*, actor: Any, tenant: Tenant, plan_id: uuid.UUID, plan_ha
 
 def receipt_issue(*, actor: Any, tenant: Tenant, plan_id: uuid.UUID, plan_hash: str,
                   steps: Sequence[Step | Mapping[str, Any]], facts: Mapping[str, Any], approval: Approval,
-                  context: Mapping[str, Any] | None = None) -> PolicyReceipt:
+                  context: Mapping[str, Any] | None = None, live: LiveRead | None = None) -> PolicyReceipt:
     """Re-evaluate at confirmation; an ALLOW receipt if the approval satisfies the level, else DENY."""
     decision = evaluate(actor=actor, tenant=tenant, steps=steps, facts=facts,
-                        context={**(context or {}), "plan_id": str(plan_id)})
+                        context={**(context or {}), "plan_id": str(plan_id)}, live=live)
     extra: list[Reason] = []
     outcome = Outcome.DENY
     if decision.outcome != Outcome.DENY:

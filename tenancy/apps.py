@@ -7,3 +7,6 @@ class TenancyConfig(AppConfig):
 
     def ready(self) -> None:
         from . import schema  # noqa: F401 - registers the OpenAPI authentication extensions
+        from .pgdriver import conversion_cache_tune
+
+        conversion_cache_tune()

@@ -148,7 +148,10 @@ def write_in_one_statement(*groups: Sequence[Model], then: tuple[str, list[Any]]
     sql = (f"WITH {', '.join(f'w{i} AS ({part})' for i, (part, _) in enumerate(ctes))} {final_sql}"
            if ctes else final_sql)
     params = [p for _, part_params in ctes for p in part_params] + list(final_params)
-    with connection.cursor() as cursor:
+    # A final UPDATE/INSERT/DELETE without RETURNING may carry the queue's checks (`defer_write`).
+    checkable = then is not None and then[0].lstrip()[:6].upper() in ("UPDATE", "INSERT", "DELETE") \
+        and "RETURNING" not in then[0].upper()
+    with connection.cursor() as cursor, _checks_carried_by(checkable):
         cursor.execute(sql, params)
         return cursor.rowcount if then is not None else None
 
@@ -221,19 +224,33 @@ _FLUSH_FIRST = ("SAVEPOINT", "RELEASE", "ROLLBACK")
 _WRITES = ("INSERT", "UPDATE", "DELETE", "WITH")
 
 
+class DeferredCheckFailed(RuntimeError):
+    """A write queued by `defer_write(…, expect=code)` changed no row when it was sent (or its
+    outcome could not be read): the transaction it belongs to must not commit. The caller rolls
+    back and does the work again without deferring, where the write's outcome is known at once."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
 class _Pending:
     def __init__(self) -> None:
         self.parts: list[tuple[str, list[Any]]] = []
         self.tables: set[str] = set()
+        self.checks: list[tuple[int, str]] = []  # (index in parts, code): must change exactly one row
 
-    def add(self, sql: str, params: list[Any], table: str) -> None:
+    def add(self, sql: str, params: list[Any], table: str, expect: str | None = None) -> None:
+        if expect:
+            self.checks.append((len(self.parts), expect))
+            sql = f"{sql} RETURNING 1"
         self.parts.append((sql, params))
         self.tables.add(table)
 
-    def take(self) -> tuple[list[tuple[str, list[Any]]], set[str]]:
-        parts, tables = self.parts, self.tables
-        self.parts, self.tables = [], set()
-        return parts, tables
+    def take(self) -> tuple[list[tuple[str, list[Any]]], list[tuple[int, str]]]:
+        parts, checks = self.parts, self.checks
+        self.parts, self.tables, self.checks = [], set(), []
+        return parts, checks
 
 
 @contextmanager
@@ -257,13 +274,57 @@ def coalesced_writes() -> Iterator[None]:
     try:
         with connection.execute_wrapper(_carry(pending)):
             yield
-            parts, _ = pending.take()
-            if parts:
-                final_sql, final_params = parts.pop()
+            if pending.parts:
                 with connection.cursor() as cursor:
-                    cursor.execute(*_with_ctes(parts, final_sql, final_params))
+                    _send_alone(pending, lambda sql, params: cursor.execute(sql, params), cursor)
     finally:
         _coalescing.pending = None
+
+
+def defer_write(sql: str, params: list[Any], table: str, *, expect: str) -> bool:
+    """Queue a write that must change exactly one row (an `UPDATE … WHERE` without RETURNING).
+
+    True: queued inside `coalesced_writes` — the statement that carries it checks the row count
+    too, and raises `DeferredCheckFailed(expect)` if it was not one. False: nothing queued (not
+    coalescing); the caller sends the write itself and reads its row count."""
+    pending = getattr(_coalescing, "pending", None)
+    if pending is None:
+        return False
+    pending.add(sql, params, table, expect=expect)
+    return True
+
+
+@contextmanager
+def _checks_carried_by(checkable: bool) -> Iterator[None]:
+    previous = getattr(_coalescing, "checkable", False)
+    _coalescing.checkable = checkable
+    try:
+        yield
+    finally:
+        _coalescing.checkable = previous
+
+
+def _counts_sql(checks: list[tuple[int, str]]) -> str:
+    return "ARRAY[" + ", ".join(f"(SELECT count(*) FROM _cw{i})" for i, _ in checks) + "]"
+
+
+def _verify(checks: list[tuple[int, str]], row: Sequence[Any] | None) -> None:
+    counts = row[0] if row else [None] * len(checks)
+    for (_, code), count in zip(checks, counts, strict=True):
+        if count != 1:
+            raise DeferredCheckFailed(code)
+
+
+def _send_alone(pending: _Pending, send: Any, cursor: Any) -> None:
+    """Send the queue as a statement of its own: its last write as the main statement, or — when
+    it holds checks — a SELECT of the checked row counts."""
+    parts, checks = pending.take()
+    if checks:
+        send(*_with_ctes(parts, f"SELECT {_counts_sql(checks)}", []))
+        _verify(checks, cursor.fetchone())
+        return
+    final_sql, final_params = parts.pop()
+    send(*_with_ctes(parts, final_sql, final_params))
 
 
 def _carry(pending: _Pending):
@@ -274,15 +335,20 @@ def _carry(pending: _Pending):
         # A SELECT of a function reads tables its text does not name, unless it names them in a comment.
         opaque = head.startswith("SELECT") and " FROM " not in sql.upper() and "/* reads " not in sql
         named = isinstance(params, Mapping)  # %(name)s parameters cannot follow positional ones
-        if many or opaque or named or head.startswith(_FLUSH_FIRST) or any(table in sql for table in pending.tables):
-            parts, _ = pending.take()
-            final_sql, final_params = parts.pop()
-            execute(*_with_ctes(parts, final_sql, final_params), False, context)
+        alone = many or opaque or named or head.startswith(_FLUSH_FIRST) or any(t in sql for t in pending.tables)
+        if not alone and not head.startswith(_WRITES):
             return execute(sql, params, many, context)
-        if head.startswith(_WRITES):
-            parts, _ = pending.take()
+        if alone or (pending.checks and not getattr(_coalescing, "checkable", False)):
+            _send_alone(pending, lambda q, p: execute(q, p, False, context), context["cursor"])
+            return execute(sql, params, many, context)
+        parts, checks = pending.take()
+        if not checks:
             return execute(*_with_ctes(parts, sql, list(params or ())), False, context)
-        return execute(sql, params, many, context)
+        # The carrier's RETURNING reports the checked counts; no row (it changed nothing): unknown.
+        result = execute(*_with_ctes(parts, f"{sql} RETURNING {_counts_sql(checks)}", list(params or ())),
+                         False, context)
+        _verify(checks, context["cursor"].fetchone())
+        return result
     return wrapper
 
 

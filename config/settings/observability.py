@@ -43,7 +43,8 @@ LOGGING = {
             "foreign_pre_chain": _SHARED,
         }
     },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "json"}},
+    # Rendered and written off the request's thread (config/logqueue.py).
+    "handlers": {"console": {"()": "config.logqueue.BackgroundConsoleHandler", "formatter": "json"}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {"django.db.backends": {"level": "WARNING"}, "httpx": {"level": "WARNING"},
                 "httpcore": {"level": "WARNING"}},

@@ -22,7 +22,7 @@ from django.utils import timezone
 from guardian.shortcuts import assign_perm, remove_perm
 
 from conftest import make_tenant, make_user
-from policy.live import Grant, live_read, live_read_orm, receipt_with_live
+from policy.live import Grant, live_read, live_read_orm, live_state_parse, live_state_sql, receipt_with_live
 from policy.models import KillSwitch, Outcome, PolicyReceipt, ReceiptCheck, Scope
 from policy.services import Approval, evaluate, receipt_issue, revalidate
 from registry.models import TenantCapabilityBlock
@@ -88,6 +88,29 @@ def test_evaluate_reads_the_whole_live_state_in_one_query(operator, tenant, caps
     with django_assert_num_queries(1):
         decision = evaluate(actor=operator, tenant=tenant, steps=steps, facts=facts)
     assert decision.outcome == Outcome.REQUIRE_CONFIRMATION, decision.codes
+
+
+@postgres_only
+@pytest.mark.django_db
+def test_a_live_state_read_ahead_is_used_only_for_its_own_tenant_actor_and_capabilities(
+        operator, other_user, tenant, caps, django_assert_num_queries):
+    steps = [step(caps["validity"])]
+    facts = facts_for(tenant, ("workPermit", 1))
+    key = caps["validity"].capability.key
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {live_state_sql(tenant_sql='%s::uuid', user_sql='%s::bigint', keys_sql='%s::text[]')}",
+                       [str(tenant.pk), operator.pk, [key]])
+        text = cursor.fetchone()[0]
+    evaluate(actor=operator, tenant=tenant, steps=steps, facts=facts)  # builds the registry snapshot
+    ahead = live_state_parse(text, tenant_id=tenant.pk, user_id=operator.pk, keys=[key])
+    with django_assert_num_queries(0):
+        decision = evaluate(actor=operator, tenant=tenant, steps=steps, facts=facts, live=ahead)
+    assert decision.outcome == Outcome.REQUIRE_CONFIRMATION, decision.codes
+    # Another actor, or other capabilities than the steps': read again, never trusted.
+    for actor, keys in ((other_user, [key]), (operator, [key, "workPermit.other"])):
+        other = live_state_parse(text, tenant_id=tenant.pk, user_id=operator.pk, keys=keys)
+        with django_assert_num_queries(1):
+            evaluate(actor=actor, tenant=tenant, steps=steps, facts=facts, live=other)
 
 
 @postgres_only

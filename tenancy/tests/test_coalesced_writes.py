@@ -16,7 +16,14 @@ from django.utils import timezone
 
 from events.models import EventStream
 from policy.models import AuditEvent
-from tenancy.db import coalesced_writes, insert_one, update_row_deferred, write_in_one_statement
+from tenancy.db import (
+    DeferredCheckFailed,
+    coalesced_writes,
+    defer_write,
+    insert_one,
+    update_row_deferred,
+    write_in_one_statement,
+)
 from tenancy.models import Tenant
 
 pytestmark = [pytest.mark.django_db(transaction=True),
@@ -129,3 +136,69 @@ def test_insert_one_reads_back_the_database_id_and_a_named_parameter_statement_g
                            {"name": "Acme named", "id": tenant.pk})
         assert len(statements) == 2 and statements[0].startswith("INSERT")
     assert _written(tenant) == ["one", "queued"]
+
+
+# --- deferred writes that must change one row (defer_write) -----------------------------------
+
+def _rename(tenant, name: str, *, only_if: str) -> tuple[str, list]:
+    return "UPDATE tenancy_tenant SET name = %s WHERE id = %s AND name = %s", [name, tenant.pk, only_if]
+
+
+def _stream_bump(stream) -> tuple[str, list]:
+    return "UPDATE events_eventstream SET last_seq = last_seq + 1 WHERE id = %s", [stream.pk]
+
+
+def test_a_checked_write_rides_on_a_final_update_and_passes_when_it_changed_one_row(tenant):
+    stream = _stream(tenant)
+    with transaction.atomic(), coalesced_writes(), sent() as statements:
+        assert defer_write(*_rename(tenant, "Checked", only_if=tenant.name), "tenancy_tenant", expect="RENAMED")
+        write_in_one_statement([_audit(tenant, "with-check")], then=_stream_bump(stream))
+        assert len(statements) == 1 and "RETURNING ARRAY[(SELECT count(*) FROM _cw0)]" in statements[0]
+    tenant.refresh_from_db()
+    assert tenant.name == "Checked" and _written(tenant) == ["with-check"]
+
+
+def test_a_checked_write_that_changed_no_row_fails_its_carrier_and_nothing_commits(tenant):
+    stream = _stream(tenant)
+    with pytest.raises(DeferredCheckFailed) as failed, transaction.atomic(), coalesced_writes():
+        defer_write(*_rename(tenant, "Never", only_if="some other name"), "tenancy_tenant", expect="NOT_WAITING")
+        write_in_one_statement([_audit(tenant, "rolled-back")], then=_stream_bump(stream))
+    assert failed.value.code == "NOT_WAITING"
+    stream.refresh_from_db()
+    assert stream.last_seq == 0 and _written(tenant) == []
+
+
+def test_a_carrier_that_changed_nothing_cannot_vouch_for_the_check(tenant):
+    # The final UPDATE matched no row, so its RETURNING reports nothing: the check is unknown, not passed.
+    missing = EventStream(tenant=tenant, conversation_id=uuid.uuid4(), last_seq=0, id=10**12)
+    with pytest.raises(DeferredCheckFailed), transaction.atomic(), coalesced_writes():
+        defer_write(*_rename(tenant, "Renamed", only_if=tenant.name), "tenancy_tenant", expect="UNVERIFIED")
+        write_in_one_statement(then=_stream_bump(missing))
+
+
+def test_a_checked_write_before_a_write_that_cannot_carry_checks_is_sent_alone_and_checked(tenant):
+    with pytest.raises(DeferredCheckFailed), transaction.atomic(), coalesced_writes(), sent() as statements:
+        defer_write(*_rename(tenant, "Never", only_if="some other name"), "tenancy_tenant", expect="ALONE")
+        write_in_one_statement([_audit(tenant, "queued before")])
+        AuditEvent.objects.for_tenant(tenant).filter(target_id="nothing").delete()
+    assert statements[0].startswith("WITH _cw0 AS (UPDATE") and "SELECT ARRAY[" in statements[0]
+    assert len(statements) == 1  # the DELETE never ran
+    assert _written(tenant) == []
+
+
+def test_a_checked_write_left_at_the_end_of_the_block_is_checked_there(tenant):
+    with sent() as statements, pytest.raises(DeferredCheckFailed), transaction.atomic(), coalesced_writes():
+        defer_write(*_rename(tenant, "Never", only_if="some other name"), "tenancy_tenant", expect="AT_END")
+        write_in_one_statement([_audit(tenant, "queued before")])
+    assert len(statements) == 1 and "SELECT ARRAY[" in statements[0]
+    assert _written(tenant) == []
+    with transaction.atomic(), coalesced_writes():
+        defer_write(*_rename(tenant, "At end", only_if=tenant.name), "tenancy_tenant", expect="AT_END")
+    tenant.refresh_from_db()
+    assert tenant.name == "At end"
+
+
+def test_outside_a_block_nothing_is_deferred(tenant):
+    assert defer_write(*_rename(tenant, "x", only_if=tenant.name), "tenancy_tenant", expect="X") is False
+    tenant.refresh_from_db()
+    assert tenant.name != "x"

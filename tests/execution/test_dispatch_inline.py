@@ -15,7 +15,7 @@ from django.contrib.auth.models import Permission
 from django.db import connection, transaction
 from django.utils import timezone
 
-from execution import engine, tasks
+from execution import engine, publish
 from execution.engine import StepOutcome, _claim, _finish, plan_steps_cached, run_step
 from execution.models import Execution, StepRun, TimelineEntry
 from execution.services import execution_cancel, execution_start
@@ -35,7 +35,7 @@ class WorkerDied(BaseException):
 @pytest.fixture
 def sent(monkeypatch):
     queue: list[tuple[str, str]] = []
-    monkeypatch.setattr(tasks.run_step_task, "apply_async", lambda args, countdown=None: queue.append(args))
+    monkeypatch.setattr(publish, "task_send", lambda task, args, countdown=None: queue.append(args))
     return queue
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 from django.db import connection, transaction
 
-from execution import engine, tasks
+from execution import engine, publish
 from execution.engine import _claim, run_step
 from execution.models import Execution, StepRun, TimelineEntry
 from execution.services import execution_start
@@ -41,7 +41,7 @@ DISPATCH_MARK = "WITH ready AS"
 @pytest.fixture
 def sent(monkeypatch):
     queue: list[tuple[str, str]] = []
-    monkeypatch.setattr(tasks.run_step_task, "apply_async", lambda args, countdown=None: queue.append(args))
+    monkeypatch.setattr(publish, "task_send", lambda task, args, countdown=None: queue.append(args))
     return queue
 
 
