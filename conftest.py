@@ -11,11 +11,15 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
+from config import logqueue
 from tenancy.models import Role, Tenant
 from tenancy.services import access_token_issue, membership_grant, tenant_create
 
 # Fixtures every test may use without importing them (the fake LLM on a loopback socket).
 pytest_plugins = ["tests.fakes.llm_server"]
+
+# Log lines written while their test runs, so the test's output capture holds them.
+logqueue.SYNCHRONOUS = True
 
 _seq = itertools.count()
 

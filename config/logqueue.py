@@ -35,6 +35,11 @@ class _Rendered(logging.Formatter):
         return rendered if rendered is not None else self.formatter.format(record)
 
 
+# True: write in the caller's thread, as a plain StreamHandler would (the test suite sets it, so a
+# test's lines are captured with that test instead of landing, later, between two tests).
+SYNCHRONOUS = False
+
+
 class BackgroundConsoleHandler(logging.handlers.QueueHandler):
     def __init__(self, stream: Any = None) -> None:
         super().__init__(queue.SimpleQueue())
@@ -52,6 +57,12 @@ class BackgroundConsoleHandler(logging.handlers.QueueHandler):
         if not isinstance(record.msg, dict):  # not structlog's: needs this thread's context now
             record._rendered = self.format(record)
         return record
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if SYNCHRONOUS:
+            self._console.emit(record)
+            return
+        super().emit(record)
 
     def enqueue(self, record: logging.LogRecord) -> None:
         if self._pid != os.getpid():

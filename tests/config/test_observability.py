@@ -62,3 +62,34 @@ def test_log_lines_are_json_with_the_bound_context(capsys):
     line = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
     assert (line["event"], line["conversationId"], line["tenantId"], line["status"]) == (
         "turn_settled", "c-1", "t-1", "SUCCESS")
+
+
+def test_the_console_handler_writes_from_its_own_thread_and_loses_nothing(monkeypatch):
+    import io
+    import logging.config
+
+    from django.conf import settings
+
+    from config import logqueue
+
+    monkeypatch.setattr(logqueue, "SYNCHRONOUS", False)
+    stream = io.StringIO()
+    handler = logqueue.BackgroundConsoleHandler(stream)
+    handler.setFormatter(logging.config.dictConfigClass(copy.deepcopy(settings.LOGGING)).configure_formatter(
+        copy.deepcopy(settings.LOGGING["formatters"]["json"])))
+    logger = logging.getLogger("tests.logqueue")
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        with structlog.contextvars.bound_contextvars(requestId="req-bg"):
+            for n in range(200):
+                structlog.get_logger("tests.logqueue").info("bg_line", n=n)
+            logger.warning("plain %s", "stdlib")  # rendered in the caller's thread (its context)
+        handler.flush()
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = True
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    assert [line["n"] for line in lines if line["event"] == "bg_line"] == list(range(200))
+    assert all(line["requestId"] == "req-bg" for line in lines)
+    assert lines[-1]["event"] == "plain stdlib"
