@@ -126,3 +126,30 @@ def run_on_throwaway_database(suffix: str, needs: str, measure: Callable[[], dic
     finally:
         connections.close_all()
         recreate_database(admin_url, name, create=False)
+
+
+def background_settle() -> float:
+    """Wait until what this process handed to its background threads has been done — event
+    publication (events.publisher), step messages (execution.publish) and log lines
+    (config.logqueue) — and return the milliseconds waited. Called before a timed call, so it does
+    not share the CPU with the leftovers of an untimed one."""
+    import logging
+
+    from events import publisher
+    from execution import publish
+
+    start = time.perf_counter_ns()
+    publisher.flush(5)
+    publish.flush(5)
+    for handler in logging.getLogger().handlers:
+        getattr(handler, "drain", lambda: None)()
+    return (time.perf_counter_ns() - start) / 1e6
+
+
+def enqueued_after(call_ms: float) -> float:
+    """`call_ms` plus the wait until the step messages the call handed over are in the broker."""
+    from execution import publish
+
+    start = time.perf_counter_ns()
+    publish.flush(None)
+    return call_ms + (time.perf_counter_ns() - start) / 1e6

@@ -4,14 +4,18 @@ Measured (`p50_ms`/`p95_ms`/`p99_ms`): the same call as bench/turn_latency.py �
 `conversations.services.conversation_turn(text="sim")` server-side on a conversation holding a
 pending soft confirmation (row lock + version, confirmation consumed, policy re-evaluated on live
 state, ALLOW receipt + audit, plan start, execution, step and timeline rows, events, turn record,
-enqueue of the first step to the Redis broker after commit). Each iteration first prepares the
-pending confirmation with an untimed "mude a validade para N dias".
+first step committed as DISPATCHED, its broker message sent by the sender thread right after the
+commit — `until_enqueued` adds the wait for it to be in Redis, and `ratio_until_enqueued` compares
+that with the peer, whose LPUSH is inside its timed call). Each iteration first prepares the
+pending confirmation with an untimed "mude a validade para N dias" and waits for that turn's
+background work (event publication, log line) before the timed call.
 
 `baseline`: bench/peers/langgraph_flow.py — a LangGraph graph that prepares a plan, `interrupt()`s
 for confirmation and, resumed with "sim", keeps the same records our turn keeps with the same
-statement economy ("equivalent": conversation + stream lock, pending confirmation, plan, live
-policy state and decision, receipt + audit + plan start, execution + steps + timeline + events +
-turn record + versioned conversation update, commit, LPUSH); the timed call is
+statement economy ("equivalent", two statements: conversation + stream lock with the pending
+confirmation, its plan and the live policy state, then the decision; receipt + audit + checked plan
+start + execution + steps + timeline + events + turn record + versioned conversation update in one
+statement; commit; LPUSH); the timed call is
 `graph.invoke(Command(resume="sim"))` with `PostgresSaver` on the same PostgreSQL server (its own
 database, `<name>_langgraph`, so its tables stay out of ours), durability "async" (LangGraph's
 default). `baseline_minimal`: the same graph whose node writes only a decision row and an
@@ -35,7 +39,7 @@ import sys
 import uuid
 from pathlib import Path
 
-from _common import ROOT, django_setup, emit, ratio, summarize, time_calls
+from _common import ROOT, background_settle, django_setup, emit, enqueued_after, ratio, summarize, time_calls
 
 django_setup()
 
@@ -132,6 +136,7 @@ class Ours:
         permit = sst.permit_create(tenant=self.tenant, company=company, number="9001", validity_days=10)
         self.ui = {"selection": {"entityType": "workPermit", "entityId": str(permit.pk)}}
         self.count = 0
+        self.enqueued: list[float] = []
 
     def round(self, n: int) -> list[float]:
         samples = []
@@ -141,13 +146,16 @@ class Ours:
             turn = conversation_turn(tenant=self.tenant, user=self.user, conversation_id=conversation.pk,
                                      text=f"mude a validade para {10 + self.count % 300} dias", ui_context=self.ui)
             assert turn["status"] == "CONFIRMATION_REQUIRED", turn["response"]
+            background_settle()  # the untimed prepare's event publication and log line are done first
 
             def confirm(_: int, conversation_id=conversation.pk) -> None:
                 done = conversation_turn(tenant=self.tenant, user=self.user, conversation_id=conversation_id,
                                          text="sim")
                 assert done["status"] == "EXECUTING", done["response"]
 
-            samples.extend(time_calls(confirm, n=1))
+            sample = time_calls(confirm, n=1)[0]
+            samples.append(sample)
+            self.enqueued.append(enqueued_after(sample))
         return samples
 
 
@@ -177,6 +185,8 @@ def main() -> None:
     emit(NAME, {**mine, "baseline": theirs, "ratio": ratio(mine, theirs), "ratio_p95": ratio(mine, theirs, "p95_ms"),
                 "baseline_minimal": minimal, "ratio_minimal": ratio(mine, minimal),
                 "baseline_sync": summarize(sync_samples), "peer": " ".join(PEER_REQUIREMENTS[:2]),
+                "until_enqueued": summarize(ours.enqueued[WARMUP:]),
+                "ratio_until_enqueued": ratio(summarize(ours.enqueued[WARMUP:]), theirs),
                 "peer_work": "baseline: the same records as our turn (peers/langgraph_flow.py 'equivalent'); "
                              "baseline_minimal: two rows",
                 "peer_durability": "async (default); baseline_sync: sync, equivalent work"})

@@ -4,9 +4,12 @@ Measured (`p50_ms`/`p95_ms`/`p99_ms`): `conversations.services.conversation_turn
 conversation with a pending soft confirmation — the row lock and version check, the confirmation
 lookup and consumption, policy re-evaluation (live state read now; target facts as decided at
 planning — the step re-reads them before its call) and the ALLOW receipt with its audit row, the
-plan start, the execution, step and timeline records, the events and the turn record, and the
-enqueue of the first step to the Redis broker (after commit; no worker consumes it here). Each
-iteration first prepares the pending confirmation with an untimed "mude a validade para N dias".
+plan start, the execution, step and timeline records (the first step committed as DISPATCHED: the
+outbox row that is the enqueue), the events and the turn record; the broker message itself is sent
+right after the commit by the process's sender thread (execution.publish), so `until_enqueued`
+reports the turn plus the wait until that message is in Redis (no worker consumes it here). Each
+iteration first prepares the pending confirmation with an untimed "mude a validade para N dias"
+and waits for that turn's background work (event publication, log line) before the timed call.
 
 `baseline`: a bare psycopg transaction of the same shape on the same server in the same run —
 lock a row, read it, update it with a version check, insert one event row (temp tables).
@@ -31,7 +34,7 @@ import sys
 import uuid
 from pathlib import Path
 
-from _common import ROOT, django_setup, emit, ratio, summarize, time_calls
+from _common import ROOT, background_settle, django_setup, emit, enqueued_after, ratio, summarize, time_calls
 
 django_setup()
 
@@ -62,7 +65,7 @@ def _world():
     return tenant, user, permit
 
 
-def _confirm_turns() -> list[float]:
+def _confirm_turns() -> tuple[list[float], list[float]]:
     tenant, user, permit = _world()
     ui = {"selection": {"entityType": "workPermit", "entityId": str(permit.pk)}}
     pending: dict[str, str] = {}
@@ -79,12 +82,15 @@ def _confirm_turns() -> list[float]:
         assert turn["status"] == "EXECUTING", turn["response"]
 
     samples: list[float] = []
+    enqueued: list[float] = []
     for i in range(N + WARMUP):
         prepare(i)
+        background_settle()  # the untimed prepare's event publication and log line are done first
         sample = time_calls(confirm, n=1)[0]
         if i >= WARMUP:
             samples.append(sample)
-    return samples
+            enqueued.append(enqueued_after(sample))
+    return samples, enqueued
 
 
 def _baseline() -> list[float]:
@@ -160,12 +166,14 @@ def main() -> None:
     snapshot_clear()
     celery_app.conf.task_always_eager = False
     try:
-        ours = summarize(_confirm_turns())
+        turns, enqueued = _confirm_turns()
+        ours = summarize(turns)
     finally:
         celery_app.control.purge()
     baseline = summarize(_baseline())
     share, turns = _llm_free_share()
-    emit(NAME, {**ours, "baseline": baseline, "ratio": ratio(ours, baseline), "llm_free_share": share,
+    emit(NAME, {**ours, "baseline": baseline, "ratio": ratio(ours, baseline),
+                "until_enqueued": summarize(enqueued), "llm_free_share": share,
                 "llm_free_share_source": "shared scenarios, in-process runner, fake LLM configured",
                 "scenario_turns": turns})
 

@@ -42,7 +42,7 @@ SYNCHRONOUS = False
 
 class BackgroundConsoleHandler(logging.handlers.QueueHandler):
     def __init__(self, stream: Any = None) -> None:
-        super().__init__(queue.SimpleQueue())
+        super().__init__(queue.Queue())
         self._console = logging.StreamHandler(stream)
         self._console.setFormatter(_Rendered(None))
         self._pid: int | None = None
@@ -70,10 +70,15 @@ class BackgroundConsoleHandler(logging.handlers.QueueHandler):
         self.queue.put_nowait(record)
 
     def _start(self) -> None:
-        self.queue = queue.SimpleQueue()  # after a fork the parent's queue has no reader here
+        self.queue = queue.Queue()  # after a fork the parent's queue has no reader here
         self._listener = logging.handlers.QueueListener(self.queue, self._console)
         self._listener.start()
         self._pid = os.getpid()
+
+    def drain(self) -> None:
+        """Wait until every queued record is written, leaving the listener running (benchmarks)."""
+        if self._listener is not None and self._pid == os.getpid():
+            self.queue.join()
 
     def flush(self) -> None:
         """Wait until every queued record is written (tests; shutdown). Under the handler's lock,

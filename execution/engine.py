@@ -100,7 +100,7 @@ def dispatch(execution_id: Any, step_id: str, *, countdown: float = 0) -> None:
     from .tasks import run_step_task
 
     args = (str(execution_id), step_id)
-    transaction.on_commit(lambda: publish.task_send(run_step_task, args, countdown=countdown or None))
+    transaction.on_commit(lambda: publish.send_soon(run_step_task, args, countdown=countdown or None))
 
 
 def dispatch_compensation(execution_id: Any) -> None:

@@ -8,8 +8,10 @@ import time
 
 import structlog
 from celery import shared_task
+from celery.signals import worker_process_shutdown
 from django.db import InterfaceError, OperationalError, connections
 
+from . import publish
 from .metrics import log_context
 
 # A connection this process used less than this long ago is not pinged again before the next task.
@@ -19,6 +21,12 @@ RECENT_USE_S = 5.0
 # worker from the other queued tasks.
 INLINE_BUDGET_S = 2.0
 _last_task_end = 0.0
+
+
+@worker_process_shutdown.connect
+def _send_what_is_left(**_: object) -> None:
+    """A pool process that stops sends the step messages its sender thread still holds."""
+    publish.flush(2.0)
 
 
 def _fresh_connection(task) -> None:

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
-from django.db import connection, migrations, transaction
+from django.db import connection, connections, migrations, transaction
 from django.db.models import Model
 
 MAINTAINER_ROLE = "agent_maintainer"
@@ -180,17 +180,28 @@ def _insert_sql(group: Sequence[Model]) -> tuple[str, list[Any]]:
     cost more than the round trip it saves)."""
     model = type(group[0])
     fields, head, row = _insert_template(model, getattr(group[0], model._meta.pk.attname) is None)
-    params = [field.get_db_prep_save(field.pre_save(obj, True), connection) for obj in group for field in fields]
+    db = connections[connection.alias]  # the wrapper itself: each field reads it several times
+    params = [field.get_db_prep_save(field.pre_save(obj, True) if auto else getattr(obj, field.attname), db)
+              for obj in group for field, auto in fields]
     return head + ", ".join([row] * len(group)), params
 
 
 @lru_cache(maxsize=256)
-def _insert_template(model: type[Model], auto_unset: bool) -> tuple[list[Any], str, str]:
+def _insert_template(model: type[Model], auto_unset: bool) -> tuple[list[tuple[Any, bool]], str, str]:
+    """(field, whether its value comes from pre_save) per column — a plain field's pre_save only
+    reads the attribute; auto_now/auto_now_add ones set it — then the INSERT's head and row."""
     opts = model._meta
     fields = [f for f in opts.concrete_fields if not (auto_unset and f is opts.auto_field)]
     quote = connection.ops.quote_name
     head = f"INSERT INTO {quote(opts.db_table)} ({', '.join(quote(f.column) for f in fields)}) VALUES "
-    return fields, head, "(" + ", ".join(["%s"] * len(fields)) + ")"
+    return ([(f, _custom_pre_save(f)) for f in fields], head,
+            "(" + ", ".join(["%s"] * len(fields)) + ")")
+
+
+def _custom_pre_save(field: Any) -> bool:
+    from django.db.models import Field
+
+    return type(field).pre_save is not Field.pre_save
 
 
 def update_row_sql(model: type[Model], where: dict[str, Any], values: dict[str, Any],
@@ -198,8 +209,9 @@ def update_row_sql(model: type[Model], where: dict[str, Any], values: dict[str, 
     """`UPDATE <table> SET <values>, <increment> = <increment> + 1 WHERE <where>` with the fields'
     own value preparation; the SQL text built once per shape (see _insert_sql)."""
     set_fields, where_fields, sql = _update_template(model, tuple(values), tuple(where), increment)
-    params = [f.get_db_prep_save(values[f.name], connection) for f in set_fields]
-    params += [f.get_db_prep_value(where[f.name], connection, prepared=False) for f in where_fields]
+    db = connections[connection.alias]
+    params = [f.get_db_prep_save(values[f.name], db) for f in set_fields]
+    params += [f.get_db_prep_value(where[f.name], db, prepared=False) for f in where_fields]
     return sql, params
 
 
@@ -384,8 +396,19 @@ def columns_sql(model: type[Model], alias: str) -> str:
 
 def instance_from_row(model: type[Model], values: Sequence[Any]) -> Any:
     """A model instance from raw column values, through the fields' own database converters (JSON)."""
+    attnames, converters = _row_reading(model)
+    converted = list(values)
+    if len(converted) != len(attnames):
+        raise ValueError(f"{model.__name__}: {len(converted)} values for {len(attnames)} columns")
+    db = connections[connection.alias]
+    for index, convert in converters:
+        if converted[index] is not None:
+            converted[index] = convert(converted[index], None, db)
+    return model.from_db(connection.alias, attnames, converted)
+
+
+@lru_cache(maxsize=256)
+def _row_reading(model: type[Model]) -> tuple[list[str], list[tuple[int, Any]]]:
     fields = model._meta.concrete_fields
-    converted = [field.from_db_value(value, None, connection)
-                 if value is not None and hasattr(field, "from_db_value") else value
-                 for field, value in zip(fields, values, strict=True)]
-    return model.from_db(connection.alias, [f.attname for f in fields], converted)
+    return ([f.attname for f in fields],
+            [(i, f.from_db_value) for i, f in enumerate(fields) if hasattr(f, "from_db_value")])

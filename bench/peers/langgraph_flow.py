@@ -11,14 +11,14 @@ redis). The graph has the shape of our confirm turn:
 Two versions of `start` (command field `work`):
 
 - "minimal": the two rows above — LangGraph's own resume machinery with the least a node can do.
-- "equivalent": the records our confirm turn keeps, with the same statement economy (five
-  statements in one transaction): lock the conversation and its event stream and read the pending
-  confirmation; read the plan; read the live policy state (role, capability status and version,
-  kill switches) in one query and decide; move the plan to running together with the receipt, the
-  audit row and the confirmation's decision; then the execution, its step rows, four timeline rows,
-  three events and the stream's new last seq, the turn record and the conversation's versioned
-  update in one statement; commit; LPUSH. The same work as ours, written as a careful LangGraph
-  developer would, so the difference is the frameworks.
+- "equivalent": the records our confirm turn keeps, with the same statement economy (two
+  statements in one transaction): lock the conversation and its event stream and read, in the same
+  statement, the pending confirmation, its plan and the live policy state (role, capability status
+  and version, kill switches), then decide; then one statement writes the receipt, the audit row,
+  the confirmation's decision, the plan's conditional move to running (checked through RETURNING),
+  the execution, its step rows, four timeline rows, three events and the stream's new last seq, the
+  turn record and the conversation's versioned update; commit; LPUSH. The same work as ours,
+  written as a careful LangGraph developer would, so the difference is the frameworks.
 
 Driven over stdin/stdout by bench/langgraph_confirm.py so both sides alternate in the same run:
 each input line is a JSON command `{"round": n, "durability": "async"|"sync", "work": …}`; for each of
@@ -143,44 +143,42 @@ def prepare_equivalent(app_conn: psycopg.Connection, plan: dict[str, Any]) -> st
 def start_equivalent(app_conn: psycopg.Connection, queue: redis.Redis, state: FlowState) -> str:
     now = time.time()
     with app_conn.transaction():
+        # 1: the lock, the pending confirmation, its plan and the live policy state, in one statement.
         row = app_conn.execute(
-            "SELECT c.version, s.last_seq, f.id, f.status, f.plan_id, f.plan_hash, f.expires_at > now() "
+            "SELECT c.version, s.last_seq, f.id, f.status, f.plan_id, f.plan_hash, f.expires_at > now(), "
+            "p.status, p.steps, (SELECT role FROM lg_member WHERE user_id = c.user_id AND tenant_id = c.tenant_id), "
+            "(SELECT json_object_agg(key, json_build_array(status, version)) FROM lg_capability "
+            " WHERE key IN (SELECT x->>'capability' FROM jsonb_array_elements(p.steps) x)), "
+            "(SELECT count(*) FROM lg_kill_switch WHERE active) "
             "FROM lg_conversation c JOIN lg_stream s ON s.conversation_id = c.id "
             "LEFT JOIN lg_confirmation f ON f.id = c.pending_confirmation "
+            "LEFT JOIN lg_plan p ON p.id = f.plan_id AND p.tenant_id = c.tenant_id "
             "WHERE c.id = %s AND c.tenant_id = %s AND c.user_id = %s FOR UPDATE OF c, s",
             (state["conversation_id"], TENANT, USER)).fetchone()
-        version, last_seq, confirmation, status, plan_id, plan_hash, fresh = row
+        (version, last_seq, confirmation, status, plan_id, plan_hash, fresh, plan_status, steps, role, capabilities,
+         switches) = row
         confirmation, plan_id = str(confirmation), str(plan_id)
         if status != "PENDING" or not fresh:
             raise RuntimeError("no pending confirmation")
-        plan_status, steps = app_conn.execute("SELECT status, steps FROM lg_plan WHERE id = %s AND tenant_id = %s",
-                                              (plan_id, TENANT)).fetchone()
         keys = [step["capability"] for step in steps]
-        role, capabilities, switches = app_conn.execute(
-            "SELECT (SELECT role FROM lg_member WHERE user_id = %s AND tenant_id = %s), "
-            "(SELECT json_object_agg(key, json_build_array(status, version)) FROM lg_capability WHERE key = ANY(%s)), "
-            "(SELECT count(*) FROM lg_kill_switch WHERE active)", (USER, TENANT, keys)).fetchone()
         allowed = role in ("operator", "supervisor") and switches == 0 and all(
             (capabilities or {}).get(key, [None])[0] == "ACTIVE" for key in keys)
         if not allowed or plan_status != "awaiting_confirmation":
             raise RuntimeError("denied")
         receipt, execution = str(uuid.uuid4()), str(uuid.uuid4())
         binding = {s["id"]: {"capability": s["capability"], "version": 1, "input": s["input"]} for s in steps}
-        started = app_conn.execute(
-            "WITH r AS (INSERT INTO lg_receipt VALUES (%s, %s, 'ALLOW', %s, %s, now(), now() + interval '5 minutes')), "
-            "a AS (INSERT INTO lg_audit (event_type, data, created_at) VALUES ('policy.receipt.allow', %s, now())), "
-            "f AS (UPDATE lg_confirmation SET status = 'CONSUMED', decided_at = now() WHERE id = %s) "
-            "UPDATE lg_plan SET status = 'running' WHERE id = %s AND status = 'awaiting_confirmation'",
-            (receipt, plan_id, json.dumps(binding), plan_hash, json.dumps({"receipt": receipt}), confirmation,
-             plan_id)).rowcount
-        if started != 1:
-            raise RuntimeError("already started")
         events = [("MESSAGE_RECEIVED", {"text": "sim"}), ("CONFIRMATION_RECEIVED", {"confirmation_id": confirmation}),
                   ("EXECUTION_STARTED", {"execution_id": execution, "steps": steps})]
         response = {"status": "EXECUTING", "execution": {"id": execution},
                     "events": [{"seq": last_seq + n, "type": t, "payload": p} for n, (t, p) in enumerate(events, 1)]}
-        updated = app_conn.execute(
-            "WITH e AS (INSERT INTO lg_exec VALUES (%s, %s, %s, 'running', now())), "
+        # 2: everything the turn writes, the plan's conditional start checked through RETURNING.
+        written = app_conn.execute(
+            "WITH r AS (INSERT INTO lg_receipt VALUES (%s, %s, 'ALLOW', %s, %s, now(), now() + interval '5 minutes')), "
+            "a AS (INSERT INTO lg_audit (event_type, data, created_at) VALUES ('policy.receipt.allow', %s, now())), "
+            "f AS (UPDATE lg_confirmation SET status = 'CONSUMED', decided_at = now() WHERE id = %s), "
+            "pl AS (UPDATE lg_plan SET status = 'running' WHERE id = %s AND status = 'awaiting_confirmation' "
+            "       RETURNING 1), "
+            "e AS (INSERT INTO lg_exec VALUES (%s, %s, %s, 'running', now())), "
             "st AS (INSERT INTO lg_step (execution_id, step_id, status, dispatched_at) "
             "       SELECT %s::uuid, x, 'dispatched', now() FROM unnest(%s::text[]) x), "
             "tl AS (INSERT INTO lg_timeline (execution_id, type, at, data) "
@@ -190,15 +188,19 @@ def start_equivalent(app_conn: psycopg.Connection, queue: redis.Redis, state: Fl
             "ss AS (UPDATE lg_stream SET last_seq = %s WHERE conversation_id = %s), "
             "tu AS (INSERT INTO lg_turn VALUES (%s, %s, 'sim', %s, now())) "
             "UPDATE lg_conversation SET version = version + 1, status = 'EXECUTING', state = %s, "
-            "pending_confirmation = pending_confirmation, updated_at = now() WHERE id = %s AND version = %s",
-            (execution, plan_id, receipt, execution, [s["id"] for s in steps], execution,
+            "pending_confirmation = pending_confirmation, updated_at = now() WHERE id = %s AND version = %s "
+            "RETURNING (SELECT count(*) FROM pl)",
+            (receipt, plan_id, json.dumps(binding), plan_hash, json.dumps({"receipt": receipt}), confirmation,
+             plan_id, execution, plan_id, receipt, execution, [s["id"] for s in steps], execution,
              ["PLAN_CREATED", "PLAN_VALIDATED", "CONFIRMATION_RECEIVED", "EXECUTION_STARTED"],
              state["conversation_id"], last_seq, [t for t, _ in events], [json.dumps(p) for _, p in events],
              last_seq + len(events), state["conversation_id"], str(uuid.uuid4()), state["conversation_id"],
              json.dumps(response), json.dumps({"last_response": response, "at": now}), state["conversation_id"],
-             version)).rowcount
-        if updated != 1:
+             version)).fetchone()
+        if written is None:
             raise RuntimeError("version conflict")
+        if written[0] != 1:
+            raise RuntimeError("already started")
     queue.lpush(QUEUE_KEY, json.dumps({"execution_id": execution, "step": steps[0]["id"]}))
     return execution
 

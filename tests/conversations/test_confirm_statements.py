@@ -29,7 +29,7 @@ def broker(monkeypatch):
     from config.celery import app
 
     sent: list[tuple] = []
-    monkeypatch.setattr(publish, "task_send", lambda task, args, countdown=None: sent.append(args))
+    monkeypatch.setattr(publish, "send_soon", lambda task, args, countdown=None: sent.append(args))
     saved, app.conf.task_always_eager = app.conf.task_always_eager, False
     yield sent
     app.conf.task_always_eager = saved

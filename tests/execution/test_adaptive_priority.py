@@ -104,6 +104,7 @@ def _lengths() -> dict[str, int]:
 @pytest.mark.django_db(transaction=True)
 def test_a_batch_near_its_deadline_is_sent_to_the_high_queue_and_a_bare_worker_consumes_every_queue(
         celery_worker_process, registry, tenant, operator):
+    from execution import publish
     from execution.tasks import ping_task, run_step_task
 
     from .worker import ROOT, WorkerProcess, purge_queues
@@ -112,6 +113,7 @@ def test_a_batch_near_its_deadline_is_sent_to_the_high_queue_and_a_bare_worker_c
     purge_queues()
     plan, receipt = batch_plan(tenant=tenant, actor=operator, ids=make_batch_world(tenant, 2))
     execution = execution_start(plan=plan, receipt_id=receipt.pk, actor=operator, tenant=tenant)
+    assert publish.flush(10)  # the steps' messages leave from the sender thread, right after the commit
     assert _lengths()["execution"] == 3  # training, risk, compliance: a fresh batch is normal priority
     Execution.objects.for_tenant(tenant).filter(pk=execution.pk).update(
         started_at=timezone.now() - timedelta(seconds=time_budget_s() * 0.9))

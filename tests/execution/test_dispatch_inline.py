@@ -35,7 +35,7 @@ class WorkerDied(BaseException):
 @pytest.fixture
 def sent(monkeypatch):
     queue: list[tuple[str, str]] = []
-    monkeypatch.setattr(publish, "task_send", lambda task, args, countdown=None: queue.append(args))
+    monkeypatch.setattr(publish, "send_soon", lambda task, args, countdown=None: queue.append(args))
     return queue
 
 

@@ -41,7 +41,7 @@ DISPATCH_MARK = "WITH ready AS"
 @pytest.fixture
 def sent(monkeypatch):
     queue: list[tuple[str, str]] = []
-    monkeypatch.setattr(publish, "task_send", lambda task, args, countdown=None: queue.append(args))
+    monkeypatch.setattr(publish, "send_soon", lambda task, args, countdown=None: queue.append(args))
     return queue
 
 
