@@ -17,12 +17,14 @@ connection can use it.
 from __future__ import annotations
 
 import threading
+import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from django.db import connection, connections, migrations, transaction
+from django.db import connection, connections, migrations, models, transaction
 from django.db.models import Model
 
 MAINTAINER_ROLE = "agent_maintainer"
@@ -181,27 +183,51 @@ def _insert_sql(group: Sequence[Model]) -> tuple[str, list[Any]]:
     model = type(group[0])
     fields, head, row = _insert_template(model, getattr(group[0], model._meta.pk.attname) is None)
     db = connections[connection.alias]  # the wrapper itself: each field reads it several times
-    params = [field.get_db_prep_save(field.pre_save(obj, True) if auto else getattr(obj, field.attname), db)
-              for obj in group for field, auto in fields]
+    params = []
+    for obj in group:
+        for field, auto, ready in fields:
+            value = field.pre_save(obj, True) if auto else getattr(obj, field.attname)
+            # A value already of the exact type the field would turn it into goes as it is.
+            as_is = (value is None and bool(ready)) or (type(value) in ready and _aware(value))
+            params.append(value if as_is else field.get_db_prep_save(value, db))
     return head + ", ".join([row] * len(group)), params
 
 
+def _aware(value: Any) -> bool:
+    return not isinstance(value, datetime) or value.tzinfo is not None
+
+
 @lru_cache(maxsize=256)
-def _insert_template(model: type[Model], auto_unset: bool) -> tuple[list[tuple[Any, bool]], str, str]:
-    """(field, whether its value comes from pre_save) per column — a plain field's pre_save only
-    reads the attribute; auto_now/auto_now_add ones set it — then the INSERT's head and row."""
+def _insert_template(model: type[Model], auto_unset: bool) -> tuple[list[tuple[Any, bool, tuple]], str, str]:
+    """(field, whether its value comes from pre_save, the value types it sends unchanged) per
+    column — a plain field's pre_save only reads the attribute; auto_now/auto_now_add ones set it —
+    then the INSERT's head and row."""
     opts = model._meta
     fields = [f for f in opts.concrete_fields if not (auto_unset and f is opts.auto_field)]
     quote = connection.ops.quote_name
     head = f"INSERT INTO {quote(opts.db_table)} ({', '.join(quote(f.column) for f in fields)}) VALUES "
-    return ([(f, _custom_pre_save(f)) for f in fields], head,
+    return ([(f, _custom_pre_save(f), _ready_types(f)) for f in fields], head,
             "(" + ", ".join(["%s"] * len(fields)) + ")")
 
 
 def _custom_pre_save(field: Any) -> bool:
-    from django.db.models import Field
+    return type(field).pre_save is not models.Field.pre_save
 
-    return type(field).pre_save is not Field.pre_save
+
+# Fields whose get_db_prep_save returns a value of these exact types unchanged on PostgreSQL (an
+# aware datetime included: adapt_datetimefield_value passes it through). Anything else — another
+# type, a JSON field, a subclass with its own conversion — goes through the field as Django does.
+_READY = {models.CharField: (str,), models.TextField: (str,), models.BooleanField: (bool,),
+          models.IntegerField: (int,), models.BigIntegerField: (int,), models.PositiveIntegerField: (int,),
+          models.PositiveBigIntegerField: (int,), models.SmallIntegerField: (int,),
+          models.PositiveSmallIntegerField: (int,), models.AutoField: (int,), models.BigAutoField: (int,),
+          models.UUIDField: (uuid.UUID,), models.DateTimeField: (datetime,)}
+
+
+def _ready_types(field: Any) -> tuple:
+    if isinstance(field, models.ForeignKey) and type(field) is models.ForeignKey:
+        return _ready_types(field.target_field)
+    return _READY.get(type(field), ())
 
 
 def update_row_sql(model: type[Model], where: dict[str, Any], values: dict[str, Any],

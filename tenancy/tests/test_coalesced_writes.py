@@ -202,3 +202,35 @@ def test_outside_a_block_nothing_is_deferred(tenant):
     assert defer_write(*_rename(tenant, "x", only_if=tenant.name), "tenancy_tenant", expect="X") is False
     tenant.refresh_from_db()
     assert tenant.name != "x"
+
+
+def test_insert_parameters_are_what_the_fields_themselves_would_send(tenant, operator):
+    # Values already of the field's type skip the field's conversion: the result must not change.
+    from datetime import timedelta
+
+    from psycopg.types.json import Jsonb
+
+    from execution.models import TimelineEntry
+    from policy.models import PolicyReceipt
+    from tenancy.db import _insert_sql
+
+    now = timezone.now()
+    rows = [
+        [_audit(tenant, "plain"), AuditEvent(tenant_id=str(tenant.pk), event_type="t", target_type="x",
+                                            target_id="7", data={"a": [1, "b"]}, created_at=now, actor=operator)],
+        [TimelineEntry(tenant_id=tenant.pk, execution_id=uuid.uuid4(), type="EXECUTION_STARTED", at=now,
+                       data={"n": 1}, step_id="s1")],
+        [PolicyReceipt(tenant=tenant, actor=operator, stage="confirmation", plan_id=str(uuid.uuid4()),
+                       plan_hash="h" * 64, decision="ALLOW", level="soft", risk="low", steps={"s1": {}},
+                       reasons=[], issued_at=now, expires_at=now + timedelta(minutes=5))],
+    ]
+    for group in rows:
+        _, params = _insert_sql(group)
+        fields = [f for f in type(group[0])._meta.concrete_fields
+                  if not (getattr(group[0], type(group[0])._meta.pk.attname) is None and f.primary_key)]
+        expected = [f.get_db_prep_save(f.pre_save(obj, True), connection) for obj in group for f in fields]
+
+        def plain(values):
+            return [(type(v).__name__, v.obj) if isinstance(v, Jsonb) else (type(v).__name__, v) for v in values]
+
+        assert plain(params) == plain(expected)
