@@ -109,6 +109,9 @@ def perform_batch(execution: Execution, run: StepRun, plan_step: PlanStep, spec:
     if _over_items_budget(ctx, int(runtime.budget.get("max_items", 10**9))):
         ctx.halt("BUDGET_ITEMS")
         return _finish(ctx, outcome)
+    if _held(ctx) == "PAUSED":  # its message arrived after a pause: park before writing any item
+        ctx.halt("PAUSED")
+        return _finish(ctx, outcome)
     _items_ensure(ctx)
     beat = None if ctx.inline else threading.Thread(target=_heartbeat, args=(ctx,), daemon=True)
     if beat is not None:
