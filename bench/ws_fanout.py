@@ -25,8 +25,10 @@ from __future__ import annotations
 import io
 import json
 import os
+import queue
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from urllib.parse import urlparse
@@ -38,6 +40,7 @@ SIZES = tuple(int(n) for n in os.environ.get("WS_FANOUT_SIZES", "1,100,500").spl
 EVENTS = {1: 200, 100: 60, 500: 40}  # per N; other N (WS_FANOUT_SIZES) get 40
 WARMUP_EVENTS = 5
 BASELINE_EVENTS = 40
+EXPECT_TIMEOUT_S = 60.0
 SERVERS = int(os.environ.get("WS_FANOUT_SERVERS", os.cpu_count() or 1))
 
 
@@ -75,12 +78,27 @@ class Clients:
         self.process = subprocess.Popen(
             [sys.executable, str(ROOT / "bench" / "_ws_clients.py"), str(port), conversation_id, token, str(count),
              str(after)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
         Clients.started.append(self)
         self.expect("ready")
 
-    def expect(self, line: str) -> None:
+    def _read(self) -> None:
+        for got in self.process.stdout:
+            self.lines.put(got)
+        self.lines.put("")
+
+    def _next(self, timeout_s: float) -> str:
+        try:
+            return self.lines.get(timeout=timeout_s)
+        except queue.Empty:
+            raise RuntimeError(f"nothing from the websocket clients within {timeout_s:.0f} s") from None
+
+    def expect(self, line: str, timeout_s: float = EXPECT_TIMEOUT_S) -> None:
+        """Wait for `line`; a frame that never arrives fails the run instead of hanging it."""
+        deadline = time.monotonic() + timeout_s
         while True:
-            got = self.process.stdout.readline()
+            got = self._next(max(0.1, deadline - time.monotonic()))
             if not got:
                 raise RuntimeError("the websocket clients exited")
             if got.strip() == line:
@@ -89,7 +107,7 @@ class Clients:
     def arrivals(self) -> dict[int, list[float]]:
         self.process.stdin.write("dump\n")
         self.process.stdin.flush()
-        data = json.loads(self.process.stdout.readline())
+        data = json.loads(self._next(EXPECT_TIMEOUT_S))
         self.process.wait(timeout=30)
         return {int(seq): times for seq, times in data.items()}
 

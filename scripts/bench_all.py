@@ -25,7 +25,10 @@ COLUMNS = ["p50_ms", "p95_ms", "p99_ms", "ratio"]
 
 def _run(script: Path) -> dict:
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    try:
+        proc = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    except subprocess.TimeoutExpired:
+        return {"name": script.stem, "error": "timed out after 600 s"}
     lines = [line for line in proc.stdout.strip().splitlines() if line.startswith("{")]
     if proc.returncode != 0 or not lines:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-5:]
