@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -25,13 +26,18 @@ COLUMNS = ["p50_ms", "p95_ms", "p99_ms", "ratio"]
 
 def _run(script: Path) -> dict:
     started = time.monotonic()
+    # Its own process group: a script that times out is stopped with the servers and clients it started.
+    proc = subprocess.Popen([sys.executable, str(script)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
     try:
-        proc = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+        stdout, stderr = proc.communicate(timeout=600)
     except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
         return {"name": script.stem, "error": "timed out after 600 s"}
-    lines = [line for line in proc.stdout.strip().splitlines() if line.startswith("{")]
+    lines = [line for line in stdout.strip().splitlines() if line.startswith("{")]
     if proc.returncode != 0 or not lines:
-        tail = (proc.stderr or proc.stdout).strip().splitlines()[-5:]
+        tail = (stderr or stdout).strip().splitlines()[-5:]
         return {"name": script.stem, "error": " | ".join(tail) or f"exit {proc.returncode}"}
     result = json.loads(lines[-1])
     result["_seconds"] = round(time.monotonic() - started, 1)
