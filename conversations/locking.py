@@ -82,8 +82,8 @@ def _sql(by_user: bool, live: bool) -> str:
             f"WHERE k.plan_id = p.plan_id ORDER BY 1)")
     # Only while the confirmation is pending: the only case the turn may start the plan.
     ahead = (f", CASE WHEN p.status = %s THEN "
-             f"{live_state_sql(tenant_sql='c.tenant_id', user_sql='c.user_id', keys_sql=keys)} END, {keys}"
-             if live else ", NULL, NULL")
+             f"{live_state_sql(tenant_sql='c.tenant_id', user_sql='c.user_id', keys_sql=keys)} END"
+             if live else ", NULL")
     return (
         f"SELECT {columns_sql(Conversation, 'c')}, {columns_sql(Confirmation, 'p')}, "
         f"{columns_sql(Clarification, 'q')}, "
@@ -110,7 +110,7 @@ def _take_one_statement(tenant: Tenant, user: Any | None, conversation_id: uuid.
     conversation_values = row[:sizes[0]]
     confirmation_values = row[sizes[0]:sizes[0] + sizes[1]]
     clarification_values = row[sizes[0] + sizes[1]:sum(sizes)]
-    last_seq, seen_version, registry, plan_text, steps_text, live_text, live_keys = row[sum(sizes):]
+    last_seq, seen_version, registry, plan_text, steps_text, live_text = row[sum(sizes):]
     conversation = instance_from_row(Conversation, conversation_values)
     taken = Taken(conversation, int(last_seq), None if registry is None else int(registry))
     if seen_version != conversation.version:  # the lock waited for a turn: its decisions are newer
@@ -124,8 +124,9 @@ def _take_one_statement(tenant: Tenant, user: Any | None, conversation_id: uuid.
         plan, steps = plan_with_steps_from_json(plan_text, steps_text)
         if plan is not None and plan.tenant_id == tenant.pk:
             taken.plan, taken.plan_steps = plan, steps
+            # Asked for the capabilities of these very step rows (same statement, same snapshot).
             taken.live = live_state_parse(live_text, tenant_id=conversation.tenant_id, user_id=conversation.user_id,
-                                          keys=live_keys or ())
+                                          keys={step.capability_id for step in steps})
     return taken
 
 

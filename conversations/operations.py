@@ -353,7 +353,7 @@ def approve_and_start(turn: Turn, plan: ExecutionPlan, confirmation: Confirmatio
                         review_request_id=review_request_id)
     receipt = receipt_issue(actor=turn.user, tenant=turn.tenant, plan_id=plan.pk, plan_hash=plan.canonical_hash,
                             steps=steps, facts=facts, approval=approval,
-                            live=turn.pending_live if turn.pending_plan and turn.pending_plan[0] is plan else None)
+                            live=turn.pending_live)  # policy uses it only if read for these capabilities
     if receipt.decision != Outcome.ALLOW:
         codes = [r.get("code") for r in receipt.reasons]
         turn.go(Status.FAILED)

@@ -69,9 +69,14 @@ def _producer(app: Any) -> tuple[Any, set[str]]:
     return _local.producer, _local.declared
 
 
+def _real(task: Any) -> Any:
+    """The task itself behind a shared_task proxy (each attribute read through the proxy resolves it)."""
+    return task._get_current_object() if hasattr(task, "_get_current_object") else task
+
+
 def task_send(task: Any, args: tuple[Any, ...], *, countdown: float | None = None, queue: str | None = None) -> str:
     """Publish `task(*args)`; returns the task id."""
-    task = task._get_current_object() if hasattr(task, "_get_current_object") else task  # a shared_task proxy
+    task = _real(task)
     app = task.app
     if app.conf.task_always_eager:
         return task.apply_async(args, countdown=countdown, queue=queue).id
@@ -131,7 +136,7 @@ def _current() -> _Sender:
 
 def send_soon(task: Any, args: tuple[Any, ...], *, countdown: float | None = None) -> None:
     """After a commit that recorded the step as DISPATCHED: publish from the sender thread (eager: run now)."""
-    real = task._get_current_object() if hasattr(task, "_get_current_object") else task
+    real = _real(task)
     if real.app.conf.task_always_eager:
         real.apply_async(args, countdown=countdown)
         return
