@@ -15,7 +15,9 @@ from .models import (
     ComponentType,
     Employee,
     FaultRule,
+    Finding,
     IdempotencyRecord,
+    Inspection,
     PermitComponent,
     PermitWorker,
     WorkPermit,
@@ -78,6 +80,21 @@ class WorkPermitAdmin(TenantAdmin):
     list_filter = ("tenant", "status")
     search_fields = ("number", "company__name")
     inlines = [PermitComponentInline, PermitWorkerInline]
+
+
+class FindingInline(ReadOnlyMixin, admin.TabularInline):
+    model = Finding
+    fields = ("description", "severity", "created_at")
+    readonly_fields = fields
+    extra = 0
+
+
+@admin.register(Inspection)
+class InspectionAdmin(TenantAdmin):
+    list_display = ("number", "company", "site", "status", "scheduled_for", "inspector", "revision", "tenant")
+    list_filter = ("tenant", "status")
+    search_fields = ("number", "company__name", "site")
+    inlines = [FindingInline]
 
 
 @admin.register(FaultRule)

@@ -52,7 +52,8 @@ WRITE_HEADER_PARAMETERS = [
     OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False,
                      description="Replays the first completed answer to the same request."),
     OpenApiParameter("If-Match", str, OpenApiParameter.HEADER, required=False,
-                     description="The permit revision this write expects (409 REVISION_MISMATCH otherwise)."),
+                     description="The permit's or inspection's revision this write expects "
+                                 "(409 REVISION_MISMATCH otherwise)."),
 ]
 
 

@@ -6,10 +6,8 @@ faults, If-Match, Idempotency-Key) live in `sst.api_base.SstApi`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -17,73 +15,27 @@ from rest_framework.response import Response
 
 from tenancy.models import Role
 
-from . import checks, selectors, services
+from . import selectors, services
 from .api_base import WRITE_HEADER_PARAMETERS, SstApi, created, ok
 from .fields import ComponentKeyField, TenantReferenceField, TextField
 from .models import (
     MAX_VALIDITY_DAYS,
-    NAME_MAX_LENGTH,
     NOTES_MAX_LENGTH,
     NUMBER_MAX_LENGTH,
     Company,
     Employee,
     PermitStatus,
 )
-
-_MAX_ID = 2**63 - 1
-number_validator = RegexValidator(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$", "Use letters, digits and . _ / - only.")
-
-
-class StrictSerializer(serializers.Serializer):
-    """A request body: unknown fields are an error, not silently ignored."""
-
-    def to_internal_value(self, data: Any) -> dict[str, Any]:
-        if isinstance(data, Mapping):
-            unknown = sorted(set(data) - set(self.fields))
-            if unknown:
-                raise serializers.ValidationError({name[:100]: ["Unknown field."] for name in unknown})
-        return super().to_internal_value(data)
-
-
-def _no_duplicates(values: list[Any]) -> list[Any]:
-    if len({value.pk for value in values}) != len(values):
-        raise serializers.ValidationError("Duplicate items.")
-    return values
-
-
-class NamedRefSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-
-
-class TrainingCheckOutputSerializer(serializers.Serializer):
-    permit_id = serializers.IntegerField()
-    trained = serializers.BooleanField()
-    workers = serializers.IntegerField()
-    untrained = NamedRefSerializer(many=True)
-
-
-class RiskAssessmentOutputSerializer(serializers.Serializer):
-    permit_id = serializers.IntegerField()
-    level = serializers.ChoiceField(choices=["low", "medium", "high"])
-    score = serializers.IntegerField()
-    factors = serializers.ListField(child=serializers.CharField())
-
-
-class ComplianceOutputSerializer(serializers.Serializer):
-    permit_id = serializers.IntegerField()
-    compliant = serializers.BooleanField()
-    issues = serializers.ListField(child=serializers.CharField())
-    source = serializers.CharField()
-
-
-class EvaluationOutputSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    permit_id = serializers.IntegerField()
-    outcome = serializers.CharField()
-    reasons = serializers.ListField(child=serializers.CharField())
-    checks = serializers.DictField()
-    created_at = serializers.DateTimeField()
+from .serializers import (
+    MAX_ID,
+    CountOutputSerializer,
+    NamedRefSerializer,
+    NumberedFilterSerializer,
+    SearchFilterSerializer,
+    StrictSerializer,
+    no_duplicates,
+    number_validator,
+)
 
 
 class ComponentTypeOutputSerializer(serializers.Serializer):
@@ -134,17 +86,9 @@ class PermitOutputSerializer(serializers.Serializer):
     updated_at = serializers.DateTimeField()
 
 
-class CountOutputSerializer(serializers.Serializer):
-    count = serializers.IntegerField()
-
-
 def permit_response(api: SstApi, permit_id: int, *, status_code: int = status.HTTP_200_OK) -> Response:
     permit = selectors.permit_get(tenant=api.tenant, permit_id=permit_id)
     return ok(PermitOutputSerializer(permit).data, revision=permit.revision, status_code=status_code)
-
-
-class SearchFilterSerializer(serializers.Serializer):
-    q = serializers.CharField(required=False, max_length=NAME_MAX_LENGTH)
 
 
 # -- catalog reads ------------------------------------------------------------------------------
@@ -172,7 +116,7 @@ class ComponentTypeListApi(SstApi):
 
 
 class EmployeeFilterSerializer(SearchFilterSerializer):
-    company = serializers.IntegerField(source="company_id", required=False, min_value=1, max_value=_MAX_ID)
+    company = serializers.IntegerField(source="company_id", required=False, min_value=1, max_value=MAX_ID)
 
 
 class EmployeeListApi(SstApi):
@@ -206,12 +150,8 @@ class EmployeeDetailApi(SstApi):
 # -- permits ------------------------------------------------------------------------------------
 
 
-class PermitFilterSerializer(serializers.Serializer):
-    number = serializers.CharField(required=False, max_length=NUMBER_MAX_LENGTH)
-    company = serializers.IntegerField(source="company_id", required=False, min_value=1, max_value=_MAX_ID)
-    company_name = serializers.CharField(required=False, max_length=NAME_MAX_LENGTH)
+class PermitFilterSerializer(NumberedFilterSerializer):
     status = serializers.ChoiceField(required=False, choices=PermitStatus.choices)
-    q = serializers.CharField(required=False, max_length=NAME_MAX_LENGTH)
     ids = serializers.RegexField(r"^[0-9]{1,18}(,[0-9]{1,18}){0,199}$", required=False,
                                  help_text="Comma-separated permit ids (at most 200): batch reads.")
 
@@ -232,10 +172,10 @@ class PermitListApi(SstApi):
         workers = serializers.ListField(child=TenantReferenceField(Employee), required=False, max_length=200)
 
         def validate_components(self, value: list[Any]) -> list[Any]:
-            return _no_duplicates(value)
+            return no_duplicates(value)
 
         def validate_workers(self, value: list[Any]) -> list[Any]:
-            return _no_duplicates(value)
+            return no_duplicates(value)
 
     @extend_schema(parameters=[FilterSerializer], responses=PermitOutputSerializer(many=True))
     def get(self, request: Request) -> Response:
@@ -410,55 +350,3 @@ class PermitWorkerDetailApi(SstApi):
             tenant=self.tenant, permit_id=id, employee_id=employee_id, expected_revision=self.expected_revision
         )
         return ok(None, revision=permit.revision, status_code=status.HTTP_204_NO_CONTENT)
-
-
-
-# -- batch checks (PRD-034 §110; sst.checks) ------------------------------------------------------
-
-
-class PermitTrainingCheckApi(SstApi):
-    @extend_schema(responses=TrainingCheckOutputSerializer)
-    def get(self, request: Request, id: int) -> Response:
-        return ok(TrainingCheckOutputSerializer(checks.training_check(tenant=self.tenant, permit_id=id)).data)
-
-
-class PermitRiskAssessmentApi(SstApi):
-    @extend_schema(responses=RiskAssessmentOutputSerializer)
-    def get(self, request: Request, id: int) -> Response:
-        return ok(RiskAssessmentOutputSerializer(checks.risk_assessment(tenant=self.tenant, permit_id=id)).data)
-
-
-class PermitComplianceApi(SstApi):
-    source = "primary"
-
-    @extend_schema(responses=ComplianceOutputSerializer)
-    def get(self, request: Request, id: int) -> Response:
-        result = checks.compliance_check(tenant=self.tenant, permit_id=id, source=self.source)
-        return ok(ComplianceOutputSerializer(result).data)
-
-
-class PermitComplianceSecondaryApi(PermitComplianceApi):
-    """The registered secondary compliance source: same answer, its own route (and faults)."""
-
-    source = "secondary"
-
-
-class PermitEvaluationsApi(SstApi):
-    class InputSerializer(StrictSerializer):
-        trained = serializers.BooleanField()
-        risk_level = serializers.ChoiceField(choices=["low", "medium", "high"])
-        compliant = serializers.BooleanField()
-
-    @extend_schema(responses=EvaluationOutputSerializer(many=True))
-    def get(self, request: Request, id: int) -> Response:
-        rows = checks.permit_evaluation_list(tenant=self.tenant, permit_id=id)
-        return ok(EvaluationOutputSerializer(rows, many=True).data)
-
-    @extend_schema(request=InputSerializer, responses={201: EvaluationOutputSerializer},
-                   parameters=WRITE_HEADER_PARAMETERS)
-    def post(self, request: Request, id: int) -> Response:
-        data = self.parse(self.InputSerializer, request.data)
-        evaluation = checks.permit_evaluation_record(tenant=self.tenant, permit_id=id,
-                                                     findings=checks.Findings(**data),
-                                                     expected_revision=self.expected_revision)
-        return created(EvaluationOutputSerializer(evaluation).data)

@@ -9,8 +9,11 @@ processes share one budget and never inject more faults than asked.
 `match` narrows a rule to calls about one item: each `field: value` must equal (ignoring case
 and accents) the body's value — or a URL argument's — or be contained in the name of the object
 that value refers to: `{"component": "Espaço Confinado"}` matches `{"component": "confinedSpace"}`
-and `{"employee": "Maria"}` matches the id of "Maria Souza". There is no library for this: it is
-a test double of this one API.
+and `{"employee": "Maria"}` matches the id of "Maria Souza". An item a body names under another
+field is matched under the item's name: `{"finding": "guarda-corpo"}` matches a finding added with
+`{"description": "Guarda-corpo solto"}` and the removal of that finding (its id in the URL). The
+URL's `id` is the permit's number for `permit` on permit routes and the inspection's number for
+`inspection` on inspection routes. There is no library for this: it is a test double of this one API.
 """
 
 from __future__ import annotations
@@ -25,10 +28,12 @@ from django.db.models import F, Q
 
 from tenancy.models import Tenant
 
-from .models import Company, ComponentType, Employee, FaultRule, PermitComponent, WorkPermit
+from .models import Company, ComponentType, Employee, FaultRule, Finding, Inspection, PermitComponent, WorkPermit
 from .text import fold
 
 APP_NAMESPACE = "sst"
+# Match fields whose value a body carries under another name (a finding is added by its description).
+_BODY_FIELDS = {"finding": "description"}
 
 
 @dataclass(frozen=True)
@@ -89,7 +94,7 @@ def fault_apply(
         .order_by("id")
     )
     for rule in rules:
-        if rule.match and not _matches(tenant, rule.match, body(), url_kwargs):
+        if rule.match and not _matches(tenant, rule.match, body(), route, url_kwargs):
             continue
         if rule.times is not None and not _consume(tenant, rule):
             continue  # another process used the last one
@@ -117,18 +122,26 @@ def _names_of(tenant: Tenant, field: str, values: list[Any]) -> list[str]:
     if field in ("component", "components"):
         keys = [v for v in values if isinstance(v, str)]
         return list(ComponentType.objects.for_tenant(tenant).filter(key__in=keys).values_list("name", flat=True))
-    if field in ("employee", "responsible", "workers"):
+    if field == "finding":
+        return [v for v in values if isinstance(v, str)]  # a finding's description is its name
+    if field in ("employee", "responsible", "workers", "inspector"):
         return list(Employee.objects.for_tenant(tenant).filter(pk__in=_ids(values)).values_list("name", flat=True))
     if field == "company":
         return list(Company.objects.for_tenant(tenant).filter(pk__in=_ids(values)).values_list("name", flat=True))
     return []
 
 
-def _from_url(tenant: Tenant, field: str, url_kwargs: dict[str, Any]) -> tuple[list[Any], list[str]]:
+def _from_url(tenant: Tenant, field: str, route: str, url_kwargs: dict[str, Any]) -> tuple[list[Any], list[str]]:
     """(raw values, names) a URL argument contributes to `field`."""
-    if field == "permit" and "id" in url_kwargs:
+    if field == "permit" and "id" in url_kwargs and route.startswith(f"{APP_NAMESPACE}:permit"):
         numbers = WorkPermit.objects.for_tenant(tenant).filter(pk=url_kwargs["id"]).values_list("number", flat=True)
         return list(numbers), []
+    if field == "inspection" and "id" in url_kwargs and route.startswith(f"{APP_NAMESPACE}:inspection"):
+        numbers = Inspection.objects.for_tenant(tenant).filter(pk=url_kwargs["id"]).values_list("number", flat=True)
+        return list(numbers), []
+    if field == "finding" and "finding_id" in url_kwargs:
+        rows = Finding.objects.for_tenant(tenant).filter(pk=url_kwargs["finding_id"])
+        return [], list(rows.values_list("description", flat=True))
     if field == "component" and "component_id" in url_kwargs:
         rows = PermitComponent.objects.for_tenant(tenant).filter(pk=url_kwargs["component_id"])
         pairs = list(rows.values_list("component_type__key", "component_type__name"))
@@ -138,13 +151,14 @@ def _from_url(tenant: Tenant, field: str, url_kwargs: dict[str, Any]) -> tuple[l
     return [], []
 
 
-def _matches(tenant: Tenant, match: dict[str, Any], body: Any, url_kwargs: dict[str, Any]) -> bool:
+def _matches(tenant: Tenant, match: dict[str, Any], body: Any, route: str, url_kwargs: dict[str, Any]) -> bool:
     body = body if isinstance(body, dict) else {}
     for field, expected in match.items():
         wanted = fold(str(expected))
-        raw, names = _from_url(tenant, field, url_kwargs)
-        if field in body:
-            values = _as_list(body[field])
+        raw, names = _from_url(tenant, field, route, url_kwargs)
+        body_field = _BODY_FIELDS.get(field, field)
+        if body_field in body:
+            values = _as_list(body[body_field])
             raw, names = raw + values, names + _names_of(tenant, field, values)
         if not (any(fold(str(v)) == wanted for v in raw) or any(wanted in fold(n) for n in names)):
             return False

@@ -11,8 +11,10 @@ PT_BR: dict[str, str] = {
     "COMPONENT_ALREADY_PRESENT": "O componente {component} já está na permissão {number}.",
     "WORKER_ALREADY_PRESENT": "{employee} já é trabalhador da permissão {number}.",
     "NUMBER_TAKEN": "Já existe uma permissão {number} nessa empresa.",
+    "INSPECTION_NUMBER_TAKEN": "Já existe uma inspeção {number} nessa empresa.",
+    "INSPECTION_NOT_SCHEDULED": "A inspeção {number} está {status}; a operação só é permitida em inspeções agendadas.",
     "REVISION_MISMATCH": (
-        "A permissão foi alterada por outra pessoa (revisão atual {current}). Recarregue e tente de novo."
+        "O registro foi alterado por outra pessoa (revisão atual {current}). Recarregue e tente de novo."
     ),
     "IDEMPOTENCY_KEY_REUSED": "Esta chave de idempotência já foi usada com outra requisição.",
     "IDEMPOTENCY_IN_PROGRESS": "Uma requisição com esta chave de idempotência ainda está em andamento.",
@@ -29,7 +31,9 @@ EN: dict[str, str] = {
     "COMPONENT_ALREADY_PRESENT": "Component {component} is already on permit {number}.",
     "WORKER_ALREADY_PRESENT": "{employee} is already a worker of permit {number}.",
     "NUMBER_TAKEN": "The company already has a permit {number}.",
-    "REVISION_MISMATCH": "The permit was changed by someone else (current revision {current}). Reload and try again.",
+    "INSPECTION_NUMBER_TAKEN": "The company already has an inspection {number}.",
+    "INSPECTION_NOT_SCHEDULED": "Inspection {number} is {status}; only scheduled inspections allow the operation.",
+    "REVISION_MISMATCH": "It was changed by someone else (current revision {current}). Reload and try again.",
     "IDEMPOTENCY_KEY_REUSED": "This idempotency key was already used with a different request.",
     "IDEMPOTENCY_IN_PROGRESS": "A request with this idempotency key is still in progress.",
     "INVALID_IF_MATCH": "The If-Match header must hold the revision number.",

@@ -1,4 +1,5 @@
-"""The sample SST system's data: companies, employees, the component catalog and work permits.
+"""The sample SST system's data: companies, employees, the component catalog, work permits and
+safety inspections with their findings.
 
 Every model is tenant-owned. References between SST rows use RESTRICT, not PROTECT: a company
 with permits cannot be deleted on its own, but deleting a whole tenant (which cascades to both)
@@ -18,6 +19,7 @@ NAME_MAX_LENGTH = 200
 NUMBER_MAX_LENGTH = 32
 NOTES_MAX_LENGTH = 2000
 MAX_VALIDITY_DAYS = 3650
+FINDING_MAX_LENGTH = 500
 
 
 class Company(TenantOwnedModel):
@@ -158,6 +160,67 @@ class PermitEvaluation(TenantOwnedModel):
 
     def __str__(self) -> str:
         return f"{self.outcome} permit {self.permit_id}"
+
+
+class InspectionStatus(models.TextChoices):
+    SCHEDULED = "SCHEDULED", "Scheduled"
+    DONE = "DONE", "Done"
+    CANCELLED = "CANCELLED", "Cancelled"
+
+
+class Inspection(TenantOwnedModel):
+    """A safety inspection of one site of a company, scheduled for a day (the SST system's second entity)."""
+
+    # Unique per company, like permit numbers.
+    number = models.CharField(max_length=NUMBER_MAX_LENGTH)
+    company = models.ForeignKey(Company, on_delete=models.RESTRICT, related_name="inspections")
+    site = models.CharField(max_length=NAME_MAX_LENGTH, blank=True)
+    status = models.CharField(max_length=16, choices=InspectionStatus.choices, default=InspectionStatus.SCHEDULED)
+    scheduled_for = models.DateField()
+    inspector = models.ForeignKey(
+        Employee, on_delete=models.SET_NULL, null=True, blank=True, related_name="inspections"
+    )
+    cancel_reason = models.CharField(max_length=NOTES_MAX_LENGTH, blank=True)
+    # Bumped by every write on the inspection or its findings; clients send it back in If-Match.
+    revision = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta(TenantOwnedModel.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["company", "number"], name="sst_inspection_company_number_unique"),
+            models.CheckConstraint(condition=Q(status__in=InspectionStatus.values), name="sst_inspection_status_valid"),
+            models.CheckConstraint(condition=~Q(number=""), name="sst_inspection_number_not_empty"),
+            models.CheckConstraint(condition=Q(revision__gte=1), name="sst_inspection_revision_positive"),
+        ]
+        indexes = [models.Index(fields=["tenant", "number"], name="sst_inspection_tenant_number")]
+
+    def __str__(self) -> str:
+        return f"Inspection {self.number} ({self.company_id})"
+
+
+class FindingSeverity(models.TextChoices):
+    LOW = "LOW", "Low"
+    MEDIUM = "MEDIUM", "Medium"
+    HIGH = "HIGH", "High"
+
+
+class Finding(TenantOwnedModel):
+    """Something an inspection found ("Extintor vencido"), with its severity."""
+
+    inspection = models.ForeignKey(Inspection, on_delete=models.CASCADE, related_name="findings")
+    description = models.CharField(max_length=FINDING_MAX_LENGTH)
+    severity = models.CharField(max_length=8, choices=FindingSeverity.choices, default=FindingSeverity.MEDIUM)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta(TenantOwnedModel.Meta):
+        constraints = [
+            models.CheckConstraint(condition=Q(severity__in=FindingSeverity.values), name="sst_finding_severity_valid"),
+            models.CheckConstraint(condition=~Q(description=""), name="sst_finding_description_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.severity} finding on inspection {self.inspection_id}"
 
 
 class FaultRule(TenantOwnedModel):

@@ -57,13 +57,32 @@ def employee_get_by_name(*, tenant: Tenant, name: str, company: Company) -> Empl
 
 
 @dataclass(frozen=True)
-class PermitFilters:
+class NumberedFilters:
+    """The filters of the numbered records of a company (permits, inspections); `q` searches each one's own text."""
+
     number: str | None = None
     company_id: int | None = None
     company_name: str | None = None
     status: str | None = None
     q: str | None = None
+
+
+@dataclass(frozen=True)
+class PermitFilters(NumberedFilters):
     ids: tuple[int, ...] | None = None  # batch reads: these permits only
+
+
+def numbered_filtered(rows: QuerySet, filters: NumberedFilters) -> QuerySet:
+    """`rows` narrowed by number, company (id or part of its name) and status; `q` is left to the caller."""
+    if filters.number:
+        rows = rows.filter(number=filters.number.strip())
+    if filters.company_id is not None:
+        rows = rows.filter(company_id=filters.company_id)
+    if filters.company_name:
+        rows = rows.filter(company__name_folded__contains=fold(filters.company_name))
+    if filters.status:
+        rows = rows.filter(status=filters.status)
+    return rows
 
 
 def _permit_representation_queryset(tenant: Tenant) -> QuerySet[WorkPermit]:
@@ -78,14 +97,7 @@ def _permit_representation_queryset(tenant: Tenant) -> QuerySet[WorkPermit]:
 
 
 def _permit_filtered(permits: QuerySet[WorkPermit], filters: PermitFilters) -> QuerySet[WorkPermit]:
-    if filters.number:
-        permits = permits.filter(number=filters.number.strip())
-    if filters.company_id is not None:
-        permits = permits.filter(company_id=filters.company_id)
-    if filters.company_name:
-        permits = permits.filter(company__name_folded__contains=fold(filters.company_name))
-    if filters.status:
-        permits = permits.filter(status=filters.status)
+    permits = numbered_filtered(permits, filters)
     if filters.ids is not None:
         permits = permits.filter(pk__in=filters.ids)
     if filters.q:

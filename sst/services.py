@@ -1,9 +1,7 @@
-"""Writes of the SST system: each one a transaction, keyword-only, tenant first.
+"""Writes of the SST system's catalog and work permits: each one a transaction, keyword-only, tenant first.
 
-Every write on a permit or on one of its children locks the permit row (`SELECT … FOR UPDATE`),
-checks the caller's expected revision against the locked row and bumps it, so two writers holding
-the same revision cannot both succeed. Numbers are unique per company; creating a permit, or
-renumbering one, locks the company row first so "next free number" cannot be handed out twice.
+Every write on a permit or on one of its children goes through `sst.revisions`: the permit row is
+locked, the caller's expected revision checked and bumped; numbering locks the company row first.
 """
 
 from __future__ import annotations
@@ -12,12 +10,10 @@ import enum
 from collections.abc import Iterable
 
 from django.db import transaction
-from django.db.models import BigIntegerField, Max
-from django.db.models.functions import Cast
 
 from tenancy.models import Tenant
 
-from .errors import BusinessRuleError, InvalidReference, ObjectNotFound, RevisionMismatch
+from .errors import BusinessRuleError, ObjectNotFound
 from .models import (
     Company,
     ComponentType,
@@ -27,6 +23,7 @@ from .models import (
     PermitWorker,
     WorkPermit,
 )
+from .revisions import bump, check_tenant, lock_company, lock_revisioned, next_number, number_taken
 from .text import fold
 
 
@@ -36,15 +33,6 @@ class _Unset(enum.Enum):
 
 UNSET = _Unset.UNSET  # "field not sent", distinct from None ("set to null")
 
-# The largest number still read as a number when picking the next one (fits a bigint with room).
-_NUMERIC_NUMBER = r"^[0-9]{1,18}$"
-
-
-def _check_tenant(tenant: Tenant, obj: Company | Employee | ComponentType, field: str) -> None:
-    # Defense in depth: the API resolves references within the tenant; services re-check it.
-    if obj.tenant_id != tenant.pk:
-        raise InvalidReference(field, obj.pk)
-
 
 @transaction.atomic
 def company_create(*, tenant: Tenant, name: str) -> Company:
@@ -53,7 +41,7 @@ def company_create(*, tenant: Tenant, name: str) -> Company:
 
 @transaction.atomic
 def employee_create(*, tenant: Tenant, company: Company, name: str) -> Employee:
-    _check_tenant(tenant, company, "company")
+    check_tenant(tenant, company, "company")
     return Employee.objects.create(tenant=tenant, company=company, name=name.strip(), name_folded=fold(name))
 
 
@@ -62,23 +50,6 @@ def component_type_create(*, tenant: Tenant, key: str, name: str, undoable: bool
     return ComponentType.objects.create(
         tenant=tenant, key=key.strip(), name=name.strip(), name_folded=fold(name), undoable=undoable
     )
-
-
-def _lock_company(tenant: Tenant, company_id: int) -> Company:
-    return Company.objects.for_tenant(tenant).select_for_update().get(pk=company_id)
-
-
-def _next_number(tenant: Tenant, company: Company) -> str:
-    numeric = WorkPermit.objects.for_tenant(tenant).filter(company=company, number__regex=_NUMERIC_NUMBER)
-    top = numeric.aggregate(top=Max(Cast("number", BigIntegerField())))["top"]
-    return str((top or 0) + 1)
-
-
-def _number_taken(tenant: Tenant, company: Company, number: str, *, exclude_id: int | None = None) -> bool:
-    permits = WorkPermit.objects.for_tenant(tenant).filter(company=company, number=number)
-    if exclude_id is not None:
-        permits = permits.exclude(pk=exclude_id)
-    return permits.exists()
 
 
 def _unique(items: Iterable) -> list:
@@ -100,18 +71,18 @@ def permit_create(
     workers: Iterable[Employee] = (),
 ) -> WorkPermit:
     """A DRAFT permit; without a number it gets the next free number of its company."""
-    _check_tenant(tenant, company, "company")
+    check_tenant(tenant, company, "company")
     if responsible is not None:
-        _check_tenant(tenant, responsible, "responsible")
+        check_tenant(tenant, responsible, "responsible")
     component_types, workers = _unique(component_types), _unique(workers)
     for component_type in component_types:
-        _check_tenant(tenant, component_type, "components")
+        check_tenant(tenant, component_type, "components")
     for worker in workers:
-        _check_tenant(tenant, worker, "workers")
-    company = _lock_company(tenant, company.pk)
+        check_tenant(tenant, worker, "workers")
+    company = lock_company(tenant, company.pk)
     if number is None:
-        number = _next_number(tenant, company)
-    elif _number_taken(tenant, company, number):
+        number = next_number(WorkPermit, tenant, company)
+    elif number_taken(WorkPermit, tenant, company, number):
         raise BusinessRuleError("NUMBER_TAKEN", number=number)
     permit = WorkPermit.objects.create(
         tenant=tenant, company=company, number=number, validity_days=validity_days, responsible=responsible
@@ -125,24 +96,12 @@ def permit_create(
 
 
 def _lock_permit(tenant: Tenant, permit_id: int, expected_revision: int | None) -> WorkPermit:
-    permit = WorkPermit.objects.for_tenant(tenant).select_for_update().filter(pk=permit_id).first()
-    if permit is None:
-        raise ObjectNotFound(permit=permit_id)
-    if expected_revision is not None and permit.revision != expected_revision:
-        raise RevisionMismatch(current=permit.revision, expected=expected_revision)
-    return permit
+    return lock_revisioned(WorkPermit, tenant, permit_id, expected_revision, missing="permit")
 
 
 def _require_editable(permit: WorkPermit) -> None:
     if not permit.is_editable:
         raise BusinessRuleError("PERMIT_NOT_EDITABLE", number=permit.number, status=permit.status)
-
-
-def _bump(permit: WorkPermit, *fields: str) -> WorkPermit:
-    # The row is locked by _lock_permit, so a plain increment cannot lose an update.
-    permit.revision += 1
-    permit.save(update_fields=[*fields, "revision", "updated_at"])
-    return permit
 
 
 @transaction.atomic
@@ -159,16 +118,16 @@ def permit_update(
     changed: list[str] = []
     if responsible is not UNSET:
         if responsible is not None:
-            _check_tenant(tenant, responsible, "responsible")
+            check_tenant(tenant, responsible, "responsible")
         permit.responsible = responsible
         changed.append("responsible")
     if number is not UNSET and number != permit.number:
-        company = _lock_company(tenant, permit.company_id)
-        if _number_taken(tenant, company, number, exclude_id=permit.pk):
+        company = lock_company(tenant, permit.company_id)
+        if number_taken(WorkPermit, tenant, company, number, exclude_id=permit.pk):
             raise BusinessRuleError("NUMBER_TAKEN", number=number)
         permit.number = number
         changed.append("number")
-    return _bump(permit, *changed)
+    return bump(permit, *changed)
 
 
 @transaction.atomic
@@ -186,7 +145,7 @@ def permit_validity_update(
         raise BusinessRuleError("PERMIT_APPROVED", number=permit.number)
     _require_editable(permit)
     permit.validity_days = validity_days
-    return _bump(permit, "validity_days")
+    return bump(permit, "validity_days")
 
 
 # The permit lifecycle: action → (statuses it may start from, status it leads to).
@@ -208,7 +167,7 @@ def _transition(tenant: Tenant, permit_id: int, action: str, expected_revision: 
 
 @transaction.atomic
 def permit_approve(*, tenant: Tenant, permit_id: int, expected_revision: int | None = None) -> WorkPermit:
-    return _bump(_transition(tenant, permit_id, "approve", expected_revision), "status")
+    return bump(_transition(tenant, permit_id, "approve", expected_revision), "status")
 
 
 @transaction.atomic
@@ -217,13 +176,13 @@ def permit_cancel(
 ) -> WorkPermit:
     permit = _transition(tenant, permit_id, "cancel", expected_revision)
     permit.cancel_reason = reason
-    return _bump(permit, "status", "cancel_reason")
+    return bump(permit, "status", "cancel_reason")
 
 
 @transaction.atomic
 def permit_close(*, tenant: Tenant, permit_id: int, expected_revision: int | None = None) -> WorkPermit:
     """Not exposed by the API (the work ended); used to build worlds with CLOSED permits."""
-    return _bump(_transition(tenant, permit_id, "close", expected_revision), "status")
+    return bump(_transition(tenant, permit_id, "close", expected_revision), "status")
 
 
 @transaction.atomic
@@ -235,7 +194,7 @@ def permit_component_add(
     notes: str = "",
     expected_revision: int | None = None,
 ) -> PermitComponent:
-    _check_tenant(tenant, component_type, "component")
+    check_tenant(tenant, component_type, "component")
     permit = _lock_permit(tenant, permit_id, expected_revision)
     _require_editable(permit)
     if PermitComponent.objects.for_tenant(tenant).filter(permit=permit, component_type=component_type).exists():
@@ -243,7 +202,7 @@ def permit_component_add(
     component = PermitComponent.objects.create(
         tenant=tenant, permit=permit, component_type=component_type, notes=notes
     )
-    component.permit = _bump(permit)
+    component.permit = bump(permit)
     return component
 
 
@@ -268,7 +227,7 @@ def permit_component_update(
     _require_editable(permit)
     component.notes = notes
     component.save(update_fields=["notes"])
-    component.permit = _bump(permit)
+    component.permit = bump(permit)
     return component
 
 
@@ -280,20 +239,20 @@ def permit_component_remove(
     component = _permit_component(tenant, permit, component_id)
     _require_editable(permit)
     PermitComponent.objects.for_tenant(tenant).filter(pk=component.pk).delete()
-    return _bump(permit)
+    return bump(permit)
 
 
 @transaction.atomic
 def permit_worker_add(
     *, tenant: Tenant, permit_id: int, employee: Employee, expected_revision: int | None = None
 ) -> PermitWorker:
-    _check_tenant(tenant, employee, "employee")
+    check_tenant(tenant, employee, "employee")
     permit = _lock_permit(tenant, permit_id, expected_revision)
     _require_editable(permit)
     if PermitWorker.objects.for_tenant(tenant).filter(permit=permit, employee=employee).exists():
         raise BusinessRuleError("WORKER_ALREADY_PRESENT", employee=employee.name, number=permit.number)
     worker = PermitWorker.objects.create(tenant=tenant, permit=permit, employee=employee)
-    worker.permit = _bump(permit)
+    worker.permit = bump(permit)
     return worker
 
 
@@ -307,5 +266,5 @@ def permit_worker_remove(
         raise ObjectNotFound(employee=employee_id)
     _require_editable(permit)
     workers.delete()
-    return _bump(permit)
+    return bump(permit)
 

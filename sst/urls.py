@@ -6,7 +6,7 @@ from functools import cache
 
 from django.urls import path
 
-from . import apis
+from . import apis, check_apis, inspection_apis
 
 app_name = "sst"
 
@@ -32,12 +32,26 @@ urlpatterns = [
     path(
         "permits/<int:id>/workers/<int:employee_id>", apis.PermitWorkerDetailApi.as_view(), name="permit-worker-detail"
     ),
-    path("permits/<int:id>/checks/training", apis.PermitTrainingCheckApi.as_view(), name="permit-training"),
-    path("permits/<int:id>/checks/risk", apis.PermitRiskAssessmentApi.as_view(), name="permit-risk"),
-    path("permits/<int:id>/checks/compliance", apis.PermitComplianceApi.as_view(), name="permit-compliance"),
-    path("secondary/permits/<int:id>/checks/compliance", apis.PermitComplianceSecondaryApi.as_view(),
+    path("permits/<int:id>/checks/training", check_apis.PermitTrainingCheckApi.as_view(), name="permit-training"),
+    path("permits/<int:id>/checks/risk", check_apis.PermitRiskAssessmentApi.as_view(), name="permit-risk"),
+    path("permits/<int:id>/checks/compliance", check_apis.PermitComplianceApi.as_view(), name="permit-compliance"),
+    path("secondary/permits/<int:id>/checks/compliance", check_apis.PermitComplianceSecondaryApi.as_view(),
          name="permit-compliance-secondary"),
-    path("permits/<int:id>/evaluations", apis.PermitEvaluationsApi.as_view(), name="permit-evaluations"),
+    path("permits/<int:id>/evaluations", check_apis.PermitEvaluationsApi.as_view(), name="permit-evaluations"),
+    path("inspections", inspection_apis.InspectionListApi.as_view(), name="inspection-list"),
+    path("inspections/count", inspection_apis.InspectionCountApi.as_view(), name="inspection-count"),
+    path("inspections/<int:id>", inspection_apis.InspectionDetailApi.as_view(), name="inspection-detail"),
+    path("inspections/<int:id>/reschedule", inspection_apis.InspectionRescheduleApi.as_view(),
+         name="inspection-reschedule"),
+    path("inspections/<int:id>/inspector", inspection_apis.InspectionInspectorApi.as_view(),
+         name="inspection-inspector"),
+    path("inspections/<int:id>/complete", inspection_apis.InspectionCompleteApi.as_view(),
+         name="inspection-complete"),
+    path("inspections/<int:id>/cancel", inspection_apis.InspectionCancelApi.as_view(), name="inspection-cancel"),
+    path("inspections/<int:id>/findings", inspection_apis.InspectionFindingsApi.as_view(),
+         name="inspection-findings"),
+    path("inspections/<int:id>/findings/<int:finding_id>", inspection_apis.InspectionFindingDetailApi.as_view(),
+         name="inspection-finding-detail"),
 ]
 
 

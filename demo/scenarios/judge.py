@@ -3,7 +3,8 @@
 `judge(expect, observation, baseline)` checks the keys in the order the file gives them and
 returns the first that does not hold, with what was observed, or None. Semantics are those of
 SCENARIOS.md "Expectations"; `baseline` holds what the world was before the first turn (the
-permit ids, so `permit: new` is the one permit the turns created, and the other tenant's digest).
+permit and inspection ids, so `permit: new` is the one permit the turns created, and the other
+tenant's digest). Permits and inspections are judged alike, through the table in `kinds`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from sst.text import fold
 
+from .kinds import KINDS, EntityKind, kind_of_type, kinds_named
 from .loader import NEW
 
 NONE = "none"
@@ -31,6 +33,7 @@ class NavigationSeen:
     entity_id: str | None
     label: str | None
     tab: str | None
+    entity_type: str | None = None
 
 
 @dataclass(frozen=True)
@@ -44,14 +47,22 @@ class Observation:
     events: tuple[str, ...] = ()
     llm_calls: int | None = None
     permits: tuple[Mapping[str, Any], ...] = ()
+    inspections: tuple[Mapping[str, Any], ...] = ()
     other_digest: str | None = None
     http_status: int = 200
+
+    def rows(self, kind: EntityKind) -> tuple[Mapping[str, Any], ...]:
+        return getattr(self, kind.plural)
 
 
 @dataclass(frozen=True)
 class Baseline:
     permit_ids: frozenset[int] = field(default_factory=frozenset)
+    inspection_ids: frozenset[int] = field(default_factory=frozenset)
     other_digest: str | None = None
+
+    def ids(self, kind: EntityKind) -> frozenset[int]:
+        return getattr(self, f"{kind.key}_ids")
 
 
 @dataclass(frozen=True)
@@ -125,37 +136,41 @@ def _describe_execution(seen: ExecutionSeen) -> dict[str, Any]:
     return {"status": seen.status, "failed": seen.failed, "wrote": seen.wrote}
 
 
-def new_permits(observation: Observation, baseline: Baseline) -> list[Mapping[str, Any]]:
-    return [p for p in observation.permits if p["id"] not in baseline.permit_ids]
-
-
-def _permit_by_id(observation: Observation, entity_id: str | None) -> Mapping[str, Any] | None:
-    return next((p for p in observation.permits if str(p["id"]) == str(entity_id)), None)
+def created(kind: EntityKind, observation: Observation, baseline: Baseline) -> list[Mapping[str, Any]]:
+    """The rows of `kind` the turns created (`permit: new`)."""
+    return [row for row in observation.rows(kind) if row["id"] not in baseline.ids(kind)]
 
 
 def describe_navigation(observation: Observation) -> dict[str, Any] | None:
+    """The navigation target as a scenario would name it (`{permit: "123", company, tab}`), or what was seen."""
     navigation = observation.navigation
     if navigation is None:
         return None
-    permit = _permit_by_id(observation, navigation.entity_id)
-    if permit is None:
-        return {"entity_id": navigation.entity_id, "label": navigation.label, "tab": navigation.tab,
-                "permit": "not a permit of this tenant"}
-    return {"permit": permit["number"], "company": permit["company"], "tab": navigation.tab}
+    kind = kind_of_type(navigation.entity_type)
+    row = None if kind is None else next(
+        (r for r in observation.rows(kind) if str(r["id"]) == str(navigation.entity_id)), None)
+    if row is None:
+        what = f"not a {kind.key} of this tenant" if kind else "not a permit or an inspection"
+        return {"entity_type": navigation.entity_type, "entity_id": navigation.entity_id, "label": navigation.label,
+                "tab": navigation.tab, "found": what}
+    return {kind.key: row["number"], "company": row["company"], "tab": navigation.tab}
 
 
 def _navigation(expected: Any, observation: Observation, baseline: Baseline) -> Mismatch | None:
     observed = describe_navigation(observation)
     if expected == NONE:
         return None if observed is None else Mismatch("navigation", NONE, observed)
-    if observed is None or observed.get("permit") == "not a permit of this tenant":
+    if observed is None:
         return Mismatch("navigation", expected, observed)
-    if expected["permit"] == NEW:
-        created = new_permits(observation, baseline)
-        if len(created) != 1 or str(created[0]["id"]) != str(observation.navigation.entity_id):
-            return Mismatch("navigation", expected, {**observed, "permits created": len(created)})
-    elif observed["permit"] != expected["permit"]:
-        return Mismatch("navigation", expected, observed)
+    for kind in kinds_named(expected):
+        if kind.key not in observed:
+            return Mismatch("navigation", expected, observed)
+        if expected[kind.key] == NEW:
+            rows = created(kind, observation, baseline)
+            if len(rows) != 1 or str(rows[0]["id"]) != str(observation.navigation.entity_id):
+                return Mismatch("navigation", expected, {**observed, f"{kind.plural} created": len(rows)})
+        elif observed[kind.key] != expected[kind.key]:
+            return Mismatch("navigation", expected, observed)
     for key in ("company", "tab"):
         if key in expected and observed.get(key) != expected[key]:
             return Mismatch("navigation", expected, observed)
@@ -172,39 +187,42 @@ def _world(expected: list[Mapping[str, Any]], observation: Observation, baseline
 
 def fact_problem(fact: Mapping[str, Any], observation: Observation, baseline: Baseline) -> Any:
     """None when the fact holds, else what was observed instead."""
-    if "permits" in fact and len(observation.permits) != fact["permits"]:
-        return {"permits": len(observation.permits)}
+    for kind in KINDS:
+        if kind.plural in fact and len(observation.rows(kind)) != fact[kind.plural]:
+            return {kind.plural: len(observation.rows(kind))}
     if fact.get("other_tenant_unchanged") and observation.other_digest != baseline.other_digest:
         return "the other tenant's SST data changed"
-    if "permit" not in fact:
-        return None
-    matching = _matching_permits(fact, observation, baseline)
+    named = kinds_named(fact)
+    return None if not named else _entity_problem(named[0], fact, observation, baseline)
+
+
+def _entity_problem(kind: EntityKind, fact: Mapping[str, Any], observation: Observation, baseline: Baseline) -> Any:
+    matching = _matching(kind, fact, observation, baseline)
     if not fact.get("exists", True):
-        return None if not matching else {"exists": True, "permit": _fact_view(matching[0], fact)}
+        return None if not matching else {"exists": True, kind.key: _fact_view(kind, matching[0], fact)}
     if len(matching) != 1:
-        return f"{len(matching)} permits match {fact['permit']!r}" + (
+        return f"{len(matching)} {kind.plural} match {fact[kind.key]!r}" + (
             f" of {fact['company']!r}" if "company" in fact else "")
-    permit = matching[0]
-    for key in ("status", "validity_days", "responsible"):
-        if key in fact and permit[key] != fact[key]:
-            return _fact_view(permit, fact)
-    for key in ("components", "workers"):
-        if key in fact and sorted(permit[key]) != sorted(fact[key]):
-            return _fact_view(permit, fact)
+    row = matching[0]
+    if any(key in fact and row[key] != fact[key] for key in kind.fields):
+        return _fact_view(kind, row, fact)
+    if any(key in fact and sorted(row[key]) != sorted(fact[key]) for key in kind.sets):
+        return _fact_view(kind, row, fact)
     return None
 
 
-def _matching_permits(fact: Mapping[str, Any], observation: Observation, baseline: Baseline) -> list[Mapping]:
-    if fact["permit"] == NEW:
-        return new_permits(observation, baseline)  # 0 or 2+ created: reported as a count
-    return [p for p in observation.permits
-            if p["number"] == fact["permit"] and fact.get("company", p["company"]) == p["company"]]
+def _matching(kind: EntityKind, fact: Mapping[str, Any], observation: Observation,
+              baseline: Baseline) -> list[Mapping[str, Any]]:
+    if fact[kind.key] == NEW:
+        return created(kind, observation, baseline)  # 0 or 2+ created: reported as a count
+    return [row for row in observation.rows(kind)
+            if row["number"] == fact[kind.key] and fact.get("company", row["company"]) == row["company"]]
 
 
-def _fact_view(permit: Mapping[str, Any], fact: Mapping[str, Any]) -> dict[str, Any]:
-    keys = [k for k in fact if k not in ("exists", "permits", "other_tenant_unchanged")] or ["permit"]
-    view = {key: permit.get(key) for key in keys}
-    view["permit"] = permit["number"]
+def _fact_view(kind: EntityKind, row: Mapping[str, Any], fact: Mapping[str, Any]) -> dict[str, Any]:
+    keys = [k for k in fact if k in (*kind.fields, *kind.sets, "company")]
+    view = {key: row.get(key) for key in keys}
+    view[kind.key] = row["number"]
     return view
 
 

@@ -1,8 +1,8 @@
 """Finding and loading scenario files: YAML → schema check → reference check → `Scenario`.
 
 A file that does not parse, breaks the schema, or names something its world lacks (an employee, a
-component, a company, a permit a selection points at) is an `InvalidScenario`: a defect of the
-file, reported apart from failures of the product.
+component, a company, a permit or an inspection a selection points at) is an `InvalidScenario`: a
+defect of the file, reported apart from failures of the product.
 """
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ import yaml
 from demo.seeding.world import component_lookup, name_problems, world_companies, world_problems
 from sst.text import fold
 
+from .kinds import KINDS, kinds_named
 from .schema import schema_errors
 
 SUFFIXES = (".yaml", ".yml")
-NEW = "new"  # `permit: new` — the one permit the scenario's turns created
+NEW = "new"  # `permit: new` — the one permit (or inspection) the scenario's turns created
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ def scenario_load(path: Path) -> Scenario:
 
 
 def reference_problems(data: Mapping[str, Any]) -> list[str]:
-    """Names in the world's permits and in the turns that the world does not have."""
+    """Names in the world's permits and inspections and in the turns that the world does not have."""
     world = data["world"]
     problems = world_problems(world)
     for index, turn in enumerate(data["turns"], start=1):
@@ -81,7 +82,7 @@ def _turn_problems(world: Mapping[str, Any], turn: Mapping[str, Any]) -> list[st
     if "selection" in ui:
         selection = ui["selection"]
         target = (world.get("other_tenant") or {}) if selection.get("tenant") == "other" else world
-        problems += _permit_problems(target, selection, "ui.selection")
+        problems += _selection_problems(target, selection, "ui.selection")
     if "company" in ui.get("filters", {}):
         problems += _company_problems(world, ui["filters"]["company"], "ui.filters.company")
     fault = turn.get("fault")
@@ -90,22 +91,28 @@ def _turn_problems(world: Mapping[str, Any], turn: Mapping[str, Any]) -> list[st
     expect = turn.get("expect") or {}
     if isinstance(expect.get("navigation"), dict):
         problems += _company_problems(world, expect["navigation"].get("company"), "expect.navigation.company")
+        if len(kinds_named(expect["navigation"])) > 1:
+            problems.append("expect.navigation: navigates to one permit or one inspection, not both")
     for number, fact in enumerate(expect.get("world", [])):
         problems += _fact_problems(world, fact, f"expect.world[{number}]")
     return problems
 
 
-def _permit_problems(world: Mapping[str, Any], ref: Mapping[str, Any], at: str) -> list[str]:
-    if ref["permit"] == NEW:
+def _selection_problems(world: Mapping[str, Any], ref: Mapping[str, Any], at: str) -> list[str]:
+    named = kinds_named(ref)
+    if len(named) != 1:
+        return [f"{at}: select one permit or one inspection"]
+    kind = named[0]
+    if ref[kind.key] == NEW:
         return []
-    matching = [p for p in world.get("permits", []) if p["number"] == ref["permit"]
-                and ref.get("company") in (None, p["company"])]
+    matching = [item for item in world.get(kind.plural, []) if item["number"] == ref[kind.key]
+                and ref.get("company") in (None, item["company"])]
     if len(matching) == 1:
         return []
     company = f" of {ref['company']!r}" if ref.get("company") else ""
     if not matching:
-        return [f"{at}: the world has no permit {ref['permit']!r}{company}"]
-    return [f"{at}: {len(matching)} permits numbered {ref['permit']!r}: name the company"]
+        return [f"{at}: the world has no {kind.key} {ref[kind.key]!r}{company}"]
+    return [f"{at}: {len(matching)} {kind.plural} numbered {ref[kind.key]!r}: name the company"]
 
 
 def _company_problems(world: Mapping[str, Any], company: str | None, at: str) -> list[str]:
@@ -126,6 +133,15 @@ def _match_problems(world: Mapping[str, Any], match: Mapping[str, str]) -> list[
 
 def _fact_problems(world: Mapping[str, Any], fact: Mapping[str, Any], at: str) -> list[str]:
     problems = _company_problems(world, fact.get("company"), f"{at}.company") + name_problems(world, fact, at)
-    if "permit" not in fact and set(fact) - {"permits", "other_tenant_unchanged"}:
-        problems.append(f"{at}: permit fields without `permit`")
+    named = kinds_named(fact)
+    counts = {kind.plural for kind in KINDS} | {"other_tenant_unchanged"}
+    if len(named) > 1:
+        problems.append(f"{at}: a fact is about one permit or one inspection, not both")
+    elif not named and set(fact) - counts:
+        problems.append(f"{at}: fields without `permit` or `inspection`")
+    elif named:
+        # A field of the other kind (an inspection's `findings` on a permit) could never hold.
+        others = {f for k in KINDS if k is not named[0] for f in (*k.fields, *k.sets)}
+        alien = sorted((others - {*named[0].fields, *named[0].sets}) & set(fact))
+        problems += [f"{at}.{field}: not a field of {named[0].plural}" for field in alien]
     return problems

@@ -50,7 +50,8 @@ def navigation_seen(response: Mapping[str, Any]) -> NavigationSeen | None:
     entity_id = entity.get("id")
     return NavigationSeen(entity_id=None if entity_id is None else str(entity_id),
                           label=None if entity.get("label") is None else str(entity["label"]),
-                          tab=navigation.get("tab"))
+                          tab=navigation.get("tab"),
+                          entity_type=None if entity.get("type") is None else str(entity["type"]))
 
 
 def candidates_count(response: Mapping[str, Any]) -> int:

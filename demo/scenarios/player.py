@@ -17,6 +17,7 @@ from typing import Any
 
 from .client import ApiClient, HarnessError, items, pending_confirmation_id
 from .judge import Baseline, Mismatch, Observation, judge
+from .kinds import EntityKind, kinds_named
 from .loader import NEW, InvalidScenario, Scenario
 from .observe import (
     BUSY,
@@ -99,6 +100,7 @@ def _world_create(play: ScenarioPlay) -> None:
     play.other_tenant = (result.body.get("other_tenant") or {}).get("tenant")
     facts = play.api.facts(play.tenant)
     play.baseline = Baseline(permit_ids=frozenset(p["id"] for p in facts["permits"]),
+                             inspection_ids=frozenset(i["id"] for i in facts["inspections"]),
                              other_digest=facts.get("other_tenant_digest"))
 
 
@@ -193,9 +195,9 @@ def ui_context(play: ScenarioPlay, ui: Mapping[str, Any], token: str) -> dict[st
         context["tab"] = None if ui["tab"] is None else {"id": ui["tab"]}
     route = f"/{ui.get('page', '')}"
     if "selection" in ui:
-        permit_id = _selected_permit(play, ui["selection"])
-        context["selection"] = {"entityType": "workPermit", "entityId": str(permit_id)}
-        route = f"/work-permits/{permit_id}" + (f"/{ui['tab']}" if ui.get("tab") else "")
+        kind, entity_id = _selected(play, ui["selection"])
+        context["selection"] = {"entityType": kind.entity_type, "entityId": str(entity_id)}
+        route = f"{kind.route}/{entity_id}" + (f"/{ui['tab']}" if ui.get("tab") else "")
     context["route"] = route
     if "company" in ui.get("filters", {}):
         name = ui["filters"]["company"]
@@ -208,19 +210,21 @@ def ui_context(play: ScenarioPlay, ui: Mapping[str, Any], token: str) -> dict[st
     return context
 
 
-def _selected_permit(play: ScenarioPlay, selection: Mapping[str, Any]) -> int:
+def _selected(play: ScenarioPlay, selection: Mapping[str, Any]) -> tuple[EntityKind, int]:
+    """The kind and real id of the permit or inspection a selection names (the loader checked it names one)."""
+    kind = kinds_named(selection)[0]
     other = selection.get("tenant") == "other"
     if other and play.other_tenant is None:
         raise HarnessError("ui.selection: tenant: other, but the world has no other_tenant")
-    facts = play.api.facts(play.other_tenant if other else play.tenant)["permits"]
-    if selection["permit"] == NEW and not other:
-        matching = [p for p in facts if p["id"] not in play.baseline.permit_ids]
+    rows = play.api.facts(play.other_tenant if other else play.tenant)[kind.plural]
+    if selection[kind.key] == NEW and not other:
+        matching = [row for row in rows if row["id"] not in play.baseline.ids(kind)]
     else:
-        matching = [p for p in facts if p["number"] == selection["permit"]
-                    and selection.get("company", p["company"]) == p["company"]]
+        matching = [row for row in rows if row["number"] == selection[kind.key]
+                    and selection.get("company", row["company"]) == row["company"]]
     if len(matching) != 1:
-        raise HarnessError(f"ui.selection {dict(selection)}: {len(matching)} permits match")
-    return matching[0]["id"]
+        raise HarnessError(f"ui.selection {dict(selection)}: {len(matching)} {kind.plural} match")
+    return kind, matching[0]["id"]
 
 
 def _settle(play: ScenarioPlay, conversation: ConversationPlay, token: str, status: Any) -> tuple[Any, Any]:
@@ -259,6 +263,7 @@ def _settled(play: ScenarioPlay, conversation: ConversationPlay, token: str, tur
         events=_events(play, conversation, token),
         llm_calls=mapping(turn.get("metrics")).get("llm_calls"),
         permits=tuple(facts["permits"]),
+        inspections=tuple(facts["inspections"]),
         other_digest=facts.get("other_tenant_digest"),
     )
 
@@ -336,5 +341,5 @@ def _refused(play: ScenarioPlay, conversation: ConversationPlay, http_status: in
     facts = play.api.facts(play.tenant)
     detail = items(body) or [mapping(body).get("detail") or body]
     return Observation(status=status, type="error", texts=tuple(readable_strings(detail)), events=events,
-                       llm_calls=0, permits=tuple(facts["permits"]), other_digest=facts.get("other_tenant_digest"),
-                       http_status=http_status)
+                       llm_calls=0, permits=tuple(facts["permits"]), inspections=tuple(facts["inspections"]),
+                       other_digest=facts.get("other_tenant_digest"), http_status=http_status)

@@ -7,19 +7,24 @@ only when missing, so a second run changes nothing (no updates, no new ids).
 The demo data is chosen to exercise the agent: two companies with a permit of the same number
 (ambiguity), two employees called João (clarification), an APPROVED permit (business rules), a
 non-undoable component (`loadLifting`), and another tenant holding a permit "123" too (isolation).
+Three safety inspections (one with an inspector and a finding) let a newcomer try the second entity;
+their dates are counted from the day of the first seeding and never moved afterwards.
 """
 
 from __future__ import annotations
 
 import io
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from typing import TextIO
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from sst import inspection_selectors, inspection_services
 from sst import selectors as sst_selectors
 from sst import services as sst_services
+from sst.clock import today
 from sst.models import Company, ComponentType, Employee, WorkPermit
 from tenancy.models import Role, Tenant
 from tenancy.selectors import membership_get
@@ -51,6 +56,16 @@ class PermitSpec:
 
 
 @dataclass(frozen=True)
+class InspectionSpec:
+    number: str
+    company: str
+    site: str
+    scheduled_in_days: int
+    inspector: str | None = None
+    findings: tuple[tuple[str, str], ...] = ()  # (description, severity)
+
+
+@dataclass(frozen=True)
 class WorldSpec:
     slug: str
     name: str
@@ -59,6 +74,7 @@ class WorldSpec:
     permits: tuple[PermitSpec, ...]
     users: tuple[tuple[str, str], ...]  # (username, role)
     catalog: tuple[tuple[str, str, bool], ...] = field(default=tuple(CATALOG))
+    inspections: tuple[InspectionSpec, ...] = ()
 
 
 DEMO = WorldSpec(
@@ -84,6 +100,11 @@ DEMO = WorldSpec(
         ("demo-operator", Role.OPERATOR),
         ("demo-supervisor", Role.SUPERVISOR),
         ("demo-admin", Role.ADMIN),
+    ),
+    inspections=(
+        InspectionSpec("31", "Alfa Construções", "Galpão 2", 7, "Ana Costa", (("Extintor sem lacre", "HIGH"),)),
+        InspectionSpec("32", "Alfa Construções", "Almoxarifado", 3),
+        InspectionSpec("7", "Beta Montagens", "Canteiro Norte", 14),
     ),
 )
 
@@ -114,10 +135,12 @@ def seed_world(spec: WorldSpec, *, stdout: TextIO) -> Tenant:
     employees = {name: _employee(tenant, name, companies[company]) for name, company in spec.employees}
     types = {key: _component_type(tenant, key, name, undoable) for key, name, undoable in spec.catalog}
     created = sum(_permit(tenant, permit, companies, employees, types) for permit in spec.permits)
+    day = today()
+    inspections = sum(_inspection(tenant, inspection, companies, employees, day) for inspection in spec.inspections)
     for username, role in spec.users:
         _user(tenant, username, role)
     stdout.write(f"sst: tenant {spec.name} ({spec.slug}): {len(companies)} companies, {len(employees)} employees, "
-                 f"{len(types)} component types, {created} permits created\n")
+                 f"{len(types)} component types, {created} permits and {inspections} inspections created\n")
     return tenant
 
 
@@ -152,6 +175,22 @@ def _permit(tenant: Tenant, spec: PermitSpec, companies: dict[str, Company], emp
     )
     if spec.approved:
         sst_services.permit_approve(tenant=tenant, permit_id=permit.pk)
+    return True
+
+
+def _inspection(tenant: Tenant, spec: InspectionSpec, companies: dict[str, Company],
+                employees: dict[str, Employee], day: date) -> bool:
+    company = companies[spec.company]
+    if inspection_selectors.inspection_get_by_number(tenant=tenant, company=company, number=spec.number) is not None:
+        return False
+    inspection = inspection_services.inspection_create(
+        tenant=tenant, company=company, number=spec.number, site=spec.site,
+        scheduled_for=day + timedelta(days=spec.scheduled_in_days),
+        inspector=employees[spec.inspector] if spec.inspector else None,
+    )
+    for description, severity in spec.findings:
+        inspection_services.inspection_finding_add(tenant=tenant, inspection_id=inspection.pk,
+                                                   description=description, severity=severity)
     return True
 
 

@@ -4,11 +4,13 @@
 an employee): the scenario runner reports such a file as invalid before playing it, and the
 test-control API answers 400 with the same messages. `world_seed(tenant=…, world=…)` then creates
 companies, employees, the component catalog, permits (moved to their status through the permit
-lifecycle services) and the knowledge package.
+lifecycle services), inspections with their findings (likewise) and the knowledge package.
 
 Defaults the format leaves open: a permit without `validity_days` gets 30 days (the SST default
-the knowledge corpus states); a company named only by a permit or an employee is created too
-(SCENARIOS.md's own `other_tenant` example lists no companies). A knowledge document whose title
+the knowledge corpus states); an inspection without `scheduled_in_days` is 7 days from today by the
+server's clock (sst.clock) and one without `site` has none (empty); a company named only by a
+permit, an inspection or an employee is created too (SCENARIOS.md's own `other_tenant` example
+lists no companies). A knowledge document whose title
 equals a component's name, ignoring case and accents, is that component's document
 (`semantic_ids: [component:<key>]`).
 """
@@ -16,17 +18,21 @@ equals a component's name, ignoring case and accents, is that component's docume
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import date, timedelta
 from typing import Any
 
 from django.db import transaction
 
 from knowledge.services import knowledge_package_create
+from sst import inspection_services
 from sst import services as sst_services
-from sst.models import Company, ComponentType, Employee, PermitStatus
+from sst.clock import today
+from sst.models import Company, ComponentType, Employee, FindingSeverity, InspectionStatus, PermitStatus
 from sst.text import fold
 from tenancy.models import Tenant
 
 DEFAULT_VALIDITY_DAYS = 30
+DEFAULT_SCHEDULED_IN_DAYS = 7
 
 World = Mapping[str, Any]
 
@@ -40,9 +46,9 @@ class WorldError(ValueError):
 
 
 def world_companies(world: World) -> list[str]:
-    """Every company the world names, in first-mention order (listed, then employees', then permits')."""
+    """Every company the world names, in first-mention order (listed, employees', permits', inspections')."""
     names = [*world.get("companies", []), *(e["company"] for e in world.get("employees", [])),
-             *(p["company"] for p in world.get("permits", []))]
+             *(p["company"] for p in world.get("permits", [])), *(i["company"] for i in world.get("inspections", []))]
     return list(dict.fromkeys(names))
 
 
@@ -56,12 +62,12 @@ def component_lookup(world: World) -> dict[str, Mapping[str, Any]]:
 
 
 def name_problems(world: World, item: Mapping[str, Any], at: str) -> list[str]:
-    """The `responsible`, `workers` and `components` of a permit (or a fact about one) the world lacks."""
+    """The `responsible`, `inspector`, `workers` and `components` of a permit or an inspection (or of a fact
+    about one) that the world lacks."""
     employees = {e["name"] for e in world.get("employees", [])}
     components = component_lookup(world)
-    problems = []
-    if item.get("responsible") is not None and item["responsible"] not in employees:
-        problems.append(f"{at}.responsible: unknown employee {item['responsible']!r}")
+    problems = [f"{at}.{role}: unknown employee {item[role]!r}" for role in ("responsible", "inspector")
+                if item.get(role) is not None and item[role] not in employees]
     problems += [f"{at}.workers: unknown employee {name!r}" for name in item.get("workers", [])
                  if name not in employees]
     problems += [f"{at}.components: unknown component {name!r}" for name in item.get("components", [])
@@ -70,16 +76,17 @@ def name_problems(world: World, item: Mapping[str, Any], at: str) -> list[str]:
 
 
 def world_problems(world: World, *, where: str = "world") -> list[str]:
-    """What the world's permits (and its other tenant) name but the world lacks."""
+    """What the world's permits and inspections (and its other tenant) name but the world lacks."""
     problems: list[str] = []
-    seen: set[tuple[str, str]] = set()
-    for index, permit in enumerate(world.get("permits", [])):
-        at = f"{where}.permits[{index}]"
-        key = (permit["company"], permit["number"])
-        if key in seen:
-            problems.append(f"{at}: permit {permit['number']!r} of {permit['company']!r} is listed twice")
-        seen.add(key)
-        problems += name_problems(world, permit, at)
+    for plural in ("permits", "inspections"):
+        seen: set[tuple[str, str]] = set()
+        for index, item in enumerate(world.get(plural, [])):
+            at = f"{where}.{plural}[{index}]"
+            key = (item["company"], item["number"])
+            if key in seen:
+                problems.append(f"{at}: {plural[:-1]} {item['number']!r} of {item['company']!r} is listed twice")
+            seen.add(key)
+            problems += name_problems(world, item, at)
     if world.get("other_tenant") is not None:
         problems += world_problems(world["other_tenant"], where=f"{where}.other_tenant")
     return problems
@@ -100,6 +107,9 @@ def world_seed(*, tenant: Tenant, world: World) -> None:
              for c in world.get("components", [])}
     for permit in world.get("permits", []):
         _permit_seed(tenant, permit, companies, employees, types, component_lookup(world))
+    day = today()  # one "today" for the whole world, even across midnight
+    for inspection in world.get("inspections", []):
+        _inspection_seed(tenant, inspection, companies, employees, day)
     if world.get("knowledge"):
         knowledge_package_create(tenant=tenant, documents=_documents(world), source="scenario world")
 
@@ -127,6 +137,29 @@ def _move_to_status(tenant: Tenant, permit_id: int, status: str) -> None:
         sst_services.permit_close(tenant=tenant, permit_id=permit_id)
     if status == PermitStatus.CANCELLED:
         sst_services.permit_cancel(tenant=tenant, permit_id=permit_id, reason="scenario world")
+
+
+def _inspection_seed(tenant: Tenant, inspection: Mapping[str, Any], companies: dict[str, Company],
+                     employees: dict[str, Employee], day: date) -> None:
+    days = inspection.get("scheduled_in_days", DEFAULT_SCHEDULED_IN_DAYS)
+    created = inspection_services.inspection_create(
+        tenant=tenant,
+        company=companies[inspection["company"]],
+        number=inspection["number"],
+        site=inspection.get("site", ""),
+        scheduled_for=day + timedelta(days=days),
+        inspector=employees[inspection["inspector"]] if inspection.get("inspector") else None,
+    )
+    # Findings first: only a SCHEDULED inspection takes them, as in the SST system itself.
+    for finding in inspection.get("findings", []):
+        inspection_services.inspection_finding_add(tenant=tenant, inspection_id=created.pk,
+                                                   description=finding["description"],
+                                                   severity=finding.get("severity", FindingSeverity.MEDIUM))
+    status = inspection.get("status", InspectionStatus.SCHEDULED)
+    if status == InspectionStatus.DONE:
+        inspection_services.inspection_complete(tenant=tenant, inspection_id=created.pk)
+    elif status == InspectionStatus.CANCELLED:
+        inspection_services.inspection_cancel(tenant=tenant, inspection_id=created.pk, reason="scenario world")
 
 
 def _documents(world: World) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ import json
 import re
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -24,9 +24,20 @@ from django.urls import Resolver404, resolve
 from demo.seeding import registry as registry_seeding
 from demo.seeding.world import World, WorldError, world_problems, world_seed
 from registry.selectors import registry_snapshot
-from sst import faults
+from sst import faults, inspection_selectors
 from sst import selectors as sst_selectors
-from sst.models import Company, ComponentType, Employee, FaultRule, PermitComponent, PermitWorker, WorkPermit
+from sst.clock import today
+from sst.models import (
+    Company,
+    ComponentType,
+    Employee,
+    FaultRule,
+    Finding,
+    Inspection,
+    PermitComponent,
+    PermitWorker,
+    WorkPermit,
+)
 from tenancy import clock
 from tenancy.db import purge_window
 from tenancy.models import Role, Tenant
@@ -37,7 +48,7 @@ OTHER_SUFFIX = "-other"
 WORLD_ROLES = (Role.VIEWER, Role.OPERATOR, Role.SUPERVISOR)
 SST_NAMESPACE = "sst"
 # Everything of a tenant's SST data: the digest of these rows changes whenever any of it changes.
-SST_DATA_MODELS = (Company, Employee, ComponentType, WorkPermit, PermitComponent, PermitWorker)
+SST_DATA_MODELS = (Company, Employee, ComponentType, WorkPermit, PermitComponent, PermitWorker, Inspection, Finding)
 _PLACEHOLDER = re.compile(r"\{[^{}]+\}")
 
 
@@ -129,11 +140,12 @@ def world_delete(*, tenant_id: Any) -> None:
 
 
 def world_facts(*, tenant_id: Any) -> dict[str, Any]:
-    """The tenant's permits as scenario facts, and the digest of its other tenant's SST data."""
+    """The tenant's permits and inspections as scenario facts, and the digest of its other tenant's SST data."""
     tenant = world_tenant_get(tenant_id=tenant_id)
-    other = _other_of(tenant)
+    other, day = _other_of(tenant), today()
     return {
         "permits": [_permit_fact(p) for p in sst_selectors.permit_list(tenant=tenant)],
+        "inspections": [_inspection_fact(i, day) for i in inspection_selectors.inspection_list(tenant=tenant)],
         "other_tenant_digest": None if other is None else sst_digest(tenant=other),
     }
 
@@ -148,6 +160,21 @@ def _permit_fact(permit: WorkPermit) -> dict[str, Any]:
         "responsible": permit.responsible.name if permit.responsible else None,
         "components": [c.component_type.name for c in permit.components.all()],
         "workers": [w.employee.name for w in permit.workers.all()],
+    }
+
+
+def _inspection_fact(inspection: Inspection, day: date) -> dict[str, Any]:
+    return {
+        "id": inspection.pk,
+        "number": inspection.number,
+        "company": inspection.company.name,
+        "site": inspection.site,
+        "status": inspection.status,
+        "scheduled_for": inspection.scheduled_for.isoformat(),
+        # Counted from today by the server's clock, the one test control moves (API.md).
+        "scheduled_in_days": (inspection.scheduled_for - day).days,
+        "inspector": inspection.inspector.name if inspection.inspector else None,
+        "findings": [finding.description for finding in inspection.findings.all()],
     }
 
 

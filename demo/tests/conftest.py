@@ -23,6 +23,12 @@ def control_on(settings) -> None:
 
 
 @pytest.fixture
+def clean_clock():
+    yield
+    clock.reset()
+
+
+@pytest.fixture
 def control(control_on, db) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_X_TEST_CONTROL_TOKEN=CONTROL_TOKEN)

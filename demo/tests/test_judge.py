@@ -23,6 +23,10 @@ def seen(**changes) -> Observation:
     return Observation(**values)
 
 
+def to_permit(entity_id: str, label: str, tab: str | None = None) -> NavigationSeen:
+    return NavigationSeen(entity_id=entity_id, label=label, tab=tab, entity_type="workPermit")
+
+
 def failing_key(expect: dict, observation: Observation, baseline: Baseline = BASE) -> str | None:
     mismatch = judge(expect, observation, baseline)
     return None if mismatch is None else mismatch.key
@@ -83,7 +87,7 @@ def test_execution_none_allows_reads_but_not_writes():
 
 
 def test_navigation_matches_the_target_permit_company_and_tab():
-    to_beta = seen(navigation=NavigationSeen(entity_id="2", label="123", tab="components"))
+    to_beta = seen(navigation=to_permit("2", "123", "components"))
     assert failing_key({"navigation": {"permit": "123", "company": BETA, "tab": "components"}}, to_beta) is None
     assert failing_key({"navigation": {"permit": "123"}}, to_beta) is None
     assert failing_key({"navigation": {"permit": "123", "company": ALFA}}, to_beta) == "navigation"
@@ -95,19 +99,19 @@ def test_navigation_matches_the_target_permit_company_and_tab():
 
 
 def test_navigation_to_an_entity_outside_the_tenant_never_matches():
-    elsewhere = seen(navigation=NavigationSeen(entity_id="999", label="123", tab=None))
+    elsewhere = seen(navigation=to_permit("999", "123"))
     assert failing_key({"navigation": {"permit": "123"}}, elsewhere) == "navigation"
 
 
 def test_new_is_the_one_permit_the_turns_created():
     created = {"id": 9, "number": "124", "company": ALFA, "status": "DRAFT", "validity_days": 30,
                "responsible": "João Silva", "components": ["Trabalho em Altura"], "workers": []}
-    after = seen(permits=(*PERMITS, created), navigation=NavigationSeen(entity_id="9", label="124", tab=None))
+    after = seen(permits=(*PERMITS, created), navigation=to_permit("9", "124"))
     assert failing_key({"world": [{"permit": "new", "responsible": "João Silva", "validity_days": 30}]}, after) is None
     assert failing_key({"navigation": {"permit": "new"}}, after) is None
     assert failing_key({"world": [{"permit": "new", "validity_days": 31}]}, after) == "world"
     assert failing_key({"world": [{"permit": "new", "exists": True}]}, seen()) == "world"
-    to_old = seen(permits=(*PERMITS, created), navigation=NavigationSeen(entity_id="1", label="123", tab=None))
+    to_old = seen(permits=(*PERMITS, created), navigation=to_permit("1", "123"))
     assert failing_key({"navigation": {"permit": "new"}}, to_old) == "navigation"
 
 
@@ -134,3 +138,86 @@ def test_exists_count_and_other_tenant_facts():
     assert failing_key({"world": [{"permits": 2}]}, seen()) == "world"
     assert failing_key({"world": [{"other_tenant_unchanged": True}]}, seen()) is None
     assert failing_key({"world": [{"other_tenant_unchanged": True}]}, seen(other_digest="d2")) == "world"
+
+
+INSPECTIONS = (
+    {"id": 1, "number": "45", "company": ALFA, "site": "Galpão 3", "status": "SCHEDULED", "scheduled_for": "2030-01-08",
+     "scheduled_in_days": 7, "inspector": "Paula Reis", "findings": ["Extintor vencido", "Piso molhado"]},
+    {"id": 2, "number": "46", "company": ALFA, "site": "", "status": "DONE", "scheduled_for": "2029-12-30",
+     "scheduled_in_days": -2, "inspector": None, "findings": []},
+    {"id": 3, "number": "45", "company": BETA, "site": "Pátio", "status": "CANCELLED", "scheduled_for": "2030-01-08",
+     "scheduled_in_days": 7, "inspector": None, "findings": []},
+)
+INSPECTED = Baseline(permit_ids=frozenset({1, 2, 3}), inspection_ids=frozenset({1, 2, 3}), other_digest="d1")
+
+
+def inspected(**changes) -> Observation:
+    return seen(**{"inspections": INSPECTIONS, **changes})
+
+
+def failing_inspection_key(expect: dict, observation: Observation | None = None) -> str | None:
+    return failing_key(expect, observation or inspected(), INSPECTED)
+
+
+def test_inspection_facts_compare_status_date_inspector_site_and_the_exact_set_of_findings():
+    assert failing_inspection_key({"world": [
+        {"inspection": "45", "company": ALFA, "status": "SCHEDULED", "scheduled_in_days": 7, "inspector": "Paula Reis",
+         "site": "Galpão 3", "findings": ["Piso molhado", "Extintor vencido"]},
+        {"inspection": "46", "status": "DONE", "scheduled_in_days": -2, "findings": [], "site": ""},
+        {"inspection": "47", "exists": False}, {"inspections": 3}, {"permits": 3}]}) is None
+    for wrong in [{"scheduled_in_days": 10}, {"status": "DONE"}, {"inspector": "Ana Costa"}, {"site": "Galpão 4"},
+                  {"findings": ["Extintor vencido"]}, {"findings": ["Extintor vencido", "Piso molhado", "x"]}]:
+        assert failing_inspection_key({"world": [{"inspection": "45", "company": ALFA, **wrong}]}) == "world", wrong
+
+
+def test_an_inspection_fact_reports_what_was_observed_and_needs_one_match():
+    mismatch = judge({"world": [{"inspection": "45", "company": ALFA, "scheduled_in_days": 10}]}, inspected(),
+                     INSPECTED)
+    assert mismatch.observed == {"inspection": "45", "company": ALFA, "scheduled_in_days": 7}
+    ambiguous = judge({"world": [{"inspection": "45", "status": "SCHEDULED"}]}, inspected(), INSPECTED)
+    assert "2 inspections match '45'" in str(ambiguous)
+    assert failing_inspection_key({"world": [{"inspection": "46", "exists": False}]}) == "world"
+    assert failing_inspection_key({"world": [{"inspections": 2}]}) == "world"
+
+
+def test_inspection_counts_and_permit_counts_are_apart():
+    only_permits = seen()
+    assert failing_inspection_key({"world": [{"inspections": 0}, {"permits": 3}]}, only_permits) is None
+    assert failing_inspection_key({"world": [{"inspections": 3}]}, only_permits) == "world"
+
+
+def test_new_is_the_one_inspection_the_turns_created():
+    created = {"id": 9, "number": "47", "company": ALFA, "site": "Pátio", "status": "SCHEDULED",
+               "scheduled_for": "2030-01-03", "scheduled_in_days": 2, "inspector": None, "findings": []}
+    after = inspected(inspections=(*INSPECTIONS, created),
+                      navigation=NavigationSeen(entity_id="9", label="47", tab=None, entity_type="inspection"))
+    assert failing_inspection_key({"world": [{"inspection": "new", "site": "Pátio", "scheduled_in_days": 2}],
+                                   "navigation": {"inspection": "new"}}, after) is None
+    assert failing_inspection_key({"world": [{"inspection": "new"}]}) == "world"
+
+
+def to_inspection(entity_id: str, label: str) -> NavigationSeen:
+    return NavigationSeen(entity_id=entity_id, label=label, tab=None, entity_type="inspection")
+
+
+def test_navigation_to_an_inspection_is_judged_by_its_number_and_company():
+    assert failing_inspection_key({"navigation": {"inspection": "45"}}, inspected(navigation=to_inspection("3", "45")))\
+        is None
+    assert failing_inspection_key({"navigation": {"inspection": "45", "company": ALFA}},
+                                  inspected(navigation=to_inspection("3", "45"))) == "navigation"
+    assert failing_inspection_key({"navigation": {"inspection": "46"}},
+                                  inspected(navigation=to_inspection("1", "45"))) == "navigation"
+    assert failing_inspection_key({"navigation": {"inspection": "45"}},
+                                  inspected(navigation=to_inspection("99", "45"))) == "navigation"
+
+
+def test_ids_of_permits_and_inspections_never_stand_for_each_other():
+    # Permit 1 and inspection 1 share an id: the entity type decides which one was opened.
+    to_permit_1 = inspected(navigation=to_permit("1", "123"))
+    assert failing_inspection_key({"navigation": {"inspection": "45"}}, to_permit_1) == "navigation"
+    assert failing_inspection_key({"navigation": {"permit": "123", "company": ALFA}}, to_permit_1) is None
+    assert failing_inspection_key({"navigation": {"permit": "45"}}, inspected(navigation=to_inspection("1", "45")))\
+        == "navigation"
+    untyped = inspected(navigation=NavigationSeen(entity_id="1", label="45", tab=None))
+    mismatch = judge({"navigation": {"inspection": "45"}}, untyped, INSPECTED)
+    assert mismatch is not None and mismatch.observed["found"] == "not a permit or an inspection"

@@ -25,6 +25,7 @@ from demo.scenarios.player import scenario_play
 from demo.scenarios.transport import HttpResult, in_process
 
 FIXTURE = Path(settings.BASE_DIR) / "tests" / "scenarios" / "fake_agent" / "validity.yaml"
+INSPECTIONS = Path(__file__).parent / "scenarios" / "fake_agent" / "inspections.yaml"
 _seq = itertools.count(1)
 
 
@@ -90,6 +91,8 @@ class FakeAgent:
             response = self._confirm(conversation, token, body.get("confirmation_id"))
         elif match := re.match(r"Abra a permissão (\S+)", text):
             response = self._open(conversation, token, match.group(1))
+        elif match := re.match(r"Abra a inspeção (\S+)", text):
+            response = self._open_inspection(token, match.group(1))
         elif match := re.match(r"Mude a validade para (\d+) dias", text):
             response = self._ask(conversation, token, int(match.group(1)))
         else:
@@ -108,6 +111,12 @@ class FakeAgent:
         return {"type": "navigation", "message": f"Abrindo a permissão {number}.",
                 "navigation": {"route": f"/work-permits/{permits[0]['id']}", "tab": tab,
                                "entity": {"type": "workPermit", "id": str(permits[0]["id"]), "label": number}}}
+
+    def _open_inspection(self, token: str, number: str) -> dict[str, Any]:
+        found = self.inner.request("GET", "/api/sst/inspections", token=token, params={"number": number}).body[0]
+        return {"type": "navigation", "message": f"Abrindo a inspeção {number}.",
+                "navigation": {"route": f"/inspections/{found['id']}", "tab": None,
+                               "entity": {"type": "inspection", "id": str(found["id"]), "label": number}}}
 
     def _ask(self, conversation: dict[str, Any], token: str, days: int) -> dict[str, Any]:
         permit_id = (conversation["ui"].get("selection") or {}).get("entityId")
@@ -204,3 +213,24 @@ def test_the_world_is_deleted_even_when_a_turn_fails(agent):
 
     play(agent, with_expect(1, status="CLOSED"))
     assert not Tenant.objects.filter(slug__startswith=WORLD_SLUG_PREFIX).exists()
+
+
+def test_an_inspection_selection_is_sent_as_entity_type_inspection_with_the_worlds_real_id(agent):
+    outcome = play(agent, scenario_load(INSPECTIONS))
+    assert (outcome.passed, outcome.reason) == (True, "")
+    mine, theirs = (m["ui_context"] for m in agent.sent if "ui_context" in m)
+    assert mine["selection"]["entityType"] == theirs["selection"]["entityType"] == "inspection"
+    assert mine["route"] == f"/inspections/{mine['selection']['entityId']}/findings"
+    assert theirs["selection"]["entityId"] != mine["selection"]["entityId"]  # the other tenant's inspection "8"
+
+
+def test_navigation_to_the_wrong_inspection_or_to_a_permit_fails(agent):
+    scenario = scenario_load(INSPECTIONS)
+    data = copy.deepcopy(dict(scenario.data))
+    data["turns"][0]["expect"] = {"navigation": {"inspection": "8"}}
+    data["turns"][1]["expect"] = {"navigation": {"inspection": "8"}}
+    outcome = play(agent, Scenario(path=scenario.path, name=scenario.name, data=data))
+    assert outcome.turn == 1 and outcome.reason.startswith("navigation: expected {'inspection': '8'}")
+    data["turns"][0]["expect"] = {}
+    outcome = play(agent, Scenario(path=scenario.path, name=scenario.name, data=data))
+    assert outcome.turn == 2 and "'permit': '8'" in outcome.reason

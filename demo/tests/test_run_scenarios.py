@@ -42,14 +42,6 @@ def run(*paths: Path | str) -> tuple[int, list[str]]:
     return exit_info.value.code, out.getvalue().splitlines()
 
 
-@pytest.fixture
-def clean_clock():
-    from tenancy import clock
-
-    yield
-    clock.reset()
-
-
 def test_the_schema_copy_equals_the_shared_design_schema():
     shared = SHARED / "design" / "scenario.schema.json"
     if not shared.exists():

@@ -8,10 +8,20 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from demo.seeding.sst import DEMO_PASSWORD
-from sst.models import Company, ComponentType, Employee, PermitComponent, PermitStatus, PermitWorker, WorkPermit
+from sst.models import (
+    Company,
+    ComponentType,
+    Employee,
+    Finding,
+    Inspection,
+    PermitComponent,
+    PermitStatus,
+    PermitWorker,
+    WorkPermit,
+)
 from tenancy.models import AccessToken, Membership, Tenant
 
-SST_MODELS = [Company, Employee, ComponentType, WorkPermit, PermitComponent, PermitWorker]
+SST_MODELS = [Company, Employee, ComponentType, WorkPermit, PermitComponent, PermitWorker, Inspection, Finding]
 
 
 def snapshot() -> dict[str, list]:
@@ -51,6 +61,23 @@ def test_demo_world_has_what_the_demos_need(db):
     assert permits.filter(number="123").values("company").distinct().count() == 2
     assert permits.filter(status=PermitStatus.APPROVED).count() == 1
     assert WorkPermit.objects.for_tenant(other).filter(number="123").exists()
+
+
+def test_demo_tenant_has_three_inspections_to_try_one_with_an_inspector_and_a_finding(db, client):
+    from sst.clock import today
+
+    out = io.StringIO()
+    call_command("seed_demo", stdout=out)
+    assert "3 inspections created" in out.getvalue()
+    inspections = Inspection.objects.for_tenant(Tenant.objects.get(slug="demo")).order_by("number")
+    assert inspections.values("number").distinct().count() == 3
+    assert all(i.status == "SCHEDULED" and i.scheduled_for > today() and i.site for i in inspections)
+    staffed = [i for i in inspections if i.inspector_id is not None]
+    assert len(staffed) == 1 and [f.severity for f in staffed[0].findings.all()] == ["HIGH"]
+    assert client.login(username="demo-viewer", password=DEMO_PASSWORD)
+    listed = client.get("/api/sst/inspections").json()
+    assert sorted(i["number"] for i in listed) == sorted(i.number for i in inspections)
+    assert not Inspection.objects.for_tenant(Tenant.objects.get(slug="other")).exists()
 
 
 def test_demo_users_log_in_with_their_roles(db):

@@ -160,7 +160,14 @@ CONTRACT = {"workPermit.updateValidity": ("sst:permit-validity", "POST"),
             "workPermit.components.add": ("sst:permit-components", "POST"),
             "workPermit.components.remove": ("sst:permit-component-detail", "DELETE"),
             "workPermit.delete": ("sst:permit-detail", "DELETE"),
-            "workPermit.create": ("sst:permit-list", "POST")}
+            "workPermit.create": ("sst:permit-list", "POST"),
+            "inspection.create": ("sst:inspection-list", "POST"),
+            "inspection.reschedule": ("sst:inspection-reschedule", "POST"),
+            "inspection.assignInspector": ("sst:inspection-inspector", "POST"),
+            "inspection.complete": ("sst:inspection-complete", "POST"),
+            "inspection.cancel": ("sst:inspection-cancel", "POST"),
+            "inspection.findings.add": ("sst:inspection-findings", "POST"),
+            "inspection.findings.remove": ("sst:inspection-finding-detail", "DELETE")}
 
 
 def test_every_write_capability_of_the_manifest_maps_to_the_sst_route_it_calls(control):

@@ -1,13 +1,15 @@
-"""A small SST world per test: two companies, employees, a component catalog and one permit."""
+"""A small SST world per test: two companies, employees, a component catalog, one permit and one inspection."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 
 import pytest
 
-from sst import services
-from sst.models import Company, ComponentType, Employee, WorkPermit
+from sst import inspection_services, services
+from sst.clock import today
+from sst.models import Company, ComponentType, Employee, Finding, Inspection, WorkPermit
 from tenancy.models import Tenant
 
 CATALOG = [
@@ -27,6 +29,8 @@ class World:
     maria: Employee
     types: dict[str, ComponentType]
     permit: WorkPermit
+    inspection: Inspection  # "45", SCHEDULED in 7 days, inspector João, one finding (so revision 2)
+    finding: Finding
 
 
 def build_world(tenant: Tenant) -> World:
@@ -42,7 +46,13 @@ def build_world(tenant: Tenant) -> World:
         tenant=tenant, company=alfa, number="123", validity_days=30, responsible=joao,
         component_types=[types["workingAtHeight"]], workers=[maria],
     )
-    return World(tenant, alfa, beta, joao, maria, types, permit)
+    inspection = inspection_services.inspection_create(
+        tenant=tenant, company=alfa, number="45", site="Galpão 3", scheduled_for=today() + timedelta(days=7),
+        inspector=joao,
+    )
+    finding = inspection_services.inspection_finding_add(
+        tenant=tenant, inspection_id=inspection.pk, description="Extintor vencido", severity="HIGH")
+    return World(tenant, alfa, beta, joao, maria, types, permit, finding.inspection, finding)
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date, timedelta
 from typing import Any
 
 from tenancy.models import Role
@@ -14,10 +15,13 @@ from .conftest import World
 class Route:
     name: str
     method: str
-    path: str  # formatted with permit, component, employee, company, alfa (ids of a World)
+    path: str  # formatted with permit, component, employee, worker, alfa, inspection, finding (ids of a World)
     body: dict[str, Any] | None
     role: str  # the least role allowed
 
+
+# A date every test may schedule an inspection for (never in the past while the suite runs).
+FUTURE = (date.today() + timedelta(days=30)).isoformat()
 
 ROUTES = [
     Route("company-list", "get", "/companies", None, Role.VIEWER),
@@ -49,6 +53,22 @@ ROUTES = [
     Route("permit-evaluations", "get", "/permits/{permit}/evaluations", None, Role.VIEWER),
     Route("permit-evaluations", "post", "/permits/{permit}/evaluations",
           {"trained": True, "risk_level": "low", "compliant": True}, Role.OPERATOR),
+    Route("inspection-list", "get", "/inspections", None, Role.VIEWER),
+    Route("inspection-list", "post", "/inspections", {"company": "{alfa}", "site": "Pátio", "scheduled_for": FUTURE},
+          Role.OPERATOR),
+    Route("inspection-count", "get", "/inspections/count", None, Role.VIEWER),
+    Route("inspection-detail", "get", "/inspections/{inspection}", None, Role.VIEWER),
+    Route("inspection-reschedule", "post", "/inspections/{inspection}/reschedule", {"scheduled_for": FUTURE},
+          Role.OPERATOR),
+    Route("inspection-inspector", "post", "/inspections/{inspection}/inspector", {"inspector": "{employee}"},
+          Role.OPERATOR),
+    Route("inspection-complete", "post", "/inspections/{inspection}/complete", {}, Role.SUPERVISOR),
+    Route("inspection-cancel", "post", "/inspections/{inspection}/cancel", {"reason": "chuva"}, Role.SUPERVISOR),
+    Route("inspection-findings", "get", "/inspections/{inspection}/findings", None, Role.VIEWER),
+    Route("inspection-findings", "post", "/inspections/{inspection}/findings", {"description": "Piso escorregadio"},
+          Role.OPERATOR),
+    Route("inspection-finding-detail", "delete", "/inspections/{inspection}/findings/{finding}", None,
+          Role.OPERATOR),
 ]
 
 # Routes that address one object by id in the URL: another tenant's id must be a 404 there.
@@ -62,6 +82,8 @@ def ids_of(world: World, *, employee: int | None = None) -> dict[str, int]:
         "employee": employee or world.joao.pk,
         "worker": world.maria.pk,
         "alfa": world.alfa.pk,
+        "inspection": world.inspection.pk,
+        "finding": world.finding.pk,
     }
 
 

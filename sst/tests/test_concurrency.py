@@ -10,8 +10,9 @@ import pytest
 from django.db import connection, connections
 
 from conftest import client_for
-from sst import services
-from sst.models import IdempotencyRecord, WorkPermit
+from sst import inspection_services, services
+from sst.clock import today
+from sst.models import IdempotencyRecord, Inspection, WorkPermit
 
 from .helpers import call
 
@@ -46,22 +47,22 @@ def race(work: Callable[[], Any], n: int = THREADS) -> list[Any]:
     return results
 
 
-def widen(monkeypatch, name: str) -> None:
-    """Make the critical section slow (sleep after `sst.services.<name>`), so a missing lock shows."""
+def widen(monkeypatch, name: str, module: Any = services) -> None:
+    """Make the critical section slow (sleep after `<module>.<name>`), so a missing lock shows."""
     import time
 
-    original = getattr(services, name)
+    original = getattr(module, name)
 
     def slow(*args: Any, **kwargs: Any) -> Any:
         result = original(*args, **kwargs)
         time.sleep(0.05)
         return result
 
-    monkeypatch.setattr(services, name, slow)
+    monkeypatch.setattr(module, name, slow)
 
 
 def test_concurrent_creations_get_distinct_next_numbers(world, monkeypatch):
-    widen(monkeypatch, "_next_number")
+    widen(monkeypatch, "next_number")
     results = race(lambda: services.permit_create(tenant=world.tenant, company=world.alfa, validity_days=5).number)
     assert sorted(results, key=int) == [str(n) for n in range(124, 124 + THREADS)]
 
@@ -91,3 +92,23 @@ def test_concurrent_requests_with_one_key_execute_once(world, operator):
     assert set(statuses) <= {201, 409} and 201 in statuses
     assert WorkPermit.objects.for_tenant(world.tenant).count() == 2
     assert IdempotencyRecord.objects.for_tenant(world.tenant).count() == 1
+
+
+def test_concurrent_inspection_creations_get_distinct_next_numbers(world, monkeypatch):
+    widen(monkeypatch, "next_number", inspection_services)
+    results = race(lambda: inspection_services.inspection_create(tenant=world.tenant, company=world.alfa, site="x",
+                                                                 scheduled_for=today()).number)
+    assert sorted(results, key=int) == [str(n) for n in range(46, 46 + THREADS)]
+
+
+def test_two_reschedules_on_the_same_inspection_revision_cannot_both_succeed(world, operator, monkeypatch):
+    widen(monkeypatch, "_require_scheduled", inspection_services)
+    clients = iter([client_for(operator, world.tenant) for _ in range(THREADS)])
+    path = f"/inspections/{world.inspection.pk}/reschedule"
+
+    def write() -> int:
+        return call(next(clients), "post", path, {"scheduled_for": today().isoformat()},
+                    **{"If-Match": "2"}).status_code
+
+    assert sorted(race(write)) == [200] + [409] * (THREADS - 1)
+    assert Inspection.objects.for_tenant(world.tenant).get(pk=world.inspection.pk).revision == 3

@@ -1,0 +1,64 @@
+"""Reads of safety inspections. Every query names its tenant; missing and "not yours" are one 404."""
+
+from __future__ import annotations
+
+from django.db.models import Prefetch, Q, QuerySet
+
+from tenancy.models import Tenant
+
+from .errors import ObjectNotFound
+from .models import Company, Finding, Inspection
+from .selectors import NumberedFilters, numbered_filtered
+from .text import fold
+
+# Inspections are filtered like permits (number, company, status), with their own free text.
+InspectionFilters = NumberedFilters
+
+
+def _representation_queryset(tenant: Tenant) -> QuerySet[Inspection]:
+    # Findings are prefetched through a tenant-scoped queryset, so the scoping guard holds there too.
+    findings = Finding.objects.for_tenant(tenant).order_by("id")
+    return (
+        Inspection.objects.for_tenant(tenant)
+        .select_related("company", "inspector")
+        .prefetch_related(Prefetch("findings", queryset=findings))
+    )
+
+
+def _filtered(inspections: QuerySet[Inspection], filters: InspectionFilters) -> QuerySet[Inspection]:
+    inspections = numbered_filtered(inspections, filters)
+    if filters.q:
+        text, folded = filters.q.strip(), fold(filters.q)
+        inspections = inspections.filter(
+            Q(number__icontains=text)
+            | Q(site__icontains=text)
+            | Q(company__name_folded__contains=folded)
+            | Q(inspector__name_folded__contains=folded)
+        )
+    return inspections
+
+
+def inspection_list(*, tenant: Tenant, filters: InspectionFilters | None = None) -> QuerySet[Inspection]:
+    return _filtered(_representation_queryset(tenant), filters or InspectionFilters()).order_by("id")
+
+
+def inspection_count(*, tenant: Tenant, filters: InspectionFilters | None = None) -> int:
+    return _filtered(Inspection.objects.for_tenant(tenant), filters or InspectionFilters()).count()
+
+
+def inspection_get(*, tenant: Tenant, inspection_id: int) -> Inspection:
+    inspection = _representation_queryset(tenant).filter(pk=inspection_id).first()
+    if inspection is None:
+        raise ObjectNotFound(inspection=inspection_id)
+    return inspection
+
+
+def inspection_get_by_number(*, tenant: Tenant, company: Company, number: str) -> Inspection | None:
+    return Inspection.objects.for_tenant(tenant).filter(company=company, number=number).first()
+
+
+def inspection_finding_list(*, tenant: Tenant, inspection_id: int) -> QuerySet[Finding]:
+    if not Inspection.objects.for_tenant(tenant).filter(pk=inspection_id).exists():
+        raise ObjectNotFound(inspection=inspection_id)
+    return (Finding.objects.for_tenant(tenant).filter(inspection_id=inspection_id).select_related("inspection")
+            .order_by("id"))
