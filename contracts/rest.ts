@@ -86,6 +86,68 @@ export interface ExecutionTrace {
   verification: TraceEntry[];
 }
 
+/** A finding on its own: with the revision of its inspection, which a finding write bumps. */
+export interface FindingOutput {
+  description: string;
+  id: number;
+  inspection_revision: number;
+  severity: SeverityEnum;
+}
+
+export interface FindingSummary {
+  description: string;
+  id: number;
+  severity: SeverityEnum;
+}
+
+/** A request body: unknown fields are an error, not silently ignored. */
+export interface InspectionCancelInput {
+  reason?: string;
+}
+
+/** A request body: unknown fields are an error, not silently ignored. */
+export interface InspectionFindingsInput {
+  description: string;
+  severity?: SeverityEnum;
+}
+
+/** A request body: unknown fields are an error, not silently ignored. */
+export interface InspectionInspectorInput {
+  /** Employee id; null clears it. */
+  inspector: number | null;
+}
+
+/** A request body: unknown fields are an error, not silently ignored. */
+export interface InspectionListInput {
+  company: number;
+  inspector?: number | null;
+  number?: string;
+  scheduled_for: string;
+  site: string;
+}
+
+export interface InspectionOutput {
+  company: NamedRef;
+  created_at: string;
+  findings: FindingSummary[];
+  id: number;
+  inspector: NamedRef | null;
+  number: string;
+  revision: number;
+  scheduled_for: string;
+  site: string;
+  status: InspectionOutputStatusEnum;
+  updated_at: string;
+}
+
+/** * `SCHEDULED` - Scheduled * `DONE` - Done * `CANCELLED` - Cancelled */
+export type InspectionOutputStatusEnum = "SCHEDULED" | "DONE" | "CANCELLED";
+
+/** A request body: unknown fields are an error, not silently ignored. */
+export interface InspectionRescheduleInput {
+  scheduled_for: string;
+}
+
 /** * `pt-BR` - pt-BR * `en` - en */
 export type LanguageEnum = "pt-BR" | "en";
 
@@ -168,11 +230,14 @@ export interface PermitOutput {
   number: string;
   responsible: NamedRef | null;
   revision: number;
-  status: StatusEnum;
+  status: PermitOutputStatusEnum;
   updated_at: string;
   validity_days: number;
   workers: PermitWorkerOutput[];
 }
+
+/** * `DRAFT` - Draft * `APPROVED` - Approved * `CANCELLED` - Cancelled * `CLOSED` - Closed */
+export type PermitOutputStatusEnum = "DRAFT" | "APPROVED" | "CANCELLED" | "CLOSED";
 
 /** A request body: unknown fields are an error, not silently ignored. */
 export interface PermitValidityInput {
@@ -205,8 +270,8 @@ export interface RiskAssessmentOutput {
 /** * `low` - low * `medium` - medium * `high` - high */
 export type RiskLevelEnum = "low" | "medium" | "high";
 
-/** * `DRAFT` - Draft * `APPROVED` - Approved * `CANCELLED` - Cancelled * `CLOSED` - Closed */
-export type StatusEnum = "DRAFT" | "APPROVED" | "CANCELLED" | "CLOSED";
+/** * `LOW` - Low * `MEDIUM` - Medium * `HIGH` - High */
+export type SeverityEnum = "LOW" | "MEDIUM" | "HIGH";
 
 export interface TraceCapability {
   id: string;
@@ -502,6 +567,83 @@ export interface Paths {
     get: {
       path: { id: number };
       responses: { 200: EmployeeOutput };
+    };
+  };
+  "/api/sst/inspections": {
+    /** api_sst_inspections_list */
+    get: {
+      query: { company?: number; company_name?: string; number?: string; q?: string; status?: "SCHEDULED" | "DONE" | "CANCELLED" };
+      responses: { 200: InspectionOutput[] };
+    };
+    /** api_sst_inspections_create */
+    post: {
+      requestBody: InspectionListInput;
+      responses: { 201: InspectionOutput };
+    };
+  };
+  "/api/sst/inspections/count": {
+    /** api_sst_inspections_count_retrieve */
+    get: {
+      query: { company?: number; company_name?: string; number?: string; q?: string; status?: "SCHEDULED" | "DONE" | "CANCELLED" };
+      responses: { 200: CountOutput };
+    };
+  };
+  "/api/sst/inspections/{id}": {
+    /** api_sst_inspections_retrieve */
+    get: {
+      path: { id: number };
+      responses: { 200: InspectionOutput };
+    };
+  };
+  "/api/sst/inspections/{id}/cancel": {
+    /** api_sst_inspections_cancel_create */
+    post: {
+      path: { id: number };
+      requestBody: InspectionCancelInput;
+      responses: { 200: InspectionOutput };
+    };
+  };
+  "/api/sst/inspections/{id}/complete": {
+    /** api_sst_inspections_complete_create */
+    post: {
+      path: { id: number };
+      responses: { 200: InspectionOutput };
+    };
+  };
+  "/api/sst/inspections/{id}/findings": {
+    /** api_sst_inspections_findings_list */
+    get: {
+      path: { id: number };
+      responses: { 200: FindingOutput[] };
+    };
+    /** api_sst_inspections_findings_create */
+    post: {
+      path: { id: number };
+      requestBody: InspectionFindingsInput;
+      responses: { 201: FindingOutput };
+    };
+  };
+  "/api/sst/inspections/{id}/findings/{finding_id}": {
+    /** api_sst_inspections_findings_destroy */
+    delete: {
+      path: { finding_id: number; id: number };
+      responses: { 204: void };
+    };
+  };
+  "/api/sst/inspections/{id}/inspector": {
+    /** api_sst_inspections_inspector_create */
+    post: {
+      path: { id: number };
+      requestBody: InspectionInspectorInput;
+      responses: { 200: InspectionOutput };
+    };
+  };
+  "/api/sst/inspections/{id}/reschedule": {
+    /** api_sst_inspections_reschedule_create */
+    post: {
+      path: { id: number };
+      requestBody: InspectionRescheduleInput;
+      responses: { 200: InspectionOutput };
     };
   };
   "/api/sst/permits": {

@@ -38,12 +38,13 @@ def correction_apply(turn: Turn, remainder: list[str]) -> None:
     if base is None or base.get("capability") not in turn.grammar.capabilities:
         return understand(turn, parts, allowed_capabilities(turn))
     cap = turn.grammar.capabilities[base["capability"]]
-    extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation))
+    extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
+                          text=turn.text, language=turn.language)
     slots = dict(base.get("slots") or {})
     changed: list[str] = []
     ambiguous: dict[str, list[dict[str, Any]]] = {}
     for slot in cap.slots:
-        if slot.parse != "permit_number" or slot.type == "text":
+        if slot.parse != "reference" or slot.type == "text":
             continue
         current = (slot_values(base, slot.name) or [None])[0]
         number = _number_for(turn, extractor, cap, slot, parts)
@@ -63,7 +64,7 @@ def correction_apply(turn: Turn, remainder: list[str]) -> None:
     others = extractor.extract(cap, parts, use_context=False)
     for name, values in others.values.items():
         slot = cap.slot(name)
-        if slot is None or slot.parse == "permit_number" or name in changed:
+        if slot is None or slot.parse == "reference" or name in changed:
             continue
         if slot.parse == "integer" and any(n[1] == str(v.get("label")) for n in number_positions(parts)
                                            for vals in slots.values() for v in vals if v.get("entity")):

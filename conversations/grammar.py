@@ -94,6 +94,8 @@ class SlotSpec:
     # enum value → folded phrases naming it ("DRAFT" → ("em", "rascunho"), ...), and its display words
     value_phrases: Mapping[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
     value_labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    noun: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # language → one/many/gender
+    label: Mapping[str, str] = field(default_factory=dict)  # language → the field's name in replies
 
     def value_label(self, value: str, language: str) -> str:
         return (self.value_labels.get(value) or {}).get(language) or value
@@ -139,6 +141,29 @@ class Grammar:
     synonyms: Mapping[str, frozenset[tuple[str, ...]]]
     # folded synonym word → entity/capability-entity types it names (for enum values like tabs)
     concepts: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # entity type → language → {one, many, gender}: how replies name it (the manifest's slot `noun`)
+    nouns: Mapping[str, Mapping[str, Mapping[str, str]]] = field(default_factory=dict)
+
+    def noun(self, entity_type: str, language: str, *, many: bool = False, article: str = "") -> str:
+        """"inspeção", "as inspeções", "da permissão" (article: "", "the", "of", "in"); the type's
+        own words when the manifest declares no noun for it."""
+        forms = (self.nouns.get(entity_type) or {}).get(language) or (self.nouns.get(entity_type) or {}).get("pt-BR")
+        word = (forms or {}).get("many" if many else "one") or " ".join(camel_parts(entity_type))
+        if not article:
+            return word
+        if language.startswith("en"):
+            return f"{ {'the': 'the', 'of': 'of the', 'in': 'in the'}[article]} {word}"
+        female = (forms or {}).get("gender", "f") == "f"
+        base = ("a" if female else "o") + ("s" if many else "")
+        return f"{ {'the': '', 'of': 'd', 'in': 'n'}[article]}{base} {word}"
+
+    def slot_label(self, slot: SlotSpec, language: str) -> str:
+        """The slot's field as replies name it: its `label`, else its entity's noun, else its name."""
+        if slot.label:
+            return slot.label.get(language) or next(iter(slot.label.values()))
+        if slot.type in self.nouns:
+            return self.noun(slot.type, language)
+        return " ".join(camel_parts(slot.name)) if slot.name[:1].islower() else slot.name
 
     def types_named_in(self, parts: list[str]) -> dict[str, tuple[int, int]]:
         """Entity types whose synonym occurs in `parts`, with the (start, end) of the occurrence."""
@@ -213,6 +238,8 @@ def _slot(raw: Mapping[str, Any]) -> SlotSpec:
                        for v, langs in value_synonyms.items()},
         value_labels={str(v): {lang: str(words[0]) for lang, words in langs.items() if words}
                       for v, langs in value_synonyms.items()},
+        noun={str(lang): dict(forms) for lang, forms in (raw.get("noun") or {}).items()},
+        label={str(lang): str(text) for lang, text in (raw.get("label") or {}).items()},
     )
 
 
@@ -255,12 +282,15 @@ def grammar_build(snapshot: RegistrySnapshot) -> Grammar:
     capabilities: dict[str, CapabilityGrammar] = {}
     synonyms: dict[str, set[tuple[str, ...]]] = {}
     concepts: dict[str, set[str]] = {}
+    nouns: dict[str, dict[str, Mapping[str, str]]] = {}
     for key, spec in snapshot.capabilities.items():
         grammar = _capability(spec)
         if grammar is None:
             continue
         capabilities[key] = grammar
         for slot in grammar.slots:
+            for lang, forms in slot.noun.items():
+                nouns.setdefault(slot.type, {}).setdefault(lang, forms)
             if slot.type in ("text", "integer", "knowledgeRef") or slot.parse == "enum":
                 continue
             for phrase in slot.synonyms:
@@ -269,7 +299,7 @@ def grammar_build(snapshot: RegistrySnapshot) -> Grammar:
                     concepts.setdefault(phrase, set()).update({slot.type, grammar.entity})
     return Grammar(version=snapshot.version, capabilities=capabilities,
                    synonyms={k: frozenset(v) for k, v in synonyms.items()},
-                   concepts={k: frozenset(v) for k, v in concepts.items()})
+                   concepts={k: frozenset(v) for k, v in concepts.items()}, nouns=nouns)
 
 
 _lock = threading.Lock()

@@ -83,7 +83,7 @@ def _message(execution: Execution, detail: Mapping[str, Any], intent: Mapping[st
         for step, cap in zip(detail["steps"], caps, strict=True):
             result = step.get("result")
             if cap.intent == "count" and isinstance(result, Mapping) and "count" in result:
-                noun = messages.term(f"{_last_part(cap.entity)}s", language)
+                noun = grammar.noun(cap.entity, language, many=True)
                 return "answer", messages.say("answer.count", language, count=result["count"], entity=noun)
         return "answer", compose(execution, language)
     done = (operation or {}).get("done")
@@ -103,13 +103,6 @@ def _message(execution: Execution, detail: Mapping[str, Any], intent: Mapping[st
             text = messages.say("execution.partial", language, detail=f"{text} {messages.join_list(names, language)}")
     kind = "error" if execution.status in ("failed", "compensated") else "execution"
     return kind, text
-
-
-def _last_part(entity: str) -> str:
-    from .grammar import camel_parts
-
-    parts = camel_parts(entity)
-    return parts[-1] if parts else entity
 
 
 def on_execution_settled(execution: Execution) -> None:

@@ -236,7 +236,8 @@ nele nela atual anterior ultimo ultima mesmo mesma this that these those it its 
 EVERY = frozenset(tokens("todas todos toda todo cada all every each"))
 PREVIOUS = frozenset(tokens("anterior ultimo ultima previous last"))
 CREATED = frozenset(tokens("ela ele nela nele dela dele it criada criado nova novo new created"))
-QUESTION_WORDS = frozenset(tokens("qual quais quanto quantos quantas quando que what which how when"))
+QUESTION_WORDS = frozenset(tokens("qual quais quanto quantos quantas quando que quem onde what which how when who "
+                                  "where"))
 COUNT_WORDS = frozenset(tokens("quantos quantas quanto how many count total"))
 EXPLAIN_MARKERS = frozenset(tokens("explique explica explicar explain significa mean"))
 # Units that bind a bare number to an integer slot ("45 dias", "30 days").

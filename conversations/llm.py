@@ -125,7 +125,8 @@ def llm_understand(turn: Any, parts: list[str]) -> bool:
         return False
     turn.fast_path = False
     cap = turn.grammar.capabilities[parsed["capability"]]
-    extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation))
+    extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
+                          text=turn.text, language=turn.language)
     extraction = Extraction()
     for slot in cap.slots:
         words = lexicon.tokens(str(parsed["slots"].get(slot.name, "")))

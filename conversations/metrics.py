@@ -60,7 +60,7 @@ GRAMMAR_CACHE = Counter("sst_agent_grammar_cache", "grammar_for(): the registry 
 # Clarification template → why it was asked. One-shot clarifications (no pending row) are listed
 # because they raise no CLARIFICATION_REQUIRED event; a re-asked question is neither.
 _CLARIFY_REASON = {"clarify.which": "ambiguous", "clarify.not_found": "not_found", "clarify.missing": "missing",
-                   "clarify.missing_permit": "missing", "batch.which": "missing", "clarify.unknown": "not_understood",
+                   "clarify.missing_entity": "missing", "batch.which": "missing", "clarify.unknown": "not_understood",
                    "clarify.llm_unavailable": "not_understood"}
 _ONE_SHOT = frozenset({"clarify.unknown", "clarify.llm_unavailable", "batch.which"})
 REFERENCE_SOURCES = frozenset({"text", "ui", "context", "result", "focus", "topic"})

@@ -135,8 +135,8 @@ def _slot_texts(turn: Turn, state: Mapping[str, Any]) -> _Texts:
         if name == "source" or (slot is not None and _is_target(turn, cap, name)):
             ref = values[0].entity or {}
             company = (ref.get("company") or {}).get("name")
-            target_text = f"{messages.term('permit', language) if ref.get('type') == 'workPermit' else ''} " \
-                          f"{values[0].label}" + (f" ({company})" if company else "")
+            noun = turn.grammar.noun(str(ref.get("type") or (slot.type if slot else "")), language)
+            target_text = f"{noun} {values[0].label}" + (f" ({company})" if company else "")
             out.affected.append({"type": ref.get("type"), "id": str(values[0].value), "label": values[0].label,
                                  **({"company": company} if company else {})})
             continue

@@ -167,11 +167,15 @@ def _correctable(turn: Turn) -> bool:
 def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     hints = hints_for(turn.conversation, with_topic=True)
     ranked = rank(turn.grammar, parts, allowed, hints)
+    # "quem é o inspetor da inspeção 45?": a question naming a field of an entity is answered from
+    # that entity's data before any capability whose verb the question happens to contain.
+    asks = any(p in lexicon.QUESTION_WORDS for p in parts) and not any(p in lexicon.COUNT_WORDS for p in parts)
+    if asks and field_question(turn, parts):
+        return
     if not ranked:
-        if any(p in lexicon.QUESTION_WORDS for p in parts) and field_question(turn, parts):
-            return
         return unparsed(turn, parts)
-    extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation))
+    extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
+                          text=turn.text, language=turn.language)
     best, extraction = choose(turn, ranked, parts, extractor)
     cap = best.cap
     page = _page_of(turn, cap, parts, allowed)
@@ -225,7 +229,7 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str],
 def clone_extraction(turn: Turn, cap: CapabilityGrammar, parts: list[str], extractor: Extractor) -> Extraction:
     """"Crie uma igual à atual, mas com …": the source is a reference; the rest are changes."""
     source_type = next((s.type for c in turn.grammar.capabilities.values() if c.entity == cap.entity
-                        for s in c.slots if s.parse == "permit_number" and s.type == cap.entity), cap.entity)
+                        for s in c.slots if s.parse == "reference" and s.type == cap.entity), cap.entity)
     extraction = extractor.extract(cap, parts, use_context=False)
     source = reference(source_type, parts, extractor.situation)
     extraction.missing = []
@@ -256,7 +260,7 @@ def operate(turn: Turn, cap: CapabilityGrammar, extraction: Extraction, parts: l
 def _require_a_change(turn: Turn, cap: CapabilityGrammar, extraction: Extraction) -> None:
     """A write that changes values (update) needs at least one of them; it never runs empty."""
     values = [s for s in cap.slots if not (s.from_context and turn.reader.read_capability(s.type))
-              and s.type not in ("text",) or (s.type == "text" and s.parse == "permit_number")]
+              and s.type not in ("text",) or (s.type == "text" and s.parse == "reference")]
     values = [s for s in values if s.type != "knowledgeRef" and not (s.type == "text" and s.parse == "text")]
     if values and not any(extraction.values.get(s.name) or extraction.ambiguous.get(s.name)
                           or extraction.not_found.get(s.name) for s in values):
@@ -287,6 +291,10 @@ def _candidate_label(ref: Mapping[str, Any]) -> str:
     return f"{ref.get('label')} \u2014 {company}" if company else str(ref.get("label"))
 
 
+def _slot_term(turn: Turn, slot: Any, slot_name: str) -> str:
+    return turn.grammar.slot_label(slot, turn.language) if slot is not None else messages.term(slot_name, turn.language)
+
+
 def clarify(turn: Turn, state: Mapping[str, Any], extraction: Extraction) -> None:
     cap = turn.grammar.capabilities[state["capability"]]
     language = turn.language
@@ -300,28 +308,28 @@ def clarify(turn: Turn, state: Mapping[str, Any], extraction: Extraction) -> Non
                        "entity": {k: v for k, v in o.items() if k != "value"}} for o in options]
         labels = messages.join_list([c["label"] for c in candidates], language)
         slot = cap.slot(slot_name)
-        if slot is not None and slot.parse == "permit_number":
-            question = turn.say("clarify.which_permit", count=len(candidates), number=options[0].get("label"),
-                                options=labels)
+        if slot is not None and slot.parse == "reference":
+            question = turn.say("clarify.which_entity", count=len(candidates), number=options[0].get("label"),
+                                options=labels, **turn.nouns(slot.type))
         else:
             question = turn.say("clarify.which", count=len(candidates), options=labels)
         missing, template = [slot_name], "clarify.which"
     elif extraction.not_found:
         slot_name, raw = next(iter(extraction.not_found.items()))
         slot = cap.slot(slot_name)
-        if slot is not None and slot.parse == "permit_number":
+        if slot is not None and slot.parse == "reference":
             rest(turn)
-            return turn.error("NOT_FOUND", "clarify.permit_not_found", number=raw)
-        question = turn.say("clarify.not_found", field=messages.term(slot.type if slot else slot_name, language),
-                            text=raw)
+            return turn.error("NOT_FOUND", "clarify.entity_not_found", number=raw, **turn.nouns(slot.type))
+        question = turn.say("clarify.not_found", field=_slot_term(turn, slot, slot_name), text=raw)
         missing, template = [slot_name], "clarify.not_found"
     else:
         slot_name = extraction.missing[0]
         slot = cap.slot(slot_name)
-        if slot_name == "source" or (slot is not None and slot.parse == "permit_number"):
-            question, template = turn.say("clarify.missing_permit"), "clarify.missing_permit"
+        if slot_name == "source" or (slot is not None and slot.parse == "reference"):
+            entity = slot.type if slot is not None else cap.entity
+            question, template = turn.say("clarify.missing_entity", **turn.nouns(entity)), "clarify.missing_entity"
         else:
-            question = turn.say("clarify.missing", field=messages.term(slot.type if slot else slot_name, language))
+            question = turn.say("clarify.missing", field=_slot_term(turn, slot, slot_name))
             template = "clarify.missing"
             if slot is not None and slot.resolver:
                 items = turn.reader.catalog(slot)
@@ -369,10 +377,11 @@ def clarification_answer(turn: Turn, clarification: Clarification, parts: list[s
                                        "text").to_dict()]
     elif slot_name:
         cap = turn.grammar.capabilities[state["capability"]]
-        extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation))
+        extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
+                          text=turn.text, language=turn.language)
         if slot_name == "source":
             found = None
-            cap_types = [s for s in cap.slots if s.parse == "permit_number"]
+            cap_types = [s for s in cap.slots if s.parse == "reference"]
             if cap_types:
                 probe = extractor.extract(cap, parts, only={cap_types[0].name}, use_context=False)
                 found = (probe.values.get(cap_types[0].name) or [None])[0]
@@ -477,12 +486,13 @@ def navigate_state(turn: Turn, cap: CapabilityGrammar, state: Mapping[str, Any])
             body = turn.reader.entity(slot.type, vals[0].value)
             if body is None:
                 rest(turn)
-                return turn.error("NOT_FOUND", "clarify.permit_not_found", number=vals[0].label)
+                return turn.error("NOT_FOUND", "clarify.entity_not_found", number=vals[0].label,
+                                  **turn.nouns(slot.type))
             target = entity_ref(slot.type, body, label_field=str((slot.resolver or {}).get("label", "name")))
         values[slot.field] = vals[0].value
     tab_slot = next((s for s in cap.slots if s.parse == "enum"), None)
     if target is None:
-        return turn.error("NOT_FOUND", "clarify.missing_permit")
+        return turn.error("NOT_FOUND", "clarify.missing_entity", **turn.nouns(cap.entity))
     decision = evaluate(actor=turn.user, tenant=turn.tenant,
                         steps=[{"id": "nav", "capability": spec.id, "version": spec.version, "input": values,
                                 "targets": [{"type": target["type"], "id": str(target["id"])}]}],
@@ -509,8 +519,9 @@ def navigate_state(turn: Turn, cap: CapabilityGrammar, state: Mapping[str, Any])
     company = instruction["entity"]["company"] or ""
     template = "navigation.tab" if tab else "navigation.open"
     rest(turn)
-    turn.reply("navigation", template, values={"label": target.get("label"), "company": company,
-                                               "tab": messages.term(str(tab), turn.language) if tab else ""},
+    tab_text = tab_slot.value_label(str(tab), turn.language) if tab and tab_slot else ""
+    turn.reply("navigation", template, values={"label": target.get("label"), "company": company, "tab": tab_text,
+                                               **turn.nouns(str(target["type"]))},
                navigation=instruction)
 
 
@@ -589,10 +600,11 @@ def field_question(turn: Turn, parts: list[str]) -> bool:
     for cap in turn.grammar.capabilities.values():
         if cap.kind != "read" or cap.intent != "show":
             continue
-        slot = next((s for s in cap.slots if s.parse == "permit_number"), None)
+        slot = next((s for s in cap.slots if s.parse == "reference"), None)
         if slot is None or not turn.reader.spec(cap.id):
             continue
-        extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation))
+        extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
+                          text=turn.text, language=turn.language)
         extraction = extractor.extract(cap, parts)
         value = (extraction.values.get(slot.name) or [None])[0]
         if value is None:
@@ -603,19 +615,36 @@ def field_question(turn: Turn, parts: list[str]) -> bool:
         field = _field_named(turn, parts, body)
         if field is None:
             continue
-        shown = body[field]
-        if isinstance(shown, Mapping):
-            shown = shown.get("name") or shown.get("number") or shown.get("id")
+        shown = _shown(body[field], turn.language)
         unit = f" {messages.term('days', turn.language)}" if field.endswith("_days") else ""
         entity = entity_ref(slot.type, body, label_field=str((slot.resolver or {}).get("label", "name")))
         entity_activate(turn.conversation, entity, version=turn.version)
         topic_set(turn, words=[p for p in parts if any(same_word(p, k) for k in _field_words(turn, field))],
                   entity=entity, semantic_id=None)
         rest(turn)
-        turn.reply("answer", "answer.field", values={"field": messages.term(field, turn.language).capitalize(),
-                                                      "label": entity.get("label"), "value": f"{shown}{unit}"})
+        turn.reply("answer", "answer.field", values={"field": _field_label(turn, field).capitalize(),
+                                                      "label": entity.get("label"), "value": f"{shown}{unit}",
+                                                      **turn.nouns(slot.type)})
         return True
     return False
+
+
+def _field_label(turn: Turn, field: str) -> str:
+    """A field as replies name it: the label of a slot that fills it (manifest), else the term."""
+    for cap in turn.grammar.capabilities.values():
+        for slot in cap.slots:
+            if field in (slot.field, slot.name) and (slot.label or slot.type in turn.grammar.nouns):
+                return turn.grammar.slot_label(slot, turn.language)
+    return messages.term(field, turn.language)
+
+
+def _shown(value: Any, language: str) -> str:
+    """A field's value as a reply shows it: a related record by its name, a list as a list of names."""
+    if isinstance(value, Mapping):
+        return str(value.get("name") or value.get("description") or value.get("number") or value.get("id"))
+    if isinstance(value, list):
+        return messages.join_list([_shown(v, language) for v in value], language) or "—"
+    return "—" if value is None else str(value)
 
 
 def _field_words(turn: Turn, field: str) -> set[str]:
@@ -627,7 +656,9 @@ def _field_words(turn: Turn, field: str) -> set[str]:
 
 
 def _field_named(turn: Turn, parts: list[str], body: Mapping[str, Any]) -> str | None:
-    content = [p for p in parts if p not in lexicon.ARTICLES and p not in lexicon.QUESTION_WORDS and len(p) > 3]
+    nouns = {w for phrases in turn.grammar.synonyms.values() for p in phrases for w in p}
+    content = [p for p in parts if p not in lexicon.ARTICLES and p not in lexicon.QUESTION_WORDS and len(p) > 3
+               and p not in nouns]
     for field in body:
         if any(same_word(p, w) for p in content for w in lexicon.tokens(field.replace("_", " "))):
             return field
@@ -714,9 +745,11 @@ def stale_context(turn: Turn, confirmation: Confirmation) -> bool:
     turn.go(Status.CONFIRMATION_REQUIRED)
     from .state import confirmation_view
 
-    turn.reply("confirmation", "stale.context", values={"label": target.get("label")},
+    nouns = turn.nouns(str(target.get("type") or snapshot.get("type")))
+    turn.reply("confirmation", "stale.context", values={"label": target.get("label"), **nouns},
                confirmation=confirmation_view(confirmation),
-               error={"code": "STALE_CONTEXT", "detail": turn.say("stale.context", label=target.get("label"))})
+               error={"code": "STALE_CONTEXT", "detail": turn.say("stale.context", label=target.get("label"),
+                                                                   **nouns)})
     return True
 
 
@@ -817,7 +850,8 @@ def retry(turn: Turn) -> None:
             if entity and turn.reader.read_capability(str(entity.get("type"))):
                 if turn.reader.entity(str(entity.get("type")), value.get("value")) is None:
                     rest(turn)
-                    return turn.error("NOT_FOUND", "clarify.permit_not_found", number=value.get("label"))
+                    return turn.error("NOT_FOUND", "clarify.entity_not_found", number=value.get("label"),
+                                      **turn.nouns(str(entity.get("type"))))
     action = str(operation.get("summary") or "")
     plan_and_decide(turn, state, reuse_soft_of=operation.get("confirmation_id"),
                     lead=turn.say("retry.asks_again", action=action) if action else "")

@@ -95,6 +95,17 @@ class Turn:
     def say(self, template: str, **values: Any) -> str:
         return messages.say(template, self.language, **values)
 
+    def nouns(self, entity_type: str) -> dict[str, str]:
+        """How this turn's replies name `entity_type` (the manifest's nouns): `noun` ("a inspeção" /
+        "inspection"), `of_noun` ("da inspeção" / "inspection"), `nouns` (plural), `noun_bare`, `noun_one`."""
+        noun, english = self.grammar.noun, self.language.startswith("en")
+        female = noun(entity_type, self.language, article="the").startswith("a ")
+        return {"noun": noun(entity_type, self.language, article="" if english else "the"),
+                "of_noun": noun(entity_type, self.language, article="" if english else "of"),
+                "nouns": noun(entity_type, self.language, many=True),
+                "noun_bare": noun(entity_type, self.language),
+                "noun_one": ("a " if english else "uma " if female else "um ") + noun(entity_type, self.language)}
+
     def reply(self, type_: str, template: str, *, message: str | None = None, **parts: Any) -> dict[str, Any]:
         response: dict[str, Any] = {
             "type": type_, "message": message if message is not None else self.say(template, **parts.pop(

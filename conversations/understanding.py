@@ -15,9 +15,12 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from typing import Any
 
 from . import metrics
+from .dates import date_in, date_label, shift_in, today
+from .freetext import leftover_value, marked_value, quoted_values
 from .grammar import CapabilityGrammar, Grammar, SlotSpec, Verb, camel_parts, find_phrase, same_word
 from .lexicon import ARTICLES, CREATED, DAY_UNITS, DEMONSTRATIVES, PREVIOUS, tokens
 from .matching import Mention, mention
@@ -233,8 +236,10 @@ def reference(slot_type: str, parts: list[str], situation: Situation) -> SlotVal
 class Extractor:
     """Fills a capability's slots from one message with the tenant's data (reads are cached per turn)."""
 
-    def __init__(self, *, grammar: Grammar, reader: Reader, situation: Situation) -> None:
+    def __init__(self, *, grammar: Grammar, reader: Reader, situation: Situation, text: str = "",
+                 language: str = "pt-BR") -> None:
         self.grammar, self.reader, self.situation = grammar, reader, situation
+        self.text, self.language = text, language  # the raw message: dates keep their "/" and "-"
         self._observed: set[str] = set()  # entity types whose reference this turn already counted
 
     def skip_words(self, cap: CapabilityGrammar) -> set[str]:
@@ -245,20 +250,47 @@ class Extractor:
     def extract(self, cap: CapabilityGrammar, parts: list[str], *, only: set[str] | None = None,
                 use_context: bool = True) -> Extraction:
         out = Extraction()
-        ordered = sorted(cap.slots, key=lambda s: (s.parse != "permit_number", s.type == "permitComponent"))
+        # Dates first (their day numbers are never entity numbers), then references, then the rest.
+        ordered = sorted(cap.slots, key=lambda s: (s.parse != "date", s.parse != "reference",
+                                                   s.type == "permitComponent"))
         for slot in ordered:
             if only is not None and slot.name not in only:
                 continue
             self._slot(cap, slot, parts, out, use_context)
+        for slot in ordered:
+            if slot.parse == "date" and slot.name in out.missing and (only is None or slot.name in only):
+                self._date_shift(cap, slot, out)
+        self._texts(cap, [s for s in ordered if only is None or s.name in only], parts, out)
         return out
+
+    def _texts(self, cap: CapabilityGrammar, slots: list[SlotSpec], parts: list[str], out: Extraction) -> None:
+        """Free-text slots last: they take what the other slots left (freetext.py)."""
+        texts = [s for s in slots if s.type == "text" and s.parse == "text" and s.name not in out.values]
+        if not texts:
+            return
+        said = quoted_values(self.text)
+        required = [s for s in texts if s.required]
+        if not said and len(required) == 1:
+            left = leftover_value(self.text, parts, out.used, self.skip_words(cap))
+            said = [left] if left else []
+        elif not said:
+            marked = marked_value(self.text)
+            said = [marked] if marked else []
+        for slot, value in zip(required + [s for s in texts if not s.required], said, strict=False):
+            out.values[slot.name] = [SlotValue(value, value)]
+        for slot in required:
+            if slot.name not in out.values and slot.name not in out.missing:
+                out.missing.append(slot.name)
 
     def _slot(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction,
               use_context: bool) -> None:
-        if slot.type in ("text", "knowledgeRef") and slot.parse != "permit_number":
+        if slot.type in ("text", "knowledgeRef") and slot.parse != "reference":
             return
         started = time.perf_counter()
-        if slot.parse == "permit_number" and slot.type != "text":
+        if slot.parse == "reference" and slot.type != "text":
             self._numbered_entity(cap, slot, parts, out, use_context)
+        elif slot.parse == "date":
+            self._date(slot, parts, out)
         elif slot.parse == "integer":
             self._integer(cap, slot, parts, out)
         elif slot.parse == "enum":
@@ -270,7 +302,7 @@ class Extractor:
         if slot.required and slot.name not in out.values and slot.name not in out.ambiguous \
                 and slot.name not in out.not_found:
             out.missing.append(slot.name)
-        if slot.parse == "permit_number" or slot.resolver:
+        if slot.parse == "reference" or slot.resolver:
             self._reference_observed(slot, out, time.perf_counter() - started)
 
     def _reference_observed(self, slot: SlotSpec, out: Extraction, seconds: float) -> None:
@@ -293,9 +325,11 @@ class Extractor:
 
     # numbers ------------------------------------------------------------------------------
 
-    def explicit_number(self, slot: SlotSpec, parts: list[str], cap: CapabilityGrammar) -> tuple[int, str] | None:
+    def explicit_number(self, slot: SlotSpec, parts: list[str], cap: CapabilityGrammar,
+                        used: set[int] = frozenset()) -> tuple[int, str] | None:
         numbers = number_positions(parts)
         phrases = self.grammar.synonyms.get(slot.type, frozenset())
+        numbers = [n for n in numbers if n[0] not in used]
         for i, digits, unit in numbers:
             if unit:
                 continue
@@ -308,9 +342,33 @@ class Extractor:
             return bare[0]
         return None
 
+    # dates --------------------------------------------------------------------------------
+
+    def _date(self, slot: SlotSpec, parts: list[str], out: Extraction) -> None:
+        said = date_in(self.text, today(), self.language)
+        if said is None:
+            return
+        said_words = set(said.words.split()) | set(tokens(said.words))
+        out.used.update(i for i, p in enumerate(parts) if p in said_words and p not in ARTICLES)
+        out.values[slot.name] = [SlotValue(said.value.isoformat(), date_label(said.value, self.language))]
+
+    def _date_shift(self, cap: CapabilityGrammar, slot: SlotSpec, out: Extraction) -> None:
+        """"adiar em 3 dias": the target's current date of this field, moved."""
+        shift = shift_in(self.text, self.language)
+        target = next((v[0] for s in cap.slots if s.parse == "reference" and (v := out.values.get(s.name))), None)
+        if shift is None or target is None or not (target.entity or {}).get("type"):
+            return
+        current = (self.reader.entity(str(target.entity["type"]), target.value) or {}).get(slot.field)
+        try:
+            moved = date.fromisoformat(str(current)) + timedelta(days=shift[0])
+        except ValueError:
+            return
+        out.missing.remove(slot.name)
+        out.values[slot.name] = [SlotValue(moved.isoformat(), date_label(moved, self.language))]
+
     def _numbered_entity(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction,
                          use_context: bool) -> None:
-        found = self.explicit_number(slot, parts, cap)
+        found = self.explicit_number(slot, parts, cap, out.used)
         if found is None:
             if use_context:
                 ref = reference(slot.type, parts, self.situation)

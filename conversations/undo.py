@@ -87,6 +87,9 @@ def _undo_state(turn: Turn, capability: str, values: dict[str, Any], last: dict[
             continue
         value = values[slot.field]
         label, entity = known.get(str(value), (str(value), None))
+        own_label = str((slot.resolver or {}).get("label") or "")
+        if isinstance(result, dict) and str(result.get("id")) == str(value) and result.get(own_label):
+            label = str(result[own_label])  # "guarda-corpo solto", not the finding's id
         slots[slot.name] = [SlotValue(value, label, entity or ({"type": slot.type, "id": value, "label": label}
                                                                if slot.from_context else None), "context")]
     if any(s.required and s.name not in slots for s in cap.slots):

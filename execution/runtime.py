@@ -17,14 +17,10 @@ from tenancy.models import Tenant
 
 from .tool_runtime import TOKEN_TTL, ToolResult, ToolSession
 
-# type → (read capability, its id field). Facts for other types are not read (policy then denies
-# a step targeting them with TARGET_FACTS_MISSING: fail closed).
-READERS: dict[str, tuple[str, str]] = {
-    "workPermit": ("workPermit.read", "permit_id"),
-    "employee": ("employee.read", "employee_id"),
-}
-
-READ_MANY = ("workPermit.readMany", "ids")
+# Facts are read through each target type's read capability, found in the registry
+# (RegistrySnapshot.reader_of). A type without one is not read: policy then denies a step
+# targeting it with TARGET_FACTS_MISSING (fail closed).
+READ_MANY_CHUNK = 200
 
 _local = threading.local()
 # A session's token lives TOKEN_TTL; reuse it for well under that.
@@ -57,38 +53,46 @@ def read_facts(*, session: ToolSession, snapshot: RegistrySnapshot, tenant: Tena
     """`{"<type>:<id>": {tenant, exists, status?, revision?}}` read now, and the raw results (for errors)."""
     facts: dict[str, Any] = {}
     results: list[ToolResult] = []
-    targets = list(targets)
-    many = snapshot.get(READ_MANY[0], tenant=tenant)
-    permits = [t for t in targets if t["type"] == "workPermit"]
-    if many is not None and len(permits) > 1:
-        # A batch's targets: one call per 200 instead of one per permit; a missing one is "not found".
-        targets = [t for t in targets if t["type"] != "workPermit"]
-        for start in range(0, len(permits), 200):
-            chunk = permits[start:start + 200]
-            result = session.invoke(capability=many, input={READ_MANY[1]: ",".join(str(t["id"]) for t in chunk)})
-            results.append(result)
-            if result.outcome != "succeeded" or not isinstance(result.body, list):
-                continue
-            found = {row.get("id"): row for row in result.body if isinstance(row, Mapping)}
-            for target in chunk:
-                row = found.get(target["id"])
-                facts[f"workPermit:{target['id']}"] = (
-                    {"tenant": str(tenant.pk), "exists": True, "status": row.get("status"),
-                     "revision": row.get("revision")} if row else {"tenant": str(tenant.pk), "exists": False})
+    by_type: dict[str, list[Mapping[str, Any]]] = {}
     for target in targets:
-        reader = READERS.get(target["type"])
-        spec = snapshot.get(reader[0], tenant=tenant) if reader else None
-        if spec is None:
+        by_type.setdefault(str(target["type"]), []).append(target)
+    for entity_type, group in by_type.items():
+        many = snapshot.reader_of(entity_type, tenant=tenant, many=True) if len(group) > 1 else None
+        if many is not None:
+            # A batch's targets: one call per 200 instead of one per target; a missing one is "not found".
+            results += _read_many(session, many, tenant, group, facts)
             continue
-        result = session.invoke(capability=spec, input={reader[1]: target["id"]})
-        results.append(result)
-        key = f"{target['type']}:{target['id']}"
-        if result.status_code == 404:
-            facts[key] = {"tenant": str(tenant.pk), "exists": False}
-        elif result.outcome == "succeeded" and isinstance(result.body, Mapping):
-            facts[key] = {"tenant": str(tenant.pk), "exists": True, "status": result.body.get("status"),
-                          "revision": result.body.get("revision")}
+        reader = snapshot.reader_of(entity_type, tenant=tenant)
+        for target in group if reader else ():
+            result = session.invoke(capability=reader[0], input={reader[1]: target["id"]})
+            results.append(result)
+            key = f"{target['type']}:{target['id']}"
+            if result.status_code == 404:
+                facts[key] = {"tenant": str(tenant.pk), "exists": False}
+            elif result.outcome == "succeeded" and isinstance(result.body, Mapping):
+                facts[key] = _facts_of(tenant, result.body)
     return facts, results
+
+
+def _facts_of(tenant: Tenant, row: Mapping[str, Any]) -> dict[str, Any]:
+    return {"tenant": str(tenant.pk), "exists": True, "status": row.get("status"), "revision": row.get("revision")}
+
+
+def _read_many(session: ToolSession, reader: tuple[CapabilitySpec, str], tenant: Tenant,
+               group: list[Mapping[str, Any]], facts: dict[str, Any]) -> list[ToolResult]:
+    results = []
+    for start in range(0, len(group), READ_MANY_CHUNK):
+        chunk = group[start:start + READ_MANY_CHUNK]
+        result = session.invoke(capability=reader[0], input={reader[1]: ",".join(str(t["id"]) for t in chunk)})
+        results.append(result)
+        if result.outcome != "succeeded" or not isinstance(result.body, list):
+            continue
+        found = {row.get("id"): row for row in result.body if isinstance(row, Mapping)}
+        for target in chunk:
+            row = found.get(target["id"])
+            facts[f"{target['type']}:{target['id']}"] = (_facts_of(tenant, row) if row
+                                                          else {"tenant": str(tenant.pk), "exists": False})
+    return results
 
 
 def navigation_instruction(spec: CapabilitySpec, values: Mapping[str, Any], *, label: str | None) -> dict[str, Any]:

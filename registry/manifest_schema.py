@@ -130,6 +130,14 @@ _ADAPTATION = {
     },
 }
 
+_NOUN = {  # how replies name the slot's entity: "a inspeção 45", "as inspeções", "da inspeção"
+    "type": "object",
+    "required": ["one", "many"],
+    "additionalProperties": False,
+    "properties": {"one": {"type": "string", "minLength": 1}, "many": {"type": "string", "minLength": 1},
+                   "gender": {"enum": ["f", "m"], "description": "for the Portuguese article (a/o, da/do)"}},
+}
+
 _SLOT = {
     "type": "object",
     "required": ["name", "type"],
@@ -141,7 +149,7 @@ _SLOT = {
         "required": {"type": "boolean"},
         "many": {"type": "boolean"},
         "from_context": {"type": "boolean", "description": "may be taken from the UI selection or the active entity"},
-        "parse": {"enum": ["integer", "text", "enum", "permit_number"]},
+        "parse": {"enum": ["integer", "text", "enum", "reference", "date"]},
         "values": {"type": "array", "items": {"type": "string"}},
         "resolver": {
             "type": "object",
@@ -156,6 +164,11 @@ _SLOT = {
             },
         },
         "synonyms": _LANGS,
+        "noun": {"type": "object", "required": ["pt-BR", "en"], "additionalProperties": False,
+                 "properties": {"pt-BR": _NOUN, "en": _NOUN}},
+        # The slot's field as replies name it ("validade", "data"), per language.
+        "label": {"type": "object", "required": ["pt-BR", "en"], "additionalProperties": False,
+                  "properties": {lang: {"type": "string", "minLength": 1} for lang in ("pt-BR", "en")}},
         # Words for each enum value ("em rascunho" for DRAFT); the first of each language also names it.
         "value_synonyms": {"type": "object", "additionalProperties": _LANGS},
     },

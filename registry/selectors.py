@@ -114,6 +114,29 @@ class RegistrySnapshot:
             raise CapabilityUnavailable(capability_id)
         return spec
 
+    def reader_of(self, entity_type: str, *, tenant: Any = None,
+                  many: bool = False) -> tuple[CapabilitySpec, str] | None:
+        """(the read of one `entity_type` by id, its id field) from the language metadata: a read of
+        that entity with one required input whose output is the entity (has an `id`), `show` first.
+        With `many`, the read of several by a comma-separated list (its one required input is a string)."""
+        found = []
+        for key, spec in sorted(self.capabilities.items()):
+            language = spec.language or {}
+            required = list(spec.input_schema.get("required") or ())
+            if spec.kind != "read" or language.get("entity") != entity_type or len(required) != 1:
+                continue
+            kind = ((spec.input_schema.get("properties") or {}).get(required[0]) or {}).get("type")
+            output = spec.output_schema
+            if many and kind == "string" and output.get("type") == "array":
+                found.append((0, key, required[0]))
+            elif not many and kind == "integer" and "id" in (output.get("properties") or {}):
+                found.append((language.get("intent") != "show", key, required[0]))
+        for _, key, field_name in sorted(found):
+            spec = self.get(key, tenant=tenant)
+            if spec is not None:
+                return spec, field_name
+        return None
+
     def discoverable_for(self, *, tenant: Any, role: str) -> list[CapabilitySpec]:
         """ACTIVE, discoverable capabilities `role` holds every permission of, not blocked for `tenant`."""
         permissions = permissions_for_role(role)

@@ -75,10 +75,13 @@ def test_manifest_risk_levels_follow_the_architecture():
             assert definition["risk"] == "read", capability_id
     medium = {"workPermit.create", "workPermit.update", "workPermit.updateValidity", "workPermit.components.add",
               "workPermit.components.update", "workPermit.components.remove", "workPermit.workers.add",
-              "workPermit.workers.remove"}
+              "workPermit.workers.remove",
+              # The second domain (SCENARIOS.md): create, reschedule, assign and findings are medium.
+              "inspection.create", "inspection.reschedule", "inspection.assignInspector",
+              "inspection.findings.add", "inspection.findings.remove"}
     assert {c for c, d in capabilities.items() if d["risk"] == "medium"} == medium
     assert {c for c, d in capabilities.items() if d["risk"] == "high"} == {
-        "workPermit.delete", "workPermit.cancel", "workPermit.approve"}
+        "workPermit.delete", "workPermit.cancel", "workPermit.approve", "inspection.complete", "inspection.cancel"}
 
 
 def test_manifest_undo_and_verification_follow_the_design():

@@ -12,6 +12,7 @@ import json
 import re
 import uuid
 from dataclasses import dataclass
+from datetime import date, timedelta
 from typing import Any
 
 import pytest
@@ -21,6 +22,8 @@ from rest_framework.test import APIClient
 
 from demo.testcontrol.services import sst_digest, world_facts
 from execution.runtime import sessions_close
+from sst import inspection_services
+from sst.models import Company
 from tenancy.models import Tenant
 
 from .worlds import Worlds, worlds_create
@@ -81,11 +84,21 @@ def victim(db) -> Victim:
     component = operator.get("/api/sst/component-types").json()
     ids = {"conversation_id": conversation, "confirmation_id": asked["response"]["confirmation"]["id"],
            "execution_id": done["response"]["execution"]["id"], "id": str(permit["id"]),
-           "employee_id": str(_first_id(employee)), "component_id": str(_first_id(component))}
+           "employee_id": str(_first_id(employee)), "component_id": str(_first_id(component)),
+           "finding_id": str(_finding_id(tenant))}
     schema = APIClient().get("/api/schema/?format=json").json()
     operations = [(method.upper(), path) for path, item in schema["paths"].items() for method in item
                   if method in {"get", "post", "put", "patch", "delete"}]
     return Victim(worlds=worlds, tenant=tenant, other=other, ids=ids, operations=operations)
+
+
+def _finding_id(tenant: Tenant) -> int:
+    """A real finding of the victim's tenant, on an inspection whose id is the permit's `{id}` or not."""
+    company = Company.objects.filter(tenant=tenant).first()
+    inspection = inspection_services.inspection_create(tenant=tenant, company=company, number="9001",
+                                                       site="Galpão", scheduled_for=date.today() + timedelta(days=3))
+    return inspection_services.inspection_finding_add(tenant=tenant, inspection_id=inspection.pk,
+                                                      description="guarda-corpo solto").pk
 
 
 def _first_id(listing: Any) -> Any:
