@@ -22,8 +22,9 @@ from . import metrics
 from .dates import date_in, date_label, shift_in, today
 from .freetext import leftover_value, marked_value, quoted_values
 from .grammar import CapabilityGrammar, Grammar, SlotSpec, Verb, camel_parts, find_phrase, same_word
-from .lexicon import ARTICLES, CREATED, DAY_UNITS, DEMONSTRATIVES, PREVIOUS, tokens
+from .lexicon import ARTICLES, CREATED, DEMONSTRATIVES, PREVIOUS, tokens
 from .matching import Mention, mention
+from .numbers import numbers_in, numerals_of, reference_number, value_problem
 from .reads import Reader, entity_ref
 
 
@@ -146,14 +147,11 @@ def _evidence(grammar: Grammar, item: Ranked, parts: list[str], named: Mapping[s
     return score
 
 
-def number_positions(parts: list[str]) -> list[tuple[int, str, bool]]:
-    """(index, digits, followed by a day unit) for each number in the message."""
-    out = []
-    for i, part in enumerate(parts):
-        if part.isdigit():
-            unit = i + 1 < len(parts) and parts[i + 1] in DAY_UNITS
-            out.append((i, part, unit))
-    return out
+number_positions = numbers_in
+
+
+def _range_of(schema: Mapping[str, Any] | None) -> dict[str, Any]:
+    return {k: v for k, v in (schema or {}).items() if k in ("minimum", "maximum")}
 
 
 # --- slots -----------------------------------------------------------------------------------
@@ -182,6 +180,8 @@ class Extraction:
     not_found: dict[str, str] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
     used: set[int] = field(default_factory=set)
+    # slot → {"said", "problem": negative | fraction | range, "minimum", "maximum"}: never used as is
+    invalid: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def from_text(self) -> set[str]:
@@ -189,7 +189,7 @@ class Extraction:
 
     @property
     def complete(self) -> bool:
-        return not (self.ambiguous or self.not_found or self.missing)
+        return not (self.ambiguous or self.not_found or self.missing or self.invalid)
 
 
 @dataclass
@@ -252,7 +252,7 @@ class Extractor:
         out = Extraction()
         # Dates first (their day numbers are never entity numbers), then references, then the rest.
         ordered = sorted(cap.slots, key=lambda s: (s.parse != "date", s.parse != "reference",
-                                                   s.type == "permitComponent"))
+                                                   parent_input(self.reader, s) is not None))
         for slot in ordered:
             if only is not None and slot.name not in only:
                 continue
@@ -327,20 +327,11 @@ class Extractor:
 
     def explicit_number(self, slot: SlotSpec, parts: list[str], cap: CapabilityGrammar,
                         used: set[int] = frozenset()) -> tuple[int, str] | None:
-        numbers = number_positions(parts)
         phrases = self.grammar.synonyms.get(slot.type, frozenset())
-        numbers = [n for n in numbers if n[0] not in used]
-        for i, digits, unit in numbers:
-            if unit:
-                continue
-            window = parts[max(0, i - 3):i]
-            if any(find_phrase(window, p) for p in phrases):
-                return i, digits
-        has_integer = any(s.parse == "integer" for s in cap.slots)
-        bare = [(i, d) for i, d, unit in numbers if not unit]
-        if bare and not has_integer:
-            return bare[0]
-        return None
+        named_at = [i for i, _, _ in number_positions(parts)
+                    if any(find_phrase(parts[max(0, i - 3):i], p) for p in phrases)]
+        takes_value = any(s.parse == "integer" for s in cap.slots)
+        return reference_number(parts, set(used), takes_value=takes_value, named_at=named_at)
 
     # dates --------------------------------------------------------------------------------
 
@@ -409,23 +400,37 @@ class Extractor:
         numbers = [(i, d, u) for i, d, u in number_positions(parts) if i not in out.used]
         with_unit = [(i, d) for i, d, u in numbers if u]
         chosen = with_unit[0] if with_unit else (numbers[0][:2] if numbers else None)
-        if chosen is not None:
-            out.used.add(chosen[0])
-            out.values[slot.name] = [SlotValue(int(chosen[1]), chosen[1])]
+        if chosen is None:
+            return
+        out.used.add(chosen[0])
+        numeral = numerals_of(parts, self.text).get(chosen[0])
+        spec = self.reader.spec(cap.id)
+        schema = ((spec.input_schema if spec else {}).get("properties") or {}).get(slot.field)
+        problem = value_problem(numeral, chosen[1], schema)
+        if problem is not None:
+            shown = numeral.text if numeral is not None else chosen[1]
+            out.invalid[slot.name] = {"said": shown, "problem": problem, **_range_of(schema)}
+            return
+        out.values[slot.name] = [SlotValue(int(chosen[1]), chosen[1])]
 
     # names --------------------------------------------------------------------------------
 
     def catalog(self, slot: SlotSpec, out: Extraction) -> list[dict[str, Any]]:
-        if slot.type == "permitComponent":
-            permit = next((v[0] for name, v in out.values.items() if v and v[0].entity
-                           and v[0].entity.get("type") == "workPermit"), None)
-            if permit is None:
-                return []
-            capability = str((slot.resolver or {}).get("capability"))
-            spec = self.reader.spec(capability)
-            required = list(spec.input_schema.get("required") or ()) if spec else []
-            return self.reader.children(capability, {required[0]: permit.value}) if required else []
-        return self.reader.catalog(slot)
+        """The items a name can refer to: the tenant's catalog, or — when the resolver lists the children
+        of an entity (its required input is another slot's field, e.g. a component of *this* permit) —
+        the children of the entity this message already resolved."""
+        parent = parent_input(self.reader, slot)
+        if parent is None:
+            return self.reader.catalog(slot)
+        value = next((v[0].value for name, v in out.values.items() if v and v[0].entity
+                      and self._field_of(name) == parent), None)
+        if value is None:
+            return []
+        return self.reader.children(str((slot.resolver or {}).get("capability")), {parent: value})
+
+    def _field_of(self, slot_name: str) -> str | None:
+        return next((s.field for c in self.grammar.capabilities.values() for s in c.slots if s.name == slot_name
+                     and s.parse == "reference"), None)
 
     def _named(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction,
                use_context: bool) -> None:
@@ -461,6 +466,18 @@ class Extractor:
             if isinstance(company, Mapping) and company.get("id"):
                 return SlotValue(company["id"], str(company.get("name")), {"type": slot.type, **company}, "context")
         return None
+
+
+def parent_input(reader: Reader, slot: SlotSpec) -> str | None:
+    """The input a slot's resolver needs from another entity ("permit_id" for a permit's components), or
+    None when it searches the tenant's catalog (its required inputs, if any, are query fields)."""
+    resolver = slot.resolver or {}
+    if slot.parse == "reference" or not resolver.get("capability"):
+        return None
+    spec = reader.spec(str(resolver["capability"]))
+    required = [str(r) for r in (spec.input_schema.get("required") or ()) if spec] if spec else []
+    query = str(resolver.get("query_field") or "")
+    return next((r for r in required if r != query), None)
 
 
 def words_of(text: str) -> list[str]:

@@ -1,0 +1,103 @@
+"""Numbers in a message: which one names an entity, which one is a value, and which are not valid.
+
+Tokens lose signs and decimal marks ("-5" → "5", "2,5" → "2", "5"), so a value must be checked
+against the raw text before it is used: a number is never changed silently (issue: "-5 dias" had
+become 5). `raw_numbers` aligns every digit token with the number it came from; a negative, a
+fraction or a value outside the slot's schema range is `invalid` and gets a clarification.
+
+Hand-written: text2num reads numbers in words (see dates.py), but no kept library aligns folded
+tokens with the raw text's numerals.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .lexicon import DAY_UNITS
+
+# A numeral as typed: an optional sign (only at a word start, so ISO dates keep their dashes),
+# digits, an optional decimal part ("2,5", "2.5").
+_NUMERAL = re.compile(r"(?:(?<=\s)|(?<=^)|(?<=[(:]))(?P<sign>[-−]\s?)?(?P<int>\d+)(?P<frac>[.,]\d+)?(?!\d)")
+_DIGITS = re.compile(r"\d+")
+# Words that introduce the value rather than the entity: "para 40", "com 20 dias", "to 40".
+VALUE_MARKERS = frozenset({"para", "pra", "pro", "com", "em", "por", "to", "for", "at", "by", "de"})
+
+
+@dataclass(frozen=True)
+class Numeral:
+    text: str  # as typed, e.g. "-5" or "2,5"
+    value: float
+    whole: bool
+
+    @property
+    def valid_count(self) -> bool:
+        return self.whole and self.value >= 0
+
+
+def raw_numbers(text: str) -> list[Numeral]:
+    """Every numeral in the raw text, one entry per digit group it covers ("2,5" → two entries)."""
+    out: list[Numeral] = []
+    for match in _NUMERAL.finditer(text):
+        sign = -1 if match.group("sign") else 1
+        frac = match.group("frac")
+        value = sign * float(match.group("int") + ("." + frac[1:] if frac else ""))
+        numeral = Numeral(match.group(0).replace(" ", ""), value, whole=not frac)
+        out.extend([numeral] * len(_DIGITS.findall(match.group(0))))
+    return out
+
+
+def numerals_of(parts: list[str], text: str) -> dict[int, Numeral]:
+    """Token index → the numeral it came from. `parts` may be the tail of the message (a correction's
+    remainder), so tokens and numerals are aligned from the end."""
+    digit_indices = [i for i, p in enumerate(parts) if p.isdigit()]
+    numerals = raw_numbers(text)
+    if len(numerals) < len(digit_indices):
+        return {}
+    tail = numerals[len(numerals) - len(digit_indices):]
+    return dict(zip(digit_indices, tail, strict=True))
+
+
+def value_problem(numeral: Numeral | None, digits: str, schema: Mapping[str, Any] | None) -> str | None:
+    """Why a number cannot be used as it is ("negative", "fraction", "range"), or None."""
+    if numeral is not None and numeral.value < 0:
+        return "negative"
+    if numeral is not None and not numeral.whole:
+        return "fraction"
+    value = int(digits)
+    schema = schema or {}
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if (low is not None and value < low) or (high is not None and value > high):
+        return "range"
+    return None
+
+
+def numbers_in(parts: list[str]) -> list[tuple[int, str, bool]]:
+    """(index, digits, followed by a day unit) for each number in the message."""
+    return [(i, p, i + 1 < len(parts) and parts[i + 1] in DAY_UNITS) for i, p in enumerate(parts) if p.isdigit()]
+
+
+def reference_number(parts: list[str], used: set[int], *, takes_value: bool,
+                     named_at: list[int]) -> tuple[int, str] | None:
+    """The number that names an entity, when the capability also takes a numeric value.
+
+    A number right after the entity's noun names it (`named_at`: indices preceded by a synonym).
+    Otherwise, when the message has a value with a unit ("20 dias") or a value after a marker
+    ("para 40"), the other bare number names the entity: "deixa a 456 com 20 dias".
+    """
+    numbers = [(i, d, unit) for i, d, unit in numbers_in(parts) if i not in used]
+    for i, digits, unit in numbers:
+        if i in named_at and not unit:
+            return i, digits
+    bare = [(i, d) for i, d, unit in numbers if not unit]
+    if not takes_value:
+        return bare[0] if bare else None
+    values = [i for i, _, unit in numbers if unit or (i > 0 and parts[i - 1] in VALUE_MARKERS)]
+    others = [(i, d) for i, d in bare if i not in values]
+    if values and others:
+        return others[0]
+    if len(bare) >= 2 and not values:
+        return bare[0]
+    return None
