@@ -124,6 +124,8 @@ class CapabilityGrammar:
     keywords: frozenset[str]
     slots: tuple[SlotSpec, ...]
     batch: BatchSpec | None = None
+    # language → the manifest's phrasings as written ("abre a permissão {permit}"): examples for help
+    examples: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def slot(self, name: str) -> SlotSpec | None:
         return next((s for s in self.slots if s.name == name), None)
@@ -273,9 +275,12 @@ def _capability(spec: CapabilitySpec) -> CapabilityGrammar | None:
             keywords.update(content(tokens(_PLACEHOLDER.sub(" ", str(phrasing)))))
     slots = tuple(_slot(s) for s in language.get("slots") or () if isinstance(s, Mapping) and s.get("name"))
     batch, batch_verbs = _batch(spec.id, language.get("batch"))
+    examples = {str(lang): tuple(str(p) for p in entries or ()) for lang, entries in
+                (language.get("phrasings") or {}).items()}
     return CapabilityGrammar(id=spec.id, kind=spec.kind, entity=str(language.get("entity", "")),
                              intent=str(language.get("intent", "")), verbs=tuple(verbs + batch_verbs),
-                             keywords=frozenset(k for k in keywords if len(k) > 2), slots=slots, batch=batch)
+                             keywords=frozenset(k for k in keywords if len(k) > 2), slots=slots, batch=batch,
+                             examples=examples)
 
 
 def grammar_build(snapshot: RegistrySnapshot) -> Grammar:

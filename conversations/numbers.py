@@ -20,7 +20,7 @@ from .lexicon import DAY_UNITS
 
 # A numeral as typed: an optional sign (only at a word start, so ISO dates keep their dashes),
 # digits, an optional decimal part ("2,5", "2.5").
-_NUMERAL = re.compile(r"(?:(?<=\s)|(?<=^)|(?<=[(:]))(?P<sign>[-−]\s?)?(?P<int>\d+)(?P<frac>[.,]\d+)?(?!\d)")
+_NUMERAL = re.compile(r"(?P<sign>(?:(?<=\s)|(?<=^)|(?<=[(:]))[-−]\s?)?(?P<int>\d+)(?P<frac>[.,]\d+)?")
 _DIGITS = re.compile(r"\d+")
 # Words that introduce the value rather than the entity: "para 40", "com 20 dias", "to 40".
 VALUE_MARKERS = frozenset({"para", "pra", "pro", "com", "em", "por", "to", "for", "at", "by", "de"})

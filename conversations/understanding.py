@@ -148,6 +148,13 @@ def _evidence(grammar: Grammar, item: Ranked, parts: list[str], named: Mapping[s
 
 
 number_positions = numbers_in
+MASK = "\x00"  # a word that matches nothing: the place of a name's word (data_spans.py)
+_VALUE_PARSES = frozenset({"reference", "integer", "enum"})  # read from words outside names
+
+
+def masked(parts: list[str], positions: frozenset[int]) -> list[str]:
+    """The message with the tenant's names blanked: what verbs, nouns and numbers are read from."""
+    return [MASK if i in positions else p for i, p in enumerate(parts)] if positions else parts
 
 
 def _range_of(schema: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -237,9 +244,11 @@ class Extractor:
     """Fills a capability's slots from one message with the tenant's data (reads are cached per turn)."""
 
     def __init__(self, *, grammar: Grammar, reader: Reader, situation: Situation, text: str = "",
-                 language: str = "pt-BR") -> None:
+                 language: str = "pt-BR", data: tuple[list[str], frozenset[int]] | None = None) -> None:
         self.grammar, self.reader, self.situation = grammar, reader, situation
         self.text, self.language = text, language  # the raw message: dates keep their "/" and "-"
+        # (the message's words, the positions that are the tenant's names: data_spans.py)
+        self.data = data or ([], frozenset())
         self._observed: set[str] = set()  # entity types whose reference this turn already counted
 
     def skip_words(self, cap: CapabilityGrammar) -> set[str]:
@@ -253,10 +262,11 @@ class Extractor:
         # Dates first (their day numbers are never entity numbers), then references, then the rest.
         ordered = sorted(cap.slots, key=lambda s: (s.parse != "date", s.parse != "reference",
                                                    parent_input(self.reader, s) is not None))
+        view = masked(parts, self.data[1]) if parts == self.data[0] else parts
         for slot in ordered:
             if only is not None and slot.name not in only:
                 continue
-            self._slot(cap, slot, parts, out, use_context)
+            self._slot(cap, slot, view if slot.parse in _VALUE_PARSES else parts, out, use_context)
         for slot in ordered:
             if slot.parse == "date" and slot.name in out.missing and (only is None or slot.name in only):
                 self._date_shift(cap, slot, out)

@@ -1,0 +1,44 @@
+"""Ellipsis: "e a 457?", "e as canceladas?", "and for Beta?", "e o inspetor?".
+
+A short message opened by "e"/"and"/"what about" that names no verb reuses the conversation's
+last request (kept in its context as `last_request`: a capability with its slot values, or a field
+question about an entity) with what the message changes. Which slot or field it changes is found
+by the normal extraction on the remainder, so nothing here knows an entity.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .lexicon import tokens
+
+_OPENERS = tuple(tuple(tokens(p)) for p in (
+    "e quanto a", "e quanto ao", "e quanto aos", "e quanto as", "e sobre", "e para", "e pra", "e com", "e",
+    "what about", "how about", "and what about", "and for", "and", "also",
+))
+MAX_WORDS = 6
+
+
+def ellipsis_rest(parts: list[str]) -> list[str] | None:
+    """The words after the opener when the message is an ellipsis, else None."""
+    for opener in sorted(_OPENERS, key=len, reverse=True):
+        n = len(opener)
+        if tuple(parts[:n]) == opener and 0 < len(parts) - n <= MAX_WORDS:
+            return parts[n:]
+    return None
+
+
+def remember_capability(context: dict[str, Any], capability: str, values: dict[str, Any]) -> None:
+    """Keep the request a later ellipsis reuses (reads and navigation only: an ellipsis never repeats
+    a write by itself — it would need a new confirmation anyway, and "e a 457?" after a change is a
+    question)."""
+    context["last_request"] = {"kind": "capability", "capability": capability, "values": values}
+
+
+def remember_field(context: dict[str, Any], entity_type: str, entity_id: Any, field: str) -> None:
+    context["last_request"] = {"kind": "field", "type": entity_type, "id": entity_id, "field": field}
+
+
+def last_request(context: dict[str, Any] | None) -> dict[str, Any] | None:
+    request = (context or {}).get("last_request")
+    return request if isinstance(request, dict) else None

@@ -1,0 +1,50 @@
+"""Relative changes of a number: "mais 10 dias", "reduza em 5", "dobra", "add 3 more", "halve it".
+
+The words are the closed class of the two languages (like lexicon.py); which field they change is
+the conversation's: the value on the pending confirmation, or the field last discussed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .lexicon import ARTICLES, DAY_UNITS, FILLER, tokens
+
+_ADD = frozenset(tokens("mais aumenta aumente aumentar acrescenta acrescente acrescentar soma some somar adiciona "
+                        "adicione estende estenda prorroga prorrogue more add increase extend plus"))
+_SUB = frozenset(tokens("menos reduz reduza reduzir diminui diminua diminuir tira tire subtrai subtraia corta "
+                        "corte encurta encurte less minus reduce decrease subtract cut shorten remove"))
+_FACTORS = {"dobra": 2, "dobre": 2, "dobrar": 2, "dobro": 2, "duplica": 2, "duplique": 2, "double": 2, "triplica": 3,
+            "triplique": 3, "triple": 3, "metade": 0.5, "halve": 0.5, "half": 0.5}
+_ABSOLUTE = frozenset(tokens("para pra pro to"))  # "aumenta para 50" sets the value: not relative
+_NOISE = ARTICLES | FILLER | DAY_UNITS | frozenset(tokens("em de it by isso that ela ele outros outras more mais "
+                                                          "o a os as vezes times"))
+
+
+@dataclass(frozen=True)
+class Change:
+    op: str  # add | sub | mul
+    amount: float
+
+    def apply(self, value: int) -> float:
+        if self.op == "add":
+            return value + self.amount
+        if self.op == "sub":
+            return value - self.amount
+        return value * self.amount
+
+
+def relative_change(parts: list[str]) -> Change | None:
+    """The change a short message asks for, or None when it is not only a relative change."""
+    if not parts or len(parts) > 6 or any(p in _ABSOLUTE for p in parts):
+        return None
+    numbers = [p for p in parts if p.isdigit()]
+    factor = next((_FACTORS[p] for p in parts if p in _FACTORS), None)
+    if factor is not None and not numbers:
+        op, amount = "mul", float(factor)
+    elif len(numbers) == 1 and parts[0] in _ADD | _SUB:
+        op, amount = ("add" if parts[0] in _ADD else "sub"), float(numbers[0])
+    else:
+        return None
+    leftover = [p for p in parts if not p.isdigit() and p not in _ADD | _SUB | set(_FACTORS) | _NOISE]
+    return None if leftover else Change(op, amount)
