@@ -17,10 +17,11 @@ import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 from knowledge.text import stem
+from rapidfuzz.distance import OSA
 from registry.selectors import CapabilitySpec, RegistrySnapshot
 
 from .lexicon import ARTICLES, tokens
@@ -50,16 +51,38 @@ def verb_root(word: str) -> str:
     return _TRAILING_VOWELS.sub("", root)
 
 
+_NASAL = ((re.compile(r"oes$"), "ao"), (re.compile(r"aes$"), "ao"), (re.compile(r"ns$"), "m"))
+TYPO_MIN = 7  # shorter words are too often other real words one letter away ("remova"/"renova")
+
+
+def _singular(word: str) -> str:
+    """"inspecoes" → "inspecao", "itens" → "item": the Portuguese nasal plurals stemmers keep apart."""
+    for pattern, replacement in _NASAL:
+        if pattern.search(word):
+            return pattern.sub(replacement, word)
+    return word
+
+
 @lru_cache(maxsize=200_000)
 def same_word(a: str, b: str) -> bool:
+    """The same word up to accents, case, inflection or one typo in a long word."""
     if a == b:
         return True
     if len(a) < 3 or len(b) < 3 or a.isdigit() or b.isdigit():
         return False
-    if min(len(a), len(b)) >= 4 and _stems(a) & _stems(b):
+    if _singular(a) == _singular(b):
+        return True
+    if min(len(a), len(b)) >= 5 and _stems(a) & _stems(b):
         return True
     root = verb_root(a)
-    return len(root) >= 3 and root == verb_root(b)
+    if len(root) >= 3 and abs(len(a) - len(b)) <= 1 and root == verb_root(b):
+        return True
+    return one_typo(a, b)
+
+
+def one_typo(a: str, b: str) -> bool:
+    """One letter added, dropped, changed or two swapped (rapidfuzz's OSA distance), in long words."""
+    return min(len(a), len(b)) >= TYPO_MIN and OSA.distance(a, b, score_cutoff=1) <= 1
 
 
 def camel_parts(identifier: str) -> list[str]:
@@ -145,6 +168,11 @@ class Grammar:
     concepts: Mapping[str, frozenset[str]] = field(default_factory=dict)
     # entity type → language → {one, many, gender}: how replies name it (the manifest's slot `noun`)
     nouns: Mapping[str, Mapping[str, Mapping[str, str]]] = field(default_factory=dict)
+
+    @cached_property
+    def referenced(self) -> frozenset[str]:
+        """Entity types a number or a name refers to (a `reference` slot's type): what a page is about."""
+        return frozenset(s.type for c in self.capabilities.values() for s in c.slots if s.parse == "reference")
 
     def noun(self, entity_type: str, language: str, *, many: bool = False, article: str = "") -> str:
         """"inspeção", "as inspeções", "da permissão" (article: "", "the", "of", "in"); the type's

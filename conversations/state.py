@@ -93,8 +93,11 @@ def hints_for(conversation: Conversation, *, with_topic: bool) -> Hints:
     if isinstance(focus, Mapping):
         words = tokens(str(focus.get("label") or ""))
     topic = context.get("topic") or {}
+    refs = [context.get("selection") or {}, context.get("active_entity") or {}, *(context.get("recent_entities") or [])]
+    in_focus = tuple(dict.fromkeys(str(r.get("type")) for r in refs if isinstance(r, Mapping) and r.get("type")))
     return Hints(focus_field=str(focus.get("fieldName")) if isinstance(focus, Mapping) and focus.get("fieldName")
-                 else None, focus_words=words, topic_words=list(topic.get("words") or []) if with_topic else [])
+                 else None, focus_words=words, topic_words=list(topic.get("words") or []) if with_topic else [],
+                 entity_types=in_focus)
 
 
 def entity_activate(conversation: Conversation, ref: Mapping[str, Any], *, version: int) -> None:

@@ -33,6 +33,7 @@ class Hints:
     focus_field: str | None = None
     focus_words: list[str] = field(default_factory=list)
     topic_words: list[str] = field(default_factory=list)
+    entity_types: tuple[str, ...] = ()  # types of the entities on screen, in focus, then recent
 
 
 @dataclass
@@ -138,6 +139,9 @@ def _evidence(grammar: Grammar, item: Ranked, parts: list[str], named: Mapping[s
             score += 4 if slot.required else 1
         if hints.focus_field and hints.focus_field in (slot.name, slot.field):
             score += 4
+    focus = next((t for t in hints.entity_types if t in grammar.referenced), None)
+    if focus and not named and any(s.parse == "reference" and s.type == focus for s in cap.slots):
+        score += 2  # "assign Peter" on a permit's page: the capability of the entity in focus
     for word in hints.focus_words:
         if any(same_word(word, k) for k in cap.keywords):
             score += 2
