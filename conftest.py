@@ -12,6 +12,7 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from config import logqueue
+from tenancy import db as tenancy_db
 from tenancy.models import Role, Tenant
 from tenancy.services import access_token_issue, membership_grant, tenant_create
 
@@ -22,6 +23,19 @@ pytest_plugins = ["tests.fakes.llm_server"]
 logqueue.SYNCHRONOUS = True
 
 _seq = itertools.count()
+
+# The test database is created, migrated and dropped by the login (the owner); the tests run as the
+# application's runtime role (DATABASE_RUNTIME_ROLE), which cannot delete an audit row (tenancy.db).
+tenancy_db.act_as_owner(True)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    with django_db_blocker.unblock():
+        tenancy_db.act_as_owner(False)
+    yield
+    with django_db_blocker.unblock():
+        tenancy_db.act_as_owner(True)
 
 
 def make_tenant(name: str = "Tenant") -> Tenant:

@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from config import schema  # noqa: F401 - registers the OpenAPI view extensions
 from config.observability import metrics_view
 
 # Overload (no database connection to be had) is a 503 with Retry-After; anything else stays a 500.

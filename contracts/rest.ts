@@ -5,6 +5,17 @@ export interface ActionInput {
   ui_context?: Record<string, unknown> | null;
 }
 
+export interface Capability {
+  description: string;
+  readonly entity: string | null;
+  id: string;
+  input_schema: Record<string, unknown>;
+  kind: string;
+  readonly required_permissions: string[];
+  risk_level: string;
+  version: number;
+}
+
 export interface ComplianceOutput {
   compliant: boolean;
   issues: string[];
@@ -53,6 +64,24 @@ export interface EvaluationOutput {
   outcome: string;
   permit_id: number;
   reasons: string[];
+}
+
+export interface ExecutionKillInput {
+  reason?: string;
+}
+
+export interface ExecutionKilled {
+  id: string;
+  status: string;
+}
+
+export interface ExecutionRuntimeControlInput {
+  reason?: string;
+}
+
+export interface ExecutionRuntimeControlled {
+  id: string;
+  runtime_status: string;
 }
 
 export interface ExecutionTrace {
@@ -148,11 +177,21 @@ export interface InspectionRescheduleInput {
   scheduled_for: string;
 }
 
+export interface KnowledgeSearchResult {
+  answer: _Answer;
+  knowledge_version: string | null;
+  references: _Reference[];
+}
+
 /** * `pt-BR` - pt-BR * `en` - en */
 export type LanguageEnum = "pt-BR" | "en";
 
-/** * `low` - low * `medium` - medium * `high` - high */
-export type LevelEnum = "low" | "medium" | "high";
+export interface Me {
+  role: string;
+  tenant: string;
+  tenant_name: string;
+  username: string;
+}
 
 export interface MessageInput {
   client_message_id?: string | null;
@@ -260,9 +299,25 @@ export interface PermitWorkersInput {
   employee: number;
 }
 
+export interface ReviewApproved {
+  status: string;
+}
+
+export interface ReviewDecisionInput {
+  reason?: string;
+}
+
+export interface ReviewList {
+  reviews: Record<string, unknown>[];
+}
+
+export interface ReviewRejected {
+  status: string;
+}
+
 export interface RiskAssessmentOutput {
   factors: string[];
-  level: LevelEnum;
+  level: RiskLevelEnum;
   permit_id: number;
   score: number;
 }
@@ -272,6 +327,15 @@ export type RiskLevelEnum = "low" | "medium" | "high";
 
 /** * `LOW` - Low * `MEDIUM` - Medium * `HIGH` - High */
 export type SeverityEnum = "LOW" | "MEDIUM" | "HIGH";
+
+export interface TenantSwitchInput {
+  tenant: string;
+}
+
+export interface TenantSwitched {
+  role: string;
+  tenant: string;
+}
 
 export interface TraceCapability {
   id: string;
@@ -412,22 +476,51 @@ export interface Turn {
   version: number;
 }
 
+export interface WsTicket {
+  /** seconds */
+  expires_in: number;
+  ticket: string;
+}
+
+export interface _Answer {
+  citations: _Citation[];
+  text: string;
+}
+
+export interface _Citation {
+  id: string;
+  source: string;
+  title: string;
+  version: string;
+}
+
+export interface _Reference {
+  excerpt: string;
+  id: string;
+  score: number;
+  semantic_ids: string[];
+  source: string;
+  title: string;
+  type: string;
+  version: string;
+}
+
 export interface Paths {
   "/agent/capabilities": {
-    /** agent_capabilities_retrieve */
+    /** Capabilities you may use */
     get: {
-      responses: { 200: void };
+      responses: { 200: Capability[] };
     };
   };
   "/agent/conversations": {
-    /** agent_conversations_create */
+    /** Start a conversation */
     post: {
       requestBody: ConversationCreateInput;
       responses: { 201: ConversationCreated };
     };
   };
   "/agent/conversations/{conversation_id}": {
-    /** agent_conversations_retrieve */
+    /** A conversation's state */
     get: {
       path: { conversation_id: string };
       responses: { 200: Record<string, unknown> };
@@ -450,9 +543,10 @@ export interface Paths {
     };
   };
   "/agent/conversations/{conversation_id}/events": {
-    /** agent_conversations_events_retrieve */
+    /** A conversation's events */
     get: {
       path: { conversation_id: string };
+      query: { after?: number };
       responses: { 200: Record<string, unknown> };
     };
   };
@@ -488,50 +582,56 @@ export interface Paths {
     };
   };
   "/agent/executions/{execution_id}/kill": {
-    /** agent_executions_kill_create */
+    /** Kill an execution */
     post: {
       path: { execution_id: string };
-      responses: { 200: void };
+      requestBody: ExecutionKillInput;
+      responses: { 200: ExecutionKilled };
     };
   };
   "/agent/executions/{execution_id}/pause": {
     /** agent_executions_pause_create */
     post: {
       path: { execution_id: string };
-      responses: { 200: void };
+      requestBody: ExecutionRuntimeControlInput;
+      responses: { 200: ExecutionRuntimeControlled };
     };
   };
   "/agent/executions/{execution_id}/resume": {
     /** agent_executions_resume_create */
     post: {
       path: { execution_id: string };
-      responses: { 200: void };
+      requestBody: ExecutionRuntimeControlInput;
+      responses: { 200: ExecutionRuntimeControlled };
     };
   };
   "/agent/reviews": {
-    /** agent_reviews_retrieve */
+    /** Confirmations waiting for my review */
     get: {
-      responses: { 200: void };
+      responses: { 200: ReviewList };
     };
   };
   "/agent/reviews/{confirmation_id}/approve": {
-    /** agent_reviews_approve_create */
+    /** Approve a review */
     post: {
       path: { confirmation_id: string };
-      responses: { 200: void };
+      requestBody: ReviewDecisionInput;
+      responses: { 200: ReviewApproved };
     };
   };
   "/agent/reviews/{confirmation_id}/reject": {
-    /** agent_reviews_reject_create */
+    /** Reject a review */
     post: {
       path: { confirmation_id: string };
-      responses: { 200: void };
+      requestBody: ReviewDecisionInput;
+      responses: { 200: ReviewRejected };
     };
   };
   "/api/knowledge/search": {
-    /** api_knowledge_search_retrieve */
+    /** Search the knowledge base */
     get: {
-      responses: { 200: void };
+      query: { entity_name?: string; entity_type?: string; focus?: string; language?: "pt" | "en"; limit?: number; q?: string; semantic_id?: string; topic?: string };
+      responses: { 200: KnowledgeSearchResult };
     };
   };
   "/api/sst/companies": {
@@ -794,15 +894,22 @@ export interface Paths {
     };
   };
   "/api/tenancy/me": {
-    /** api_tenancy_me_retrieve */
+    /** Who am I */
     get: {
-      responses: { 200: void };
+      responses: { 200: Me };
     };
   };
   "/api/tenancy/switch": {
-    /** api_tenancy_switch_create */
+    /** Switch tenant */
     post: {
-      responses: { 200: void };
+      requestBody: TenantSwitchInput;
+      responses: { 200: TenantSwitched };
+    };
+  };
+  "/api/tenancy/ws-ticket": {
+    /** Websocket ticket */
+    post: {
+      responses: { 201: WsTicket };
     };
   };
 }

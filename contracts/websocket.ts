@@ -58,11 +58,12 @@ export interface EntityRef {
   type: string;
 }
 
-/** A refused ClientMessage (invalid, rate_limited, version_conflict). */
+/** A refused ClientMessage (invalid, rate_limited, version_conflict), or a refused frame (invalid_input: not JSON text, invalid Unicode, a control character, an oversized string or number; `errors` names each field path; the socket is then closed with 4400). */
 export interface ErrorMessage {
   client_message_id?: string | null;
-  code: "invalid" | "rate_limited" | "version_conflict";
+  code: "invalid" | "invalid_input" | "rate_limited" | "version_conflict";
   detail: Label;
+  errors?: Record<string, string[]>;
   retry_after?: number;
   type: "error";
 }
@@ -129,6 +130,17 @@ export interface Navigation {
   focus?: string | null;
   route: string;
   tab?: string | null;
+}
+
+/** A failure, refusal or cancellation before any execution existed (no execution_id): a plan the policy refused (code POLICY_DENIED) or found invalid (PLAN_INVALID), a confirmation or a clarification the user cancelled, a review rejected. */
+export interface NotStartedPayload {
+  before_execution?: boolean;
+  clarification_id?: string;
+  code?: string;
+  confirmation_id?: string;
+  plan_id?: string;
+  reasons?: string[];
+  review?: string;
 }
 
 export interface PlannedStep {

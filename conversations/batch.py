@@ -17,37 +17,29 @@ non-material replan) are named apart from the failed ones in the completion repl
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Mapping
 from typing import Any
 
 from django.db import transaction
 
-from planning.intents import StructuredIntent
+from execution.models import ReplanOutcome, RuntimeReplan
+from planning.labels import step_label
+from registry.selectors import registry_snapshot
+from tenancy import clock
+from tenancy.selectors import membership_get
 
 from . import lexicon, messages
-from .grammar import BatchSpec, CapabilityGrammar
-from .turns import Turn
+from .batch_plan import batch_describe, text
+from .flow import rest
+from .grammar import CapabilityGrammar, grammar_for
+from .intents import intent_state
+from .models import PendingStatus
+from .operations import ask, operation_open, plan_and_decide
+from .persist import conversation_lock, conversation_save
+from .statemachine import Status
+from .turns import Turn, reader_for
 from .understanding import Extractor, SlotValue
-
-_OPTIONAL = re.compile(r"\[([^\[\]]*)\]")
-_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
-
-
-def render(template: str | None, values: Mapping[str, Any]) -> str | None:
-    """`{name}` filled in; a `[...]` part is dropped when one of its placeholders has no value."""
-    if not template:
-        return None
-    present = {k: str(v) for k, v in values.items() if v not in (None, "", [])}
-    template = _OPTIONAL.sub(lambda m: m.group(1) if all(k in present for k in _PLACEHOLDER.findall(m.group(1)))
-                             else "", template)
-    return _PLACEHOLDER.sub(lambda m: present.get(m.group(1), "0"), template)
-
-
-def text(batch: BatchSpec, kind: str, language: str, values: Mapping[str, Any]) -> str:
-    texts = batch.texts.get(kind) or {}
-    return render(texts.get(language) or texts.get("pt-BR"), values) or ""
 
 
 def _filters(turn: Turn, select: CapabilityGrammar, parts: list[str],
@@ -73,9 +65,6 @@ def _one(turn: Turn, cap: CapabilityGrammar, parts: list[str], extractor: Extrac
 
 
 def batch_request(turn: Turn, cap: CapabilityGrammar, parts: list[str], extractor: Extractor) -> None:
-    from .operations import intent_state, plan_and_decide
-    from .runtime import rest
-
     batch = cap.batch
     assert batch is not None
     select = turn.grammar.capabilities.get(batch.select)
@@ -105,26 +94,6 @@ def batch_request(turn: Turn, cap: CapabilityGrammar, parts: list[str], extracto
                       "scope": scope}
     turn.event("INTENT_CREATED", {"intent_id": state["id"], "capability": cap.id, "batch": len(selected)})
     plan_and_decide(turn, state)
-
-
-def batch_intent(turn: Turn, state: Mapping[str, Any]) -> StructuredIntent:
-    import uuid
-
-    batch = turn.grammar.capabilities[state["capability"]].batch
-    assert batch is not None
-    return StructuredIntent(name=batch.template, slots={batch.ids: list(state["batch"]["ids"])},
-                            language=turn.language, text=str(state.get("text", "")), id=uuid.UUID(state["id"]))
-
-
-def batch_describe(turn: Turn, state: Mapping[str, Any]) -> tuple[str, list[dict[str, Any]]]:
-    """("avaliar 3 permissão(ões) de trabalho em rascunho", the permits) for the confirmation."""
-    cap = turn.grammar.capabilities[state["capability"]]
-    assert cap.batch is not None
-    chosen = state["batch"]
-    action = text(cap.batch, "summary", turn.language, {"count": len(chosen["ids"]), "scope": chosen.get("scope")})
-    affected = [{"type": cap.entity, "id": str(i), "label": chosen["labels"].get(str(i), str(i))}
-                for i in chosen["ids"]]
-    return action, affected
 
 
 _PUT_OFF = frozenset({"DEFERRED", "REPLANNED"})
@@ -196,8 +165,6 @@ def batch_done(detail: Mapping[str, Any], state: Mapping[str, Any], grammar: Any
 def batch_replan_ask(execution: Any) -> None:
     """Completion hook: the settled execution was replanned with a material change → ask the user
     about the replacement plan (policy already evaluated it; confirming re-evaluates, invariant 3)."""
-    from execution.models import ReplanOutcome, RuntimeReplan
-
     if execution.conversation_id is None or execution.status not in ("partially_completed", "failed"):
         return
     replan = (RuntimeReplan.objects.for_tenant(execution.tenant_id).select_related("plan")
@@ -210,13 +177,6 @@ def batch_replan_ask(execution: Any) -> None:
 
 
 def _replan_turn(conversation: Any, tenant: Any, user: Any) -> Any:
-    from registry.selectors import registry_snapshot
-    from tenancy import clock
-    from tenancy.selectors import membership_get
-
-    from .grammar import grammar_for
-    from .turns import reader_for
-
     snapshot = registry_snapshot()
     grammar = grammar_for(snapshot)
     membership = membership_get(user=user, tenant_id=tenant.pk)
@@ -227,12 +187,7 @@ def _replan_turn(conversation: Any, tenant: Any, user: Any) -> Any:
 
 
 def _replan_ask(execution: Any, replan: Any) -> None:
-    from .models import PendingStatus
-    from .operations import ask, operation_open
-    from .services import _lock, _save
-    from .statemachine import Status
-
-    conversation = _lock(tenant=execution.tenant, user=None, conversation_id=execution.conversation_id)
+    conversation = conversation_lock(tenant=execution.tenant, user=None, conversation_id=execution.conversation_id)
     operation = conversation.active_operation or {}
     intent = operation.get("intent") or {}
     pending = conversation.pending_confirmation
@@ -256,14 +211,12 @@ def _replan_ask(execution: Any, replan: Any) -> None:
         ask(turn, plan, state, replan.decision.get("level", "soft"), replan.decision.get("risk", plan.risk),
             action, affected, lead=lead)
         conversation.last_response = turn.response
-        _save(conversation, read_version=turn.read_version, now=turn.now)
+        conversation_save(conversation, read_version=turn.read_version, now=turn.now)
     finally:
         turn.reader.close()
 
 
 def _replan_lead(turn: Turn, execution: Any, replan: Any, intent: Mapping[str, Any], count: int) -> str:
-    from planning.labels import step_label
-
     impact, language = replan.impact or {}, turn.language
     steps = {s.step_id: s.capability_id for s in replan.plan.steps.all()}
     old_steps = dict(execution.plan.steps.values_list("step_id", "capability_id"))

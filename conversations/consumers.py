@@ -1,6 +1,7 @@
 """The conversation websocket (API.md): `ws/agent/conversations/{id}/?after={seq}`.
 
-- `connect()` authenticates from the scope's tenant context (tenancy's stack: session or token);
+- `connect()` authenticates from the scope's tenant context (tenancy.channels: session cookie, token
+  header or single-use ticket; a token in the URL is refused there with 4401);
   no context, or a conversation that is not this user's in this tenant, closes with 4403 before
   anything is sent. The group is derived from the tenant and the conversation (events.selectors).
 - Events go out in `seq` order, each once: what the client missed (`after`) comes from the table,
@@ -10,6 +11,9 @@
 - `{"type": "message", …}` runs a turn like the REST endpoint (same rate limits, same service).
   Before every message the user is checked again (token still valid, still a member, still their
   conversation); a refusal closes the socket with 4403.
+- A frame that is not JSON text, or holds invalid Unicode, a control character, an oversized string
+  or number (tenancy.parsers, the same rules as every REST body) gets an `invalid_input` error frame
+  naming the field paths, then the socket closes with 4400. Nothing is run.
 - Every message in both directions is validated against contracts/websocket.schema.json, whose
   SafeObject refuses secret/prompt-like keys at any depth (PRD-034 §70). An outgoing message that
   fails is logged and not sent: a client then sees a seq gap, never a secret.
@@ -31,9 +35,9 @@ from jsonschema import Draft202012Validator
 
 from events.selectors import group_name
 from events.types import EventEnvelope, GroupBatchMessage, GroupMessage
-from tenancy.channels import _token_from_scope
+from tenancy.channels import context_still_valid
 from tenancy.context import TenantContext
-from tenancy.selectors import context_for_token, membership_get
+from tenancy.parsers import CLOSE_INVALID_INPUT, frame_parse
 
 from .ratelimit import turn_allowed
 from .services import ConversationNotFound, conversation_events, conversation_get, conversation_turn
@@ -68,8 +72,9 @@ class TurnMessage(TypedDict):
 
 class ErrorMessage(TypedDict):
     type: Literal["error"]
-    code: Literal["invalid", "rate_limited", "version_conflict"]
+    code: Literal["invalid", "invalid_input", "rate_limited", "version_conflict"]
     detail: dict[str, str]
+    errors: NotRequired[dict[str, list[str]]]
     client_message_id: NotRequired[str | None]
     retry_after: NotRequired[int]
 
@@ -144,6 +149,17 @@ class ConversationConsumer(AsyncJsonWebsocketConsumer):
             await self._replay()  # a gap: fill it from the table, in order
             return
         await self._send_event(event)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
+        """A frame that is not JSON text, or breaks tenancy.parsers' input rules: an error frame, then 4400."""
+        if self.context is None:
+            return
+        frame = frame_parse(text_data, bytes_data)
+        if frame.problems:
+            await self._send(frame.error_message())
+            await self.close(code=CLOSE_INVALID_INPUT)
+            return
+        await self.receive_json(frame.document, **kwargs)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         if self.context is None:
@@ -220,17 +236,8 @@ class ConversationConsumer(AsyncJsonWebsocketConsumer):
     def _still_allowed(self) -> bool:
         """The connect-time check again: a revoked token, a removed membership or user ends the socket."""
         context = self.context
-        if context is None:
+        if context is None or not context_still_valid(scope=self.scope, context=context):
             return False
-        raw = _token_from_scope(self.scope)
-        if raw is not None:
-            fresh = context_for_token(raw_key=raw)
-            if fresh is None or fresh.user.pk != context.user.pk or fresh.tenant.pk != context.tenant.pk:
-                return False
-        else:
-            context.user.refresh_from_db(fields=["is_active"])
-            if not context.user.is_active or membership_get(user=context.user, tenant_id=context.tenant.pk) is None:
-                return False
         try:
             conversation_get(tenant=context.tenant, user=context.user, conversation_id=self.conversation_id)
         except ConversationNotFound:

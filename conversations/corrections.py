@@ -6,16 +6,23 @@ earlier confirmation is invalidated, and planner and policy run again.
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from . import lexicon
+from .clarify import clarify
+from .flow import allowed_capabilities
+from .grammar import CapabilityGrammar
+from .intents import slot_values
 from .matching import mention
-from .operations import slot_values
+from .navigation import navigate_state
+from .operations import plan_and_decide
 from .reads import entity_ref
-from .state import situation_for
+from .request import understand
+from .state import _company_slot, entity_activate, situation_for
 from .statemachine import Status
 from .turns import Turn
-from .understanding import Extractor, SlotValue, number_positions
+from .understanding import Extraction, Extractor, SlotValue, number_positions
 
 
 def _base_intent(turn: Turn) -> dict[str, Any] | None:
@@ -29,8 +36,9 @@ def _base_intent(turn: Turn) -> dict[str, Any] | None:
 
 
 def correction_apply(turn: Turn, remainder: list[str]) -> None:
-    from .runtime import allowed_capabilities, clarify, navigate_state, understand
-
+    """"não, a da Beta" / "é a 456" / "quero Trabalho a Quente": change the pending or last intent (§19-§20,
+    §48-§49); the earlier confirmation is invalidated and policy runs again. Nothing to correct (or
+    nothing changed): the words are a new request (request.understand)."""
     base = _base_intent(turn)
     parts = list(remainder)
     while parts and (parts[0] in lexicon.CORRECTION_LEADS or parts[0] in lexicon.FILLER):
@@ -40,6 +48,30 @@ def correction_apply(turn: Turn, remainder: list[str]) -> None:
     cap = turn.grammar.capabilities[base["capability"]]
     extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
                           text=turn.text, language=turn.language)
+    slots, changed, ambiguous = _changes(turn, extractor, cap, base, parts)
+    turn.event("CORRECTION_RECEIVED", {"intent_id": base.get("id"), "changed": changed}, actor="user")
+    state = {**base, "slots": slots}
+    if ambiguous:
+        return clarify(turn, state, Extraction(values={}, ambiguous=ambiguous))
+    if not changed:
+        return understand(turn, parts, allowed_capabilities(turn))
+    state["id"] = str(uuid.uuid4())
+    turn.go(Status.CORRECTING)
+    for name in changed:
+        for value in slots[name]:
+            entity = value.get("entity")
+            if entity and entity.get("type") and turn.reader.read_capability(str(entity["type"])):
+                entity_activate(turn.conversation, entity, version=turn.version)
+    if cap.kind == "navigation":
+        return navigate_state(turn, cap, state)
+    plan_and_decide(turn, state)
+
+
+def _changes(turn: Turn, extractor: Extractor, cap: CapabilityGrammar, base: dict[str, Any],
+             parts: list[str]) -> tuple[dict[str, Any], list[str], dict[str, list[dict[str, Any]]]]:
+    """The intent's slots with what the correction names — another entity by its number (or the same
+    number in another company), then other values — the names of the slots changed, and the options
+    of what the words name ambiguously."""
     slots = dict(base.get("slots") or {})
     changed: list[str] = []
     ambiguous: dict[str, list[dict[str, Any]]] = {}
@@ -52,8 +84,6 @@ def correction_apply(turn: Turn, remainder: list[str]) -> None:
             number = _same_number_other_company(turn, parts, current)
         if number is None:
             continue
-        from .understanding import Extraction
-
         probe = Extraction()
         extractor.resolve_number(slot, number, parts, probe)
         if probe.values.get(slot.name):
@@ -73,30 +103,7 @@ def correction_apply(turn: Turn, remainder: list[str]) -> None:
         changed.append(name)
     for name, options in others.ambiguous.items():
         ambiguous.setdefault(name, options)
-    turn.event("CORRECTION_RECEIVED", {"intent_id": base.get("id"), "changed": changed}, actor="user")
-    state = {**base, "slots": slots}
-    if ambiguous:
-        from .understanding import Extraction
-
-        return clarify(turn, state, Extraction(values={}, ambiguous=ambiguous))
-    if not changed:
-        return understand(turn, parts, allowed_capabilities(turn))
-    import uuid
-
-    state["id"] = str(uuid.uuid4())
-    turn.go(Status.CORRECTING)
-    for name in changed:
-        for value in slots[name]:
-            entity = value.get("entity")
-            if entity and entity.get("type") and turn.reader.read_capability(str(entity["type"])):
-                from .state import entity_activate
-
-                entity_activate(turn.conversation, entity, version=turn.version)
-    if cap.kind == "navigation":
-        return navigate_state(turn, cap, state)
-    from .operations import plan_and_decide
-
-    plan_and_decide(turn, state)
+    return slots, changed, ambiguous
 
 
 def _number_for(turn: Turn, extractor: Extractor, cap, slot, parts: list[str]) -> str | None:
@@ -112,8 +119,6 @@ def _number_for(turn: Turn, extractor: Extractor, cap, slot, parts: list[str]) -
 
 def _same_number_other_company(turn: Turn, parts: list[str], current: SlotValue) -> str | None:
     """"não, a da Beta": the same number, in another of the tenant's companies that the user names."""
-    from .state import _company_slot
-
     entity = current.entity or {}
     company = entity.get("company") or {}
     slot = _company_slot(turn.reader)

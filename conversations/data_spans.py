@@ -21,7 +21,9 @@ from .reads import Reader
 from .understanding import Situation, parent_input
 
 
-def data_spans(grammar: Grammar, reader: Reader, parts: list[str], situation: Situation | None = None) -> frozenset[int]:
+def data_spans(
+    grammar: Grammar, reader: Reader, parts: list[str], situation: Situation | None = None
+) -> frozenset[int]:
     if len(parts) < 3:
         return frozenset()
     masked: set[int] = set()

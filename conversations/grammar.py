@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any
 
-from knowledge.text import stem
 from rapidfuzz.distance import OSA
+
+from knowledge.text import stem
 from registry.selectors import CapabilitySpec, RegistrySnapshot
 
 from .lexicon import ARTICLES, tokens
@@ -77,7 +78,19 @@ def same_word(a: str, b: str) -> bool:
     root = verb_root(a)
     if len(root) >= 3 and abs(len(a) - len(b)) <= 1 and root == verb_root(b):
         return True
-    return one_typo(a, b)
+    return _conjugated(a, b) or _conjugated(b, a) or one_typo(a, b)
+
+
+_ENDINGS = frozenset({"a", "e", "o", "as", "es", "am", "em", "ou", "ei", "amos", "emos", "ando", "endo", "ado",
+                      "ada", "ido", "ida"})
+
+
+def _conjugated(word: str, infinitive: str) -> bool:
+    """"adia"/"adiar", "adiou"/"adiar": a short verb whose root the vowel-stripping rule cuts too far."""
+    if len(infinitive) < 4 or not _INFINITIVE.search(infinitive):
+        return False
+    base = infinitive[:-2]
+    return word.startswith(base) and word[len(base):] in _ENDINGS
 
 
 def one_typo(a: str, b: str) -> bool:
@@ -149,6 +162,8 @@ class CapabilityGrammar:
     batch: BatchSpec | None = None
     # language → the manifest's phrasings as written ("abre a permissão {permit}"): examples for help
     examples: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # output field → folded phrases that ask for it ("local", "onde", "where"): `language.fields`
+    fields: Mapping[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
 
     def slot(self, name: str) -> SlotSpec | None:
         return next((s for s in self.slots if s.name == name), None)
@@ -308,7 +323,9 @@ def _capability(spec: CapabilitySpec) -> CapabilityGrammar | None:
     return CapabilityGrammar(id=spec.id, kind=spec.kind, entity=str(language.get("entity", "")),
                              intent=str(language.get("intent", "")), verbs=tuple(verbs + batch_verbs),
                              keywords=frozenset(k for k in keywords if len(k) > 2), slots=slots, batch=batch,
-                             examples=examples)
+                             examples=examples,
+                             fields={str(f): tuple(p for words in langs.values() for p in _folded_list(words))
+                                     for f, langs in (language.get("fields") or {}).items()})
 
 
 def grammar_build(snapshot: RegistrySnapshot) -> Grammar:

@@ -21,9 +21,12 @@ from tenancy import clock
 from tenancy.models import Tenant
 
 from . import messages
+from .batch import batch_done
 from .grammar import grammar_for
 from .models import Clarification, Confirmation, Conversation, PendingStatus
+from .persist import conversation_save
 from .reads import entity_ref
+from .review import review_apply
 from .state import entity_remember
 from .statemachine import Status, check_transition
 
@@ -39,9 +42,7 @@ def _lock(tenant_id: Any, conversation_id: Any) -> Conversation | None:
 
 
 def _save(conversation: Conversation, read_version: int) -> None:
-    from .services import _save as save
-
-    save(conversation, read_version=read_version, now=clock.now())
+    conversation_save(conversation, read_version=read_version, now=clock.now())
 
 
 def execution_view(detail: Mapping[str, Any], language: str) -> dict[str, Any]:
@@ -89,8 +90,6 @@ def _message(execution: Execution, detail: Mapping[str, Any], intent: Mapping[st
     done = (operation or {}).get("done")
     text = done if done and execution.status == "completed" else compose(execution, language)
     if intent.get("batch") and execution.status in ("completed", "partially_completed"):
-        from .batch import batch_done
-
         text = batch_done(detail, intent, grammar, language) or text
         return "execution", text
     failed = [s for s in detail["steps"] if s["status"] in ("failed", "unknown")]
@@ -180,8 +179,6 @@ def on_review_decided(outcome: Mapping[str, Any]) -> None:
                     .filter(review_request_id=outcome["request_id"]).first())
     if confirmation is None:
         return
-    from .review import review_apply
-
     review_apply(tenant=tenant, confirmation=confirmation, approved=outcome["status"] == ReviewStatus.APPROVED,
                  reviewer_id=int(outcome["reviewer_id"]), reason=str(outcome.get("reason") or ""))
 

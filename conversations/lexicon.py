@@ -68,6 +68,16 @@ tudo certo
 pode ser
 isso ai
 bora
+ta bom
+ta certo
+ta
+pode mandar
+manda
+fechou
+demorou
+show
+vamos
+vamos la
 yes
 y
 yeah
@@ -247,12 +257,13 @@ com e ao à the an of to in on for with by at from"""))
 
 _PT_MARKERS = frozenset(tokens("""o a os as de da do que nao e em uma um para com na no pela pelo esse essa este esta
 isso sim voce eu quero abra abre va mude altere adicione exclua cancela desfaca quantos quantas qual explique
-agora entao"""))
+agora entao quem onde quando pra ta tudo oi obrigado obrigada valeu voce vc ele ela nela nele dele dela"""))
 _EN_MARKERS = frozenset(tokens("""the of and is are to in for with what this that it be on an yes no open go show
-add remove delete change set how many which explain undo cancel try again please permit"""))
+add remove delete change set how many which explain undo cancel try again please permit you can who where
+when hello hi thanks thank its"""))
 
 
-CONFIRM_WORDS = frozenset(p for p in CONFIRM if " " not in p) | {"pode", "seguir", "go", "ahead"}
+CONFIRM_WORDS = frozenset(p for p in CONFIRM if " " not in p) | {"pode", "seguir", "go", "ahead", "bom", "sim"}
 
 
 def is_confirmation(phrase_text: str) -> bool:

@@ -24,6 +24,12 @@ from registry.roles import permissions_for_role
 
 from . import lexicon
 from .context_package import context_package
+from .explain import explain
+from .flow import rest
+from .navigation import navigate
+from .operations import operate
+from .state import situation_for
+from .understanding import Extraction, Extractor
 
 log = structlog.get_logger(__name__)
 
@@ -111,10 +117,6 @@ def llm_understand(turn: Any, parts: list[str]) -> bool:
     """Try the LLM; True when the turn was answered (by an intent or by a clarification)."""
     if not settings.LLM_BASE_URL:
         return False
-    from .runtime import clarify, explain, navigate, operate, rest
-    from .state import situation_for
-    from .understanding import Extraction, Extractor
-
     try:
         parsed = parse_with_llm(turn)
     except IntentParserUnavailable:
@@ -142,5 +144,4 @@ def llm_understand(turn: Any, parts: list[str]) -> bool:
         operate(turn, cap, extraction, parts)
     else:
         return False
-    del clarify
     return True

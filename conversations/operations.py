@@ -9,10 +9,8 @@ capabilities (execution.runtime.read_facts), at planning and again at confirmati
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
@@ -22,20 +20,24 @@ from django.conf import settings
 from execution.runtime import read_facts
 from execution.services import ExecutionError, execution_start
 from planning.exceptions import PlanInvalid
-from planning.intents import StructuredIntent, TargetRef
 from planning.models import ExecutionPlan
 from planning.selectors import plan_get, plan_policy_steps, plan_steps, plan_with_steps
 from planning.services import plan_from_intent
-from planning.templates import TEMPLATES
 from policy.models import Outcome
 from policy.services import Approval, decision_record, receipt_issue, review_request_open
 
 from . import messages
+from .clarify import clarify
+from .ellipsis import remember_capability
+from .flow import activate_targets, invalidate_pending, is_count
 from .grammar import CapabilityGrammar
-from .models import Confirmation, Level, PendingStatus
+from .intents import intent_state, structured_intent
+from .models import Confirmation, Level
+from .state import confirmation_view
 from .statemachine import Status
+from .summary import describe, done_text
 from .turns import Turn
-from .understanding import SlotValue
+from .understanding import Extraction
 
 log = structlog.get_logger(__name__)
 
@@ -48,161 +50,42 @@ def operation_ttl() -> timedelta:
     return timedelta(seconds=int(settings.AGENT_OPERATION_CONTEXT_TTL_SECONDS))
 
 
-# --- intent state ----------------------------------------------------------------------------
+# --- a new operational intent -----------------------------------------------------------------
 
 
-def intent_state(*, capability: str, values: Mapping[str, list[SlotValue]], text: str, language: str,
-                 clone: bool = False, undo_of: str | None = None) -> dict[str, Any]:
-    return {"id": str(uuid.uuid4()), "capability": capability, "text": text[:500], "language": language,
-            "slots": {name: [v.to_dict() for v in vals] for name, vals in values.items() if vals},
-            "clone": clone, "undo_of": undo_of}
+def operate(turn: Turn, cap: CapabilityGrammar, extraction: Extraction, parts: list[str], *,
+            clone: bool = False) -> None:
+    if cap.kind == "write" and not clone:
+        _require_a_change(turn, cap, extraction)
+    state = intent_state(capability=cap.id, values=extraction.values, text=turn.text, language=turn.language,
+                         clone=clone)
+    turn.event("INTENT_CREATED", {"intent_id": state["id"], "capability": cap.id})
+    if not extraction.complete:
+        return clarify(turn, state, extraction)
+    activate_targets(turn, state)
+    if cap.kind == "read":  # "e as canceladas?" next asks it again with another filter
+        context = dict(turn.conversation.context or {})
+        remember_capability(context, cap.id, state["slots"])
+        turn.conversation.context = context
+    if cap.kind == "read" and not is_count(cap):
+        return read_answer_direct(turn, cap, state)
+    plan_and_decide(turn, state)
 
 
-def slot_values(state: Mapping[str, Any], name: str) -> list[SlotValue]:
-    return [SlotValue.from_dict(v) for v in (state.get("slots") or {}).get(name) or []]
+def _require_a_change(turn: Turn, cap: CapabilityGrammar, extraction: Extraction) -> None:
+    """A write that changes values (update) needs at least one of them; it never runs empty."""
+    values = [s for s in cap.slots if not (s.from_context and turn.reader.read_capability(s.type))
+              and s.type not in ("text",) or (s.type == "text" and s.parse == "reference")]
+    values = [s for s in values if s.type != "knowledgeRef" and not (s.type == "text" and s.parse == "text")]
+    if values and not any(extraction.values.get(s.name) or extraction.ambiguous.get(s.name)
+                          or extraction.not_found.get(s.name) for s in values):
+        required = [s.name for s in values if s.required]
+        extraction.missing.extend(m for m in (required or [values[0].name]) if m not in extraction.missing)
 
 
-def _is_target(turn: Turn, cap: CapabilityGrammar, slot_name: str) -> bool:
-    slot = cap.slot(slot_name)
-    return bool(slot and slot.from_context and turn.reader.read_capability(slot.type))
-
-
-def structured_intent(turn: Turn, state: Mapping[str, Any]) -> tuple[StructuredIntent, dict[str, int]]:
-    """The planner's StructuredIntent (+ revision pins) from the conversation's IntentState."""
-    if state.get("batch"):
-        from .batch import batch_intent
-
-        return batch_intent(turn, state), {}
-    cap = turn.grammar.capabilities[state["capability"]]
-    slots: dict[str, Any] = {}
-    targets: dict[str, TargetRef] = {}
-    pins: dict[str, int] = {}
-    name = cap.id
-    for slot in cap.slots:
-        values = slot_values(state, slot.name)
-        if not values:
-            continue
-        if _is_target(turn, cap, slot.name):
-            ref = values[0].entity or {}
-            fresh = turn.reader.entity(slot.type, values[0].value) or {}
-            revision = fresh.get("revision", ref.get("revision"))
-            targets[slot.name] = TargetRef(type=slot.type, id=values[0].value, revision=revision,
-                                           label=str(values[0].label))
-            if revision is not None:
-                pins[f"{slot.type}:{values[0].value}"] = int(revision)
-        elif len(values) > 1 and not slot.many and f"{cap.id}Many" in TEMPLATES:
-            name = f"{cap.id}Many"
-            slots[f"{slot.field}s"] = [v.value for v in values]
-        else:
-            slots[slot.field] = [v.value for v in values] if slot.many else values[0].value
-    if state.get("clone") and "permit" not in targets:
-        source = slot_values(state, "source")
-        if source:
-            ref = source[0].entity or {}
-            targets["permit"] = TargetRef(type=str(ref.get("type")), id=source[0].value,
-                                          revision=ref.get("revision"), label=source[0].label)
-    if state.get("clone"):
-        changed = any(k in slots for k in ("responsible", "validity_days"))
-        name = f"{cap.entity}.cloneWithChanges" if changed else f"{cap.entity}.clone"
-    intent = StructuredIntent(name=name, slots=slots, targets=targets, language=turn.language,
-                              text=str(state.get("text", "")), id=uuid.UUID(state["id"]))
-    return intent, pins
-
-
-# --- summary ---------------------------------------------------------------------------------
-
-
-def _verb(cap: CapabilityGrammar, language: str) -> str:
-    for verb in cap.verbs:
-        if verb.language == language:
-            return " ".join(verb.words)
-    return cap.intent
-
-
-@dataclass
-class _Texts:
-    values: dict[str, str] = field(default_factory=dict)  # slot name (and "target") -> display text
-    details: list[str] = field(default_factory=list)
-    affected: list[dict[str, Any]] = field(default_factory=list)
-
-
-def _slot_texts(turn: Turn, state: Mapping[str, Any]) -> _Texts:
-    cap = turn.grammar.capabilities[state["capability"]]
-    language, out, target_text = turn.language, _Texts(), ""
-    for name, raw in (state.get("slots") or {}).items():
-        values = [SlotValue.from_dict(v) for v in raw]
-        slot = cap.slot(name)
-        if name == "source" or (slot is not None and _is_target(turn, cap, name)):
-            ref = values[0].entity or {}
-            company = (ref.get("company") or {}).get("name")
-            noun = turn.grammar.noun(str(ref.get("type") or (slot.type if slot else "")), language)
-            target_text = f"{noun} {values[0].label}" + (f" ({company})" if company else "")
-            out.affected.append({"type": ref.get("type"), "id": str(values[0].value), "label": values[0].label,
-                                 **({"company": company} if company else {})})
-            continue
-        if slot is not None and slot.parse == "integer":
-            out.values[name] = str(values[0].label)
-            unit = f" {messages.term('days', language)}" if slot.name.endswith("_days") else ""
-            out.details.append(f"{messages.term(slot.name, language)} {values[0].label}{unit}")
-        else:
-            labels = messages.join_list([f"\u201c{v.label}\u201d" for v in values], language)
-            out.values[name] = labels
-            term = messages.term(slot.name if slot is None or not slot.type else slot.type, language)
-            out.details.append(f"{term} {labels}" if term and term != slot.type else labels)
-            out.affected.extend({"type": v.entity.get("type"), "id": str(v.value), "label": v.label}
-                                for v in values if v.entity)
-    out.values["target"] = target_text.strip()
-    return out
-
-
-def describe(turn: Turn, state: Mapping[str, Any]) -> tuple[str, list[dict[str, Any]]]:
-    """("adicionar “Trabalho em Altura” à permissão 123 (Alfa)", affected resources) in the turn's language.
-
-    The capability's `language.summary` template (registry) words the action when it has one; the
-    generic "verb, details — target" form covers capabilities without it.
-    """
-    if state.get("batch"):
-        from .batch import batch_describe
-
-        return batch_describe(turn, state)
-    texts = _slot_texts(turn, state)
-    summary = None if state.get("clone") else _render(turn, state["capability"], "summary", texts.values)
-    if summary:
-        return summary, texts.affected
-    cap = turn.grammar.capabilities[state["capability"]]
-    language = turn.language
-    verb = "clonar" if state.get("clone") and language == "pt-BR" else ("clone" if state.get("clone")
-                                                                         else _verb(cap, language))
-    action = " ".join(p for p in [verb, ", ".join(texts.details)] if p)
-    if texts.values["target"]:
-        action += f" \u2014 {texts.values['target']}"
-    return action, texts.affected
-
-
-def done_text(turn: Turn, state: Mapping[str, Any]) -> str | None:
-    """The reply once the operation completed ("Validade da permissão 123 alterada para 60 dias."), from the
-    capability's `language.done` template; None when it has none (the execution composer answers then)."""
-    if state.get("batch"):
-        return None  # worded from the items' results when the execution settles (hooks)
-    return None if state.get("clone") else _render(turn, state["capability"], "done", _slot_texts(turn, state).values)
-
-
-_OPTIONAL = re.compile(r"\[([^\[\]]*)\]")
-_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
-
-
-def _render(turn: Turn, capability_id: str, kind: str, values: Mapping[str, str]) -> str | None:
-    """The registry's `language.<kind>` template filled in; None when it has none or lacks a required value."""
-    spec = turn.snapshot.get(capability_id)
-    template = ((spec.language.get(kind) if spec else None) or {}).get(turn.language)
-    if not template:
-        return None
-    template = _OPTIONAL.sub(
-        lambda m: m.group(1) if all(values.get(k) for k in _PLACEHOLDER.findall(m.group(1))) else "", template)
-    if not all(values.get(k) for k in _PLACEHOLDER.findall(template)):
-        return None
-    text = _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
-    return text[0].upper() + text[1:] if kind == "done" else text
+def read_answer_direct(turn: Turn, cap: CapabilityGrammar, state: Mapping[str, Any]) -> None:
+    """A read the fast path answers itself (show/list): through the planner and executor like any plan."""
+    plan_and_decide(turn, state)
 
 
 # --- planning --------------------------------------------------------------------------------
@@ -228,28 +111,6 @@ def operation_open(turn: Turn, state: Mapping[str, Any], plan: ExecutionPlan | N
     turn.conversation.active_operation = operation
     turn.conversation.active_intent = dict(state)
     return operation
-
-
-def clarification_drop(turn: Turn) -> None:
-    """An earlier unanswered question is dropped when the user moves on to something else."""
-    from .models import Clarification
-
-    asked = turn.conversation.pending_clarification
-    if asked is not None and asked.status == PendingStatus.PENDING:
-        Clarification.objects.for_tenant(turn.tenant).filter(pk=asked.pk, status=PendingStatus.PENDING).update(
-            status=PendingStatus.INVALIDATED, closed_at=turn.now)
-        asked.status = PendingStatus.INVALIDATED
-
-
-def invalidate_pending(turn: Turn, *, reason: str) -> None:
-    """A new intent, target or parameter: the earlier confirmation can no longer be used (§48-§49)."""
-    clarification_drop(turn)
-    pending = turn.conversation.pending_confirmation
-    if pending is not None and pending.status == PendingStatus.PENDING:
-        Confirmation.objects.for_tenant(turn.tenant).filter(pk=pending.pk, status=PendingStatus.PENDING).update(
-            status=PendingStatus.INVALIDATED, decided_at=turn.now)
-        pending.status = PendingStatus.INVALIDATED
-        turn.event("INTENT_UPDATED", {"invalidated_confirmation": str(pending.pk), "reason": reason})
 
 
 def plan_and_decide(turn: Turn, state: Mapping[str, Any], *, reuse_soft_of: str | None = None,
@@ -329,8 +190,6 @@ def ask(turn: Turn, plan: ExecutionPlan, state: Mapping[str, Any], level: str, r
                                          "expires_at": confirmation.expires_at.isoformat()},
                operation_id=conversation.active_operation["operation_id"])
     message = " ".join(p for p in [lead, question] if p)
-    from .state import confirmation_view
-
     turn.reply("confirmation", template, message=message, confirmation=confirmation_view(confirmation))
 
 

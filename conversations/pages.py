@@ -22,6 +22,7 @@ from django.utils.decorators import method_decorator
 from django.views import View
 from django.views.decorators.csrf import ensure_csrf_cookie
 
+from registry.examples import examples_for
 from tenancy.context import TenantContext
 from tenancy.models import Membership
 
@@ -58,6 +59,7 @@ TEXT: dict[str, dict[str, str]] = {
         "risk_low": "baixo", "risk_medium": "médio", "risk_high": "alto", "risk_critical": "crítico",
         "level_soft": "confirmação simples", "level_strong": "confirmação reforçada",
         "level_human_review": "revisão humana",
+        "welcome": "Olá! Pergunte ou peça algo sobre a sua aplicação de SST. Por exemplo:",
     },
     "en": {
         "title": "SST Assistant", "conversation": "Conversation", "message": "Message", "send": "Send",
@@ -81,6 +83,7 @@ TEXT: dict[str, dict[str, str]] = {
         "risk_low": "low", "risk_medium": "medium", "risk_high": "high", "risk_critical": "critical",
         "level_soft": "simple confirmation", "level_strong": "strong confirmation",
         "level_human_review": "human review",
+        "welcome": "Hello! Ask or request something about your SST application. For example:",
     },
 }
 TABS = ("general", "components", "workers", "history")
@@ -115,7 +118,9 @@ def history_for_page(conversation: Conversation) -> list[dict[str, Any]]:
     """The answered turns, oldest first: what the user said and what the agent replied."""
     rows = (TurnRow.objects.for_tenant(conversation.tenant_id).filter(conversation=conversation)
             .order_by("-created_at")[:HISTORY_LIMIT])
-    return [{"kind": row.kind, "text": row.text, "response": (row.response or {}).get("response")}
+    # The turn's own events too: the page draws each execution's timeline where its turn was, not at the end.
+    return [{"kind": row.kind, "text": row.text, "response": (row.response or {}).get("response"),
+             "events": (row.response or {}).get("events") or []}
             for row in reversed(list(rows))]
 
 
@@ -139,7 +144,9 @@ class ChatPageView(LoginRequiredMixin, View):
                 "tabs": [{"id": tab, "title": text[f"tab_{tab}"]} for tab in TABS],
                 "state": conversation_state(tenant=context.tenant, user=context.user,
                                             conversation_id=conversation.pk),
-                "history": history_for_page(conversation)}
+                "history": history_for_page(conversation),
+                # What this user's role may ask, from the registry's phrasings: the empty conversation's welcome.
+                "examples": examples_for(tenant=context.tenant, role=context.role, language=language)}
         return render(request, "chat/chat.html", {"t": text, "language": language, "boot": boot,
                                                   "tenant": context.tenant, "several_tenants": several,
                                                   "tabs": boot["tabs"], "other_language": "en" if language ==

@@ -21,6 +21,7 @@ from tenancy.selectors import membership_get
 from .grammar import grammar_for
 from .models import Confirmation, Level, PendingStatus
 from .operations import approve_and_start, plan_for
+from .persist import conversation_lock, conversation_save
 from .statemachine import Status
 from .turns import Turn, reader_for
 
@@ -46,10 +47,8 @@ def review_decide(*, tenant: Tenant, reviewer: Any, confirmation_id: Any, approv
 def review_apply(*, tenant: Tenant, confirmation: Confirmation, approved: bool, reviewer_id: int, reason: str) -> None:
     from django.contrib.auth import get_user_model
 
-    from .services import _lock, _save
-
     with transaction.atomic():
-        conversation = _lock(tenant=tenant, user=None, conversation_id=confirmation.conversation_id)
+        conversation = conversation_lock(tenant=tenant, user=None, conversation_id=confirmation.conversation_id)
         current = conversation.pending_confirmation
         if current is None or current.pk != confirmation.pk or current.status != PendingStatus.PENDING:
             return
@@ -83,6 +82,6 @@ def review_apply(*, tenant: Tenant, confirmation: Confirmation, approved: bool, 
                 turn.reply("error", "review.rejected", values={"reason": f": {reason}" if reason else ""},
                            error={"code": "REVIEW_REJECTED", "detail": reason})
             conversation.last_response = turn.response
-            _save(conversation, read_version=turn.read_version, now=turn.now)
+            conversation_save(conversation, read_version=turn.read_version, now=turn.now)
         finally:
             turn.reader.close()

@@ -24,7 +24,7 @@ from events.services import event_batch, stream_open
 from execution.metrics import log_context, log_rebind
 from registry.selectors import registry_snapshot
 from tenancy import clock
-from tenancy.db import DeferredCheckFailed, coalesced_writes, update_row_sql, write_in_one_statement
+from tenancy.db import DeferredCheckFailed, coalesced_writes
 from tenancy.models import Tenant
 
 from . import lexicon, metrics
@@ -32,6 +32,7 @@ from .grammar import grammar_for
 from .locking import ConversationNotFound, conversation_take
 from .models import Conversation
 from .models import Turn as TurnRow
+from .persist import conversation_save
 from .runtime import handle
 from .state import state_view, ui_sanitize, ui_validate
 from .statemachine import Status
@@ -57,28 +58,6 @@ def conversation_get(*, tenant: Tenant, user: Any, conversation_id: Any) -> Conv
     if conversation is None:
         raise ConversationNotFound
     return conversation
-
-
-def _lock(*, tenant: Tenant, user: Any | None, conversation_id: Any) -> Conversation:
-    """The conversation, locked for the rest of the transaction, with its pending rows (locking.py)."""
-    return conversation_take(tenant=tenant, user=user, conversation_id=conversation_id).conversation
-
-
-def _save(conversation: Conversation, *, read_version: int, now: Any, rows: tuple[Any, ...] = ()) -> None:
-    """Write the conversation with its version check, and `rows` (the turn's record) in the same statement."""
-    update = update_row_sql(
-        Conversation, where={"tenant": conversation.tenant_id, "id": conversation.pk, "version": read_version},
-        values={"status": conversation.status, "language": conversation.language,
-                "active_intent": conversation.active_intent, "active_operation": conversation.active_operation,
-                "last_result": conversation.last_result, "context": conversation.context,
-                "last_ui_context": conversation.last_ui_context, "references": conversation.references,
-                "pending_confirmation": conversation.pending_confirmation_id,
-                "pending_clarification": conversation.pending_clarification_id,
-                "last_response": conversation.last_response, "updated_at": now},
-        increment=("version",))
-    if write_in_one_statement(*([row] for row in rows), then=update) != 1:
-        raise VersionConflict
-    conversation.version = read_version + 1
 
 
 def _apply_ui(turn: Turn, ui_context: Any) -> None:
@@ -204,13 +183,13 @@ def _apply_turn(turn: Turn, *, kind: str, ui_context: Any, confirmation_id: Any,
     structlog.contextvars.bind_contextvars(**metrics.turn_operation_ids(conversation))
     saving = time.perf_counter()
     turn.turn_id = str(uuid.uuid4())
-    conversation.version = turn.version  # what the result reports; _save checks the read one
+    conversation.version = turn.version  # what the result reports; conversation_save checks the read one
     result = None if _settles_after_commit(turn) else _result(turn, conversation, turn.response,
                                                                batch.envelopes(), started)
     row = TurnRow(id=turn.turn_id, tenant=tenant, conversation=conversation,
                   client_message_id=client_message_id or None, kind=kind, text=turn.text[:4000],
                   response=result or {}, created_at=turn.now)
-    _save(conversation, read_version=turn.read_version, now=turn.now, rows=(row,))
+    conversation_save(conversation, read_version=turn.read_version, now=turn.now, rows=(row,))
     metrics.STATE_LATENCY.labels(op="update").observe(time.perf_counter() - saving)
     turn.result = result
 

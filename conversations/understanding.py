@@ -111,9 +111,25 @@ def rank(grammar: Grammar, parts: list[str], allowed: set[str], hints: Hints) ->
                     and sibling.kind == base.cap.kind and _same_family(sibling.intent, base.cap.intent)):
                 ranked[sibling.id] = Ranked(sibling, base.score - 5, base.verb, base.verb_span)
     named = grammar.types_named_in(parts)
+    _same_verb_other_entity(grammar, ranked, allowed, named)
     for item in ranked.values():
         item.score += _evidence(grammar, item, parts, named, hints)
     return sorted(ranked.values(), key=lambda r: -r.score)
+
+
+def _same_verb_other_entity(grammar: Grammar, ranked: dict[str, Ranked], allowed: set[str],
+                            named: Mapping[str, tuple[int, int]]) -> None:
+    """"cancela a vistoria 46", "quantas vistorias…": a verb said of an entity the message names, whose
+    capabilities list other verbs, counts for that entity's capability of the same kind and intent."""
+    if not named:
+        return
+    for base in list(ranked.values()):
+        if base.verb is None or base.cap.types & named.keys():
+            continue
+        for other in grammar.capabilities.values():
+            if (other.id in allowed and other.id not in ranked and other.kind == base.cap.kind
+                    and other.intent == base.cap.intent and other.types & named.keys()):
+                ranked[other.id] = Ranked(other, base.score, base.verb, base.verb_span)
 
 
 def _evidence(grammar: Grammar, item: Ranked, parts: list[str], named: Mapping[str, tuple[int, int]],
@@ -452,9 +468,10 @@ class Extractor:
         label, value_key = str(resolver.get("label", "name")), str(resolver.get("value", "id"))
         items = self.catalog(slot, out)
         found: Mention | None = mention(parts, items, label, many=True, skip=self.skip_words(cap), used=out.used)
-        if found is None and value_key != "id":
+        key_field = value_key if value_key != "id" else "key"
+        if found is None and any(i.get(key_field) for i in items):
             # A catalog key said as words ("working at height" for workingAtHeight), exact only.
-            keyed = [{**i, "_words": " ".join(camel_parts(str(i.get(value_key, ""))))} for i in items]
+            keyed = [{**i, "_words": " ".join(camel_parts(str(i.get(key_field, ""))))} for i in items]
             by_key = mention(parts, keyed, "_words", many=True, used=out.used)
             found = by_key if by_key is not None and by_key.exact else None
         if found is None:

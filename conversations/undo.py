@@ -16,14 +16,14 @@ from planning.conditions import holds
 from planning.models import PlanStep
 from planning.references import MISSING, get_path, resolve
 
-from .operations import intent_state, plan_and_decide
+from .flow import rest
+from .intents import intent_state
+from .operations import plan_and_decide
 from .turns import Turn
 from .understanding import SlotValue
 
 
 def _refuse(turn: Turn, template: str, code: str) -> None:
-    from .runtime import rest
-
     rest(turn)
     turn.error(code, template)
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema, extend_schema_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_serializer, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.response import Response
@@ -189,9 +189,15 @@ class ExecutionKillApi(APIView):
 
     required_role = Role.VIEWER
 
+    @extend_schema_serializer(component_name="ExecutionKillInput")
     class InputSerializer(serializers.Serializer):
         reason = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
 
+    @extend_schema(request=InputSerializer, summary="Kill an execution",
+                   description="Engages the execution's kill switch and cancels it: no further step starts. "
+                               "Needs the runtime-admin permission (403 otherwise).",
+                   responses=inline_serializer("ExecutionKilled", {"id": serializers.CharField(),
+                                                                   "status": serializers.CharField()}))
     def post(self, request, execution_id):
         context = tenant_context(request)
         data = self.InputSerializer(data=request.data)
@@ -215,12 +221,16 @@ class _RuntimeControlApi(APIView):
     required_role = Role.VIEWER
     STATUS = {"NOT_FOUND": status.HTTP_404_NOT_FOUND, "NOT_ALLOWED": status.HTTP_403_FORBIDDEN}
 
+    @extend_schema_serializer(component_name="ExecutionRuntimeControlInput")
     class InputSerializer(serializers.Serializer):
         reason = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
 
     def control(self, context, execution, reason: str):
         raise NotImplementedError
 
+    @extend_schema(request=InputSerializer,
+                   responses=inline_serializer("ExecutionRuntimeControlled", {
+                       "id": serializers.CharField(), "runtime_status": serializers.CharField()}))
     def post(self, request, execution_id):
         context = tenant_context(request)
         data = self.InputSerializer(data=request.data)

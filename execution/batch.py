@@ -3,7 +3,7 @@
 A batch step (planning.batch: `for_each: ${targets}`) runs its capability once per pinned target.
 The worker holding the step runs a control loop, one chunk at a time:
 
-  OBSERVE  fresh facts of the targets (one `workPermit.readMany` call), the lanes' state in Redis
+  OBSERVE  fresh facts of the targets (one call of the entity's read-many capability), the lanes' state in Redis
   EVALUATE budget, deadline, runtime status (a STOPPING/TERMINATED runtime starts nothing)
   DECIDE   lane (primary, or a *registered* fallback while the primary's breaker is open), chunk
            size (the lane's batch, within the registry's max_batch), concurrency (the lane's AIMD
@@ -408,13 +408,17 @@ def _input(ctx: Ctx, item: BatchItem, dep_results: dict[str, Any]) -> dict[str, 
     """The item's input from the plan's template only; the target comes from the pinned list (§10)."""
     if any(dep not in dep_results for dep in ctx.plan_step.depends_on):
         return None
-    target = {"type": "workPermit", "id": item.target_id, "results": dep_results}
+    pinned = {t["id"]: t["type"] for t in ctx.plan_step.targets}
+    entity = pinned.get(item.target_id)
+    target = {"type": entity, "id": item.target_id, "results": dep_results}
 
     def lookup(ref: Ref) -> Any:
         return get_path(target, ref.path) if ref.root == "item" else MISSING
     values = drop_nulls(resolve(ctx.plan_step.input, lookup))
-    pinned = {t["id"] for t in ctx.plan_step.targets}
-    if values.get("permit_id") not in pinned:
+    # The input must name the item through the capability's reference field of the item's type, and
+    # only pinned targets: an input that names another entity, or none, is refused.
+    fields = [name for name, kind in ctx.spec.reference_fields.items() if kind == entity]
+    if not fields or any(pinned.get(values.get(name)) != entity for name in fields):
         raise PermissionError("target outside the plan's pinned scope")
     return values
 

@@ -103,8 +103,7 @@ def _compensate_run(execution: Execution, run: StepRun, plan_step: PlanStep) -> 
 
 
 def _authorise(execution: Execution, run: StepRun, spec, comp_input: dict[str, Any], session, snapshot) -> str | None:
-    targets = ([{"type": "workPermit", "id": comp_input["permit_id"]}]
-               if isinstance(comp_input.get("permit_id"), int) else [])
+    targets = spec.targets_in(comp_input)
     facts, _ = read_facts(session=session, snapshot=snapshot, tenant=execution.tenant, targets=targets)
     decision = evaluate(actor=execution.actor, tenant=execution.tenant, facts=facts,
                         steps=[{"id": f"compensate-{run.step_id}"[:100], "capability": spec.id, "version": spec.version,

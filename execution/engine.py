@@ -406,31 +406,17 @@ def perform(execution: Execution, run: StepRun, plan_step: PlanStep, *,
 
 
 def _revalidate(execution: Execution, plan_step: PlanStep, facts: dict[str, Any]):
-    """`policy.services.revalidate` (receipt, live checks, the recorded check) with PostgreSQL's
-    `synchronous_commit` off around it: the check's commit does not wait for the disk flush.
+    """`policy.services.revalidate` (receipt, live checks, the recorded check).
 
-    Why that is safe: the check row is in the write-ahead log before the step's call is made, and
-    the log is flushed in order, so the next durable commit — the step's own outcome, or the API's
-    write when it shares the cluster — makes the check durable with it. A server crash in between
-    loses the check together with the step's claim-to-outcome span, and the step is re-run and
-    re-checked (same idempotency key). One disk flush per step instead of two. The setting is the
-    session's for these two statements only (reset right after, whatever happens); inside a
-    caller's transaction (eager) nothing changes: that transaction's durability is the caller's.
+    The recorded check is the authorization of the step's effect, so its commit is durable (the
+    server's `synchronous_commit`, never relaxed here) before the call is made: a crash at or after
+    the call cannot lose the record that authorized an effect that did happen (issue 16;
+    tests/execution/test_check_durable.py). Inside a caller's transaction (eager) it commits with it.
     """
-    def check():
-        return revalidate(receipt_id=execution.receipt_id, actor=execution.actor, tenant=execution.tenant,
-                          plan_id=execution.plan_id, step_id=plan_step.step_id,
-                          capability=(plan_step.capability_id, plan_step.capability_version), input=plan_step.input,
-                          facts=facts, execution_started_at=execution.started_at, execution_id=execution.pk)
-
-    if connection.vendor != "postgresql" or connection.in_atomic_block:
-        return check()
-    with connection.cursor() as cursor:
-        cursor.execute("SET synchronous_commit TO OFF")
-        try:
-            return check()
-        finally:
-            cursor.execute("RESET synchronous_commit")
+    return revalidate(receipt_id=execution.receipt_id, actor=execution.actor, tenant=execution.tenant,
+                      plan_id=execution.plan_id, step_id=plan_step.step_id,
+                      capability=(plan_step.capability_id, plan_step.capability_version), input=plan_step.input,
+                      facts=facts, execution_started_at=execution.started_at, execution_id=execution.pk)
 
 
 def _label_for(results: Mapping[str, Any], values: Mapping[str, Any]) -> str | None:
@@ -490,20 +476,28 @@ def _failure(spec: CapabilitySpec, session: ToolSession, snapshot: RegistrySnaps
     elif result.retryable or result.outcome == Outcome.UNKNOWN:
         outcome.status, outcome.error = "retry", error
     elif result.error_class == ErrorClass.CONFLICT:
-        outcome.status, outcome.error = "failed", _conflict(session, snapshot, values, error)
+        outcome.status, outcome.error = "failed", _conflict(spec, session, snapshot, values, error)
     else:
         outcome.status, outcome.error = "failed", error
     return outcome
 
 
-def _conflict(session: ToolSession, snapshot: RegistrySnapshot, values: Mapping[str, Any],
+def _parent_revision(result: Mapping[str, Any], default: Any) -> Any:
+    """The revision a write left its entity at: a child's write reports its parent's as `<parent>_revision`."""
+    parent = next((v for k, v in result.items() if k.endswith("_revision") and k != "expected_revision"), None)
+    return parent if parent is not None else result.get("revision", default)
+
+
+def _conflict(spec: CapabilitySpec, session: ToolSession, snapshot: RegistrySnapshot, values: Mapping[str, Any],
               error: dict[str, Any]) -> dict[str, Any]:
-    """PRD-006 §26: never retried; tell the user what changed (the revision now)."""
+    """PRD-006 §26: never retried; tell the user what changed (the revision now, read through the
+    registered reader of the entity the step named)."""
     current = None
-    read = snapshot.get("workPermit.read")
-    if read is not None and values.get("permit_id"):
-        fresh = session.invoke(capability=read, input={"permit_id": values["permit_id"]})
-        current = fresh.body.get("revision") if isinstance(fresh.body, Mapping) else None
+    for target in spec.targets_in(values)[:1]:
+        reader = snapshot.reader_of(target["type"])
+        if reader is not None:
+            fresh = session.invoke(capability=reader[0], input={reader[1]: target["id"]})
+            current = fresh.body.get("revision") if isinstance(fresh.body, Mapping) else None
     expected = values.get("expected_revision")
     return {**error, "code": "CONFLICT", "expected_revision": expected, "current_revision": current,
             "message": both("error.CONFLICT", expected=expected, current=current)}
@@ -582,7 +576,7 @@ def _perform_each(execution: Execution, plan_step: PlanStep, spec: CapabilitySpe
             return outcome
         bodies.append(single.result)
         if isinstance(single.result, Mapping):
-            revision = single.result.get("permit_revision", single.result.get("revision", revision))
+            revision = _parent_revision(single.result, revision)
     outcome.status, outcome.input = "completed", {"items": inputs}
     outcome.result = {"items": bodies, "count": len(bodies), "revision": revision}
     return outcome

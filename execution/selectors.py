@@ -142,7 +142,7 @@ def _label(entry_type: str, step: PlanStep | None) -> dict[str, str]:
     if step is None:
         return {"pt-BR": pt, "en": en}
     name = step.label if isinstance(step.label, Mapping) else {}
-    # Step labels are progress phrases ("Adicionando componente…"); the ellipsis does not belong in a log line.
+    # Step labels are progress phrases ("Adicionando…"); the ellipsis does not belong in a log line.
     return {"pt-BR": f"{pt}: {str(name.get('pt-BR') or step.step_id).rstrip('…')}",
             "en": f"{en}: {str(name.get('en') or step.step_id).rstrip('…')}"}
 

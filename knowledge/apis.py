@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -49,11 +50,15 @@ class KnowledgeSearchApi(APIView):
         language = serializers.ChoiceField(choices=["pt", "en"], required=False)
         limit = serializers.IntegerField(required=False, default=5, min_value=1, max_value=MAX_LIMIT)
 
+    @extend_schema_serializer(component_name="KnowledgeSearchResult")
     class OutputSerializer(serializers.Serializer):
         knowledge_version = serializers.CharField(allow_null=True)
         references = _ReferenceSerializer(many=True)
         answer = _AnswerSerializer()
 
+    @extend_schema(parameters=[InputSerializer], responses=OutputSerializer, summary="Search the knowledge base",
+                   description="Tenant-scoped search of the active knowledge package (BM25 over sections, pt/en "
+                               "stemming): ranked references with excerpts and a short answer with citations.")
     def get(self, request: Request) -> Response:
         params = self.InputSerializer(data=request.query_params)
         params.is_valid(raise_exception=True)

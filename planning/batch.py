@@ -4,8 +4,8 @@ A step whose `for_each` is exactly `${targets}` is a batch step: it runs once pe
 `targets` list, which is fixed at planning, hashed with the plan and bound by the policy receipt —
 the runtime may change *how* the items run (chunk size, concurrency, timeout, registered fallback),
 never *which* items (ARCHITECTURE.md invariant 12). Inside it, `${item.id}` is the target's id and
-`${item.results.<step>.<path>}` the result the same item got from an earlier batch step (the decision
-of a permit reads that permit's own checks).
+`${item.results.<step>.<path>}` the result the same item got from an earlier batch step (a decision
+step of an item reads that item's own checks).
 """
 
 from __future__ import annotations
@@ -43,5 +43,12 @@ def batch_problems(step: Mapping[str, Any]) -> list[str]:
     return []
 
 
-def batch_targets(ids: Sequence[int]) -> list[dict[str, Any]]:
-    return [{"type": "workPermit", "id": permit_id} for permit_id in ids]
+def batch_targets(ids: Sequence[int], entity: str) -> list[dict[str, Any]]:
+    """The pinned targets of a batch over `ids` of one entity type."""
+    return [{"type": entity, "id": target_id} for target_id in ids]
+
+
+def batch_entity(steps: Sequence[Mapping[str, Any]]) -> str:
+    """The entity type a plan's batch steps are pinned to ("" when it has none)."""
+    return next((str(t.get("type")) for s in steps if is_batch(s) for t in s.get("targets") or ()
+                 if isinstance(t, Mapping)), "")

@@ -1,9 +1,9 @@
 """What the conversation runtime hands the planner: a structured intent with resolved values.
 
 Values in `slots` are already resolved ids/keys/numbers (the runtime asks for clarification before
-planning, never the planner). `targets` name the existing entities the plan acts on by role
-(`"permit"`), with the revision read at planning when the runtime has one: that revision is what
-the plan's first write to the target sends as `If-Match`.
+planning, never the planner). `targets` name the existing entities the plan acts on by role (the
+name of the capability's language slot), with the revision read at planning when the runtime has
+one: that revision is what the plan's first write to the target sends as `If-Match`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 @dataclass(frozen=True)
 class TargetRef:
-    type: str  # "workPermit", "employee"...
+    type: str  # an entity type of the registry (a slot's `type`)
     id: int | str
     revision: int | None = None
     label: str | None = None

@@ -26,7 +26,7 @@ from policy.rules import RISK_RANK, step_risk
 from registry.selectors import RegistrySnapshot
 from tenancy.models import Tenant
 
-from .batch import batch_targets, is_batch
+from .batch import batch_entity, batch_targets, is_batch
 from .intents import StructuredIntent
 from .llm import LLMPlanner, LLMUnavailable
 from .models import ExecutionPlan
@@ -137,7 +137,7 @@ def llm_alternative(*, plan: ExecutionPlan, steps: Sequence[Mapping[str, Any]], 
     versions = {c.id: c.version for c in usable}
     if not proposed or any(s.get("capability") not in versions for s in proposed):
         return None  # a blocked or unknown capability: not an alternative
-    pinned = batch_targets(targets)
+    pinned = batch_targets(targets, batch_entity(steps))
     for step in proposed:
         step.setdefault("version", versions[step["capability"]])
         step.setdefault("depends_on", [])

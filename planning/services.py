@@ -86,9 +86,9 @@ def _order(steps: Sequence[Mapping[str, Any]]) -> list[str]:
     return list(sorter.static_order())
 
 
-def _derived_targets(step: Mapping[str, Any]) -> list[dict[str, Any]]:
-    permit_id = step.get("input", {}).get("permit_id")
-    return [{"type": "workPermit", "id": permit_id}] if isinstance(permit_id, int) else []
+def _derived_targets(step: Mapping[str, Any], spec: Any) -> list[dict[str, Any]]:
+    """A step without targets acts on the entities its input names by id (the capability's reference slots)."""
+    return spec.targets_in(step.get("input") or {}) if spec is not None else []
 
 
 def _pin_targets(steps: list[dict[str, Any]], snapshot: RegistrySnapshot, tenant: Tenant,
@@ -101,7 +101,7 @@ def _pin_targets(steps: list[dict[str, Any]], snapshot: RegistrySnapshot, tenant
         spec = snapshot.get(step["capability"], tenant=tenant)
         is_write = spec is not None and spec.kind == "write"
         targets = []
-        for target in step.get("targets") or _derived_targets(step):
+        for target in step.get("targets") or _derived_targets(step, spec):
             key = f"{target['type']}:{target['id']}"
             target = {k: v for k, v in target.items() if k in ("type", "id", "revision")}
             if key in pins:
@@ -125,7 +125,7 @@ def _normalise(steps: Sequence[Mapping[str, Any]], snapshot: RegistrySnapshot, t
         if spec is not None:
             step.setdefault("version", spec.version)
             step["compensation"] = dict(spec.compensation) if spec.compensation else None
-        step.setdefault("label", step_label(str(step.get("capability")), str(step.get("id"))))
+        step.setdefault("label", step_label(spec, str(step.get("id"))))
         normalised.append(step)
     return normalised
 

@@ -21,7 +21,6 @@ from registry.selectors import CapabilitySpec, RegistrySnapshot
 
 from .batch import BATCH_SOURCE, batch_targets
 from .intents import StructuredIntent, TargetRef
-from .labels import step_label
 
 Step = dict[str, Any]
 
@@ -43,9 +42,11 @@ class Draft:
 
 
 def step(step_id: str, capability: str, input: dict[str, Any], *, depends_on: list[str] | None = None,  # noqa: A002
-         targets: list[TargetRef] | None = None, **extra: Any) -> Step:
+         targets: list[TargetRef] | None = None, label: tuple[str, str] | None = None, **extra: Any) -> Step:
+    """A draft step; its label comes from the capability (planning.labels) unless the template names one."""
+    labelled = {"label": {"pt-BR": label[0], "en": label[1]}} if label else {}
     return {"id": step_id, "capability": capability, "input": input, "depends_on": depends_on or [],
-            "targets": [t.to_dict() for t in targets or []], "label": step_label(capability, step_id), **extra}
+            "targets": [t.to_dict() for t in targets or []], **labelled, **extra}
 
 
 def _target(intent: StructuredIntent, role: str = "permit") -> TargetRef:
@@ -117,7 +118,8 @@ def _clone_steps(source: TargetRef, *, resolve_employee: Any = None) -> list[Ste
             "responsible": "${steps.read.result.responsible.id}"}, depends_on=create_deps),
         step("copy", "workPermit.components.add",
              {"permit_id": "${steps.create.result.id}", "component": "${item.key}"},
-             depends_on=["create"], for_each="${steps.read.result.components}"),
+             depends_on=["create"], for_each="${steps.read.result.components}",
+             label=("Copiando componentes…", "Copying components…")),
     ]
     return steps
 
@@ -193,7 +195,7 @@ def evaluate_batch(intent: StructuredIntent) -> Draft:
     ids = _slot(intent, "permit_ids")
     if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
         raise TemplateError("SLOT_INVALID", slot="permit_ids")
-    targets = batch_targets(sorted(set(ids)))
+    targets = batch_targets(sorted(set(ids)), "workPermit")
     item = {"permit_id": "${item.id}"}
 
     def batch_step(step_id: str, capability: str, input: dict[str, Any],  # noqa: A002

@@ -162,7 +162,7 @@ def _ref_schema(ref: Ref, ctx: _Context, item_schema: Any) -> tuple[bool, Any]:
 
 
 def for_each_output(item_schema: Any) -> dict[str, Any]:
-    """A `for_each` step's result: every call's result, how many, and the last permit revision seen."""
+    """A `for_each` step's result: every call's result, how many, and the last parent revision seen."""
     return {"type": "object", "properties": {"items": {"type": "array", "items": item_schema},
                                              "count": {"type": "integer"}, "revision": {"type": "integer"}}}
 

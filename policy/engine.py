@@ -55,7 +55,7 @@ class Target:
 
 
 def target_key(type_: str, id_: object) -> str:
-    """The key of a target in `facts`: `"workPermit:123"`."""
+    """The key of a target in `facts`: `"<entity type>:<id>"`."""
     return f"{type_}:{id_}"
 
 
@@ -138,6 +138,17 @@ class Decision:
     @property
     def codes(self) -> list[str]:
         return [r.code for r in self.reasons]
+
+    def says(self, language: str) -> dict[str, str]:
+        """Code → the user-facing text a failed precondition declared (`says`) in `language`."""
+        said: dict[str, str] = {}
+        for r in self.reasons:
+            texts = r.data.get("says") if isinstance(r.data, Mapping) else None
+            if isinstance(texts, Mapping):
+                text = texts.get(language) or texts.get("pt-BR") or next(iter(texts.values()), None)
+                if isinstance(text, str):
+                    said.setdefault(r.code, text)
+        return said
 
     def to_dict(self) -> dict[str, Any]:
         return {"outcome": self.outcome, "level": self.level, "risk": self.risk,
@@ -254,8 +265,10 @@ def _precondition_reasons(step: Step, target: Target, facts: Mapping[str, Any],
         value = facts[name]
         failed = ("in" in rule and value not in rule["in"]) or ("not_in" in rule and value in rule["not_in"])
         if failed:
-            reasons.append(Reason(str(rule.get("code") or "PRECONDITION_FAILED"), step.id,
-                                  {"target": target.key, "fact": name, "value": value}))
+            data = {"target": target.key, "fact": name, "value": value}
+            if isinstance(rule.get("says"), Mapping):
+                data["says"] = dict(rule["says"])
+            reasons.append(Reason(str(rule.get("code") or "PRECONDITION_FAILED"), step.id, data))
     return reasons
 
 

@@ -10,7 +10,8 @@ needs it: a version that is not the ACTIVE one (to tell CAPABILITY_VERSION_STALE
 NOT_ACTIVE/UNKNOWN). Capability primary keys (what guardian's grants are keyed by) come from the
 live statement too.
 
-Missing in registry (would let this module shrink): `preconditions` in the capability spec, and a
+Preconditions come from the capability version itself (the manifest's `preconditions`, stored on
+the version and carried by its spec). Missing in registry (would let this module shrink): a
 "version status" lookup for non-ACTIVE versions.
 """
 
@@ -25,8 +26,6 @@ from django.db.models import Q
 from registry.models import CapabilityStatus, CapabilityVersion
 from registry.roles import permissions_for_role as _registry_permissions_for_role
 from registry.selectors import RegistrySnapshot, registry_snapshot
-
-from .rules import PRECONDITIONS
 
 ACTIVE = CapabilityStatus.ACTIVE.value
 
@@ -53,17 +52,16 @@ class CapabilityFacts:
         return next((v.version for v in self.versions.values() if v.status == ACTIVE), None)
 
 
-def _preconditions(key: str, definition: Any) -> tuple[dict[str, Any], ...]:
-    declared = getattr(definition, "preconditions", None)  # once the registry's definition carries them
-    if isinstance(declared, list | tuple):
-        return tuple(declared)
-    return PRECONDITIONS.get(key, ())
+def _preconditions(definition: Any) -> tuple[dict[str, Any], ...]:
+    """The version's declared rules (a spec of the snapshot or a CapabilityVersion row)."""
+    declared = getattr(definition, "preconditions", None)
+    return tuple(declared) if isinstance(declared, list | tuple) else ()
 
 
 def _facts(key: str, row: Any, *, resource: str, risk: str, status: str) -> VersionFacts:
     return VersionFacts(version=row.version, status=status, kind=row.kind, risk=risk,
                         required_permissions=frozenset(row.required_permissions or ()), resource=resource,
-                        preconditions=_preconditions(key, row))
+                        preconditions=_preconditions(row))
 
 
 _last: list[RegistrySnapshot | None] = [None]

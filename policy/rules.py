@@ -17,15 +17,16 @@ Step risk starts at the capability version's declared `risk_level` and is then a
 
 Plan risk = MAX(step risks) (PRD-006 §12).
 
-Preconditions (`PRECONDITIONS`): resource-state rules judged on the server-side facts the caller
-read about each target, so that an operation that cannot succeed is denied *before* a
-confirmation is asked. The registry's manifest schema has no `preconditions` field yet, so the
-table lives here keyed by capability id; when a capability version carries `preconditions` in
-its definition, that list is used instead (see registry_adapter). A rule:
+Preconditions are not here: they are data of each capability version (the manifest's
+`preconditions`, read through registry_adapter), resource-state rules judged on the server-side
+facts the caller read about each target, so that an operation that cannot succeed is denied
+*before* a confirmation is asked. A rule:
 
-    {"target": "<entity type>", "fact": "<fact name>", "in" | "not_in": [values], "code": "<REASON>"}
+    {"target": "<entity type>", "fact": "<fact name>", "in" | "not_in": [values], "code": "<REASON>",
+     "says": {"pt-BR": "...", "en": "..."}}
 
 applies to every target of that type; a fact the rule needs that is absent → DENY `FACT_MISSING`.
+A failed rule's reason carries its `says` (Decision.says gives the user-facing text per code).
 """
 
 from __future__ import annotations
@@ -54,26 +55,6 @@ RISK_RULES: tuple[dict[str, Any], ...] = (
     {"code": "RISK_DESTRUCTIVE", "when": "verb_in", "verbs": DESTRUCTIVE_VERBS, "effect": "at_least", "risk": "high"},
     {"code": "RISK_BATCH", "when": "targets_over", "threshold": BATCH_THRESHOLD, "effect": "raise", "by": 1},
 )
-
-_EDITABLE_ONLY = {"target": "workPermit", "fact": "status", "not_in": ["CANCELLED", "CLOSED"],
-                  "code": "PERMIT_NOT_EDITABLE"}
-
-PRECONDITIONS: dict[str, tuple[dict[str, Any], ...]] = {
-    "workPermit.updateValidity": (
-        {"target": "workPermit", "fact": "status", "not_in": ["APPROVED"], "code": "PERMIT_APPROVED"},
-        _EDITABLE_ONLY,
-    ),
-    "workPermit.update": (_EDITABLE_ONLY,),
-    "workPermit.components.add": (_EDITABLE_ONLY,),
-    "workPermit.components.update": (_EDITABLE_ONLY,),
-    "workPermit.components.remove": (_EDITABLE_ONLY,),
-    "workPermit.workers.add": (_EDITABLE_ONLY,),
-    "workPermit.workers.remove": (_EDITABLE_ONLY,),
-    "workPermit.approve": ({"target": "workPermit", "fact": "status", "in": ["DRAFT"], "code": "INVALID_STATUS"},),
-    "workPermit.cancel": (
-        {"target": "workPermit", "fact": "status", "in": ["DRAFT", "APPROVED"], "code": "INVALID_STATUS"},
-    ),
-}
 
 
 def level_for(risk: str) -> str:

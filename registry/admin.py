@@ -19,6 +19,8 @@ from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 from guardian.admin import GuardedModelAdmin
 
+from .approval_selectors import approvals_still_needed, versions_waiting_for
+from .messages import kind_label, message
 from .models import (
     ApprovalKind,
     Capability,
@@ -87,11 +89,26 @@ class StatusChangeInline(_ReadOnlyInline):
     fields = readonly_fields = ("from_status", "to_status", "actor", "reason", "created_at")
 
 
+class WaitingForMyApprovalFilter(admin.SimpleListFilter):
+    """Pending versions the signed-in staff user could approve now (linked from the admin index)."""
+
+    title = "aprovação / approval"
+    parameter_name = "waiting"
+
+    def lookups(self, request, model_admin):
+        return [("mine", "Aguardando minha aprovação / Waiting for my approval")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "mine":
+            return queryset.filter(pk__in=versions_waiting_for(user=request.user).values("pk"))
+        return queryset
+
+
 @admin.register(CapabilityVersion)
 class CapabilityVersionAdmin(admin.ModelAdmin):
     list_display = ("capability", "version", "status", "risk_level", "kind", "discoverable", "approvals_given",
                     "author", "created_at")
-    list_filter = ("status", "risk_level", "kind", "discoverable")
+    list_filter = (WaitingForMyApprovalFilter, "status", "risk_level", "kind", "discoverable")
     search_fields = ("capability__key", "description")
     list_select_related = ("capability", "author")
     inlines = [ApprovalInline, StatusChangeInline]
@@ -141,7 +158,10 @@ class CapabilityVersionAdmin(admin.ModelAdmin):
         actions = [{"name": name, "label": label,
                     "url": reverse("admin:registry_capabilityversion_action", args=[version.pk, name])}
                    for name, (label, statuses, _call) in _ACTIONS.items() if version.status in statuses]
-        return {"definition_json": current, "diff_text": diff, "previous": previous, "registry_actions": actions}
+        missing = approvals_still_needed(version=version)
+        return {"definition_json": current, "diff_text": diff, "previous": previous, "registry_actions": actions,
+                "approvals_given": [kind_label(a.kind) for a in version.approvals.all()],
+                "approvals_missing": [kind_label(kind) for kind in missing]}
 
     def action_view(self, request: HttpRequest, object_id: int, action: str) -> HttpResponse:
         version = get_object_or_404(CapabilityVersion, pk=object_id)
@@ -155,8 +175,20 @@ class CapabilityVersionAdmin(admin.ModelAdmin):
             messages.error(request, refusal.message())
         else:
             version.refresh_from_db()
-            messages.success(request, f"{label}: {version.capability.key} v{version.version} → {version.status}")
+            messages.success(request, _outcome(action, label, version))
         return HttpResponseRedirect(target)
+
+
+def _outcome(action: str, label: str, version: CapabilityVersion) -> str:
+    """After an approval, what it did and what the version still needs; after any other action, its new status."""
+    if not action.startswith("approve_"):
+        return f"{label}: {version.capability.key} v{version.version} → {version.status}"
+    params = {"kind": kind_label(action.removeprefix("approve_")), "capability": version.capability.key,
+              "version": version.version}
+    missing = approvals_still_needed(version=version)
+    if missing:
+        return message("APPROVAL_RECORDED_WAITING", missing=" / ".join(kind_label(k) for k in missing), **params)
+    return message("APPROVAL_RECORDED_ACTIVE", **params)
 
 
 @admin.register(Capability)

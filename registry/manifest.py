@@ -65,6 +65,8 @@ def normalize(entry: dict[str, Any]) -> dict[str, Any]:
         "verification": None, "retry": {"max_attempts": 1}, "adaptation": {},
     }
     definition = {**defaults, **entry}
+    if not definition.get("preconditions"):  # absent and empty are the same definition (and hash)
+        definition.pop("preconditions", None)
     if definition["call"] is not None:
         definition["call"] = {"query": [], "body": [], "if_match": None, **definition["call"]}
     return definition
@@ -179,11 +181,22 @@ def _check_capability(name: str, entry: dict[str, Any], manifest: Manifest) -> l
     found += _check_adaptation(entry, manifest)
     found += _check_retry(entry)
     found += _check_slots(entry, manifest)
+    found += _check_preconditions(entry, manifest)
     return [ManifestError(name, cid, f, m) for f, m in found]
 
 
 def _input_fields(entry: dict) -> set[str]:
     return set((entry.get("input") or {}).get("properties", {}))
+
+
+def _check_preconditions(entry: dict, manifest: Manifest) -> list[tuple[str, str]]:
+    """A precondition names an entity some capability reads, and only a write has any."""
+    rules = entry.get("preconditions") or []
+    if rules and entry["kind"] != "write":
+        return [("preconditions", "only write capabilities have preconditions")]
+    entities = {c["language"].get("entity") for c in manifest.capabilities.values()}
+    return [(f"preconditions[{index}].target", f"unknown entity type {rule['target']!r}")
+            for index, rule in enumerate(rules) if rule["target"] not in entities]
 
 
 def _check_permissions(entry: dict) -> list[tuple[str, str]]:

@@ -7,7 +7,7 @@ Conventions the runtime relies on:
 - `${input.<path>}` / `${result.<path>}` / `${before.<path>}` are references in undo, compensation
   and verification inputs and assertion values (the step's input, its result, a read taken before).
 - An assertion is `{path, op, value?, when_input?}`; `path` is dotted, `[*]` maps over a list
-  (`components[*].key`); ops: equals, not_equals, contains, not_contains, exists, absent. `when_input`
+  (`items[*].key`); ops: equals, not_equals, contains, not_contains, exists, absent. `when_input`
   names an input field: the assertion applies only when the step's input has it.
 - A condition (undo) is an assertion evaluated on `{input, result}`.
 """
@@ -43,7 +43,7 @@ _CALL = {
         "path": {"type": "string", "pattern": r"^[^/].*$|^$"},
         "query": {"type": "array", "items": {"type": "string"}},
         "body": {"type": "array", "items": {"type": "string"}},
-        "if_match": {"type": "string", "description": "input field sent as If-Match (the permit revision)"},
+        "if_match": {"type": "string", "description": "input field sent as If-Match (the entity's revision)"},
     },
 }
 
@@ -130,7 +130,7 @@ _ADAPTATION = {
     },
 }
 
-_NOUN = {  # how replies name the slot's entity: "a inspeção 45", "as inspeções", "da inspeção"
+_NOUN = {  # how replies name the slot's entity: "a <one> 45", "as <many>", "da <one>" (gender: the article)
     "type": "object",
     "required": ["one", "many"],
     "additionalProperties": False,
@@ -166,11 +166,32 @@ _SLOT = {
         "synonyms": _LANGS,
         "noun": {"type": "object", "required": ["pt-BR", "en"], "additionalProperties": False,
                  "properties": {"pt-BR": _NOUN, "en": _NOUN}},
-        # The slot's field as replies name it ("validade", "data"), per language.
+        # The slot's field as replies name it ("data", "date"), per language.
         "label": {"type": "object", "required": ["pt-BR", "en"], "additionalProperties": False,
                   "properties": {lang: {"type": "string", "minLength": 1} for lang in ("pt-BR", "en")}},
         # Words for each enum value ("em rascunho" for DRAFT); the first of each language also names it.
         "value_synonyms": {"type": "object", "additionalProperties": _LANGS},
+    },
+}
+
+_SAYS = {"type": "object", "required": ["pt-BR", "en"], "additionalProperties": False,
+         "properties": {lang: {"type": "string", "minLength": 3} for lang in ("pt-BR", "en")}}
+
+# A resource-state rule policy checks on the facts read about each target before any confirmation:
+# the target's `fact` must be `in` (or `not_in`) the values; `code` names the refusal, `says` is what
+# the user reads (pt-BR, en).
+_PRECONDITION = {
+    "type": "object",
+    "required": ["target", "fact", "code", "says"],
+    "additionalProperties": False,
+    "oneOf": [{"required": ["in"]}, {"required": ["not_in"]}],
+    "properties": {
+        "target": {"type": "string", "minLength": 1, "description": "entity type (a language.entity)"},
+        "fact": {"type": "string", "minLength": 1},
+        "in": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+        "not_in": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+        "code": {"type": "string", "pattern": "^[A-Z][A-Z0-9_]*$"},
+        "says": _SAYS,
     },
 }
 
@@ -192,7 +213,13 @@ _LANGUAGE = {
         "summary": _TEMPLATES,
         # The reply once the operation completed, with the same placeholders.
         "done": _TEMPLATES,
-        # "Evaluate every draft permit": the capability run over a selection. `select` is the read whose
+        # The step's label in progress events and the timeline ("Validando…"); without it the
+        # planner builds one from the capability's description.
+        "progress": _SAYS,
+        # Field questions ("qual o local da inspeção 45?", "where is it?"): output field → the words
+        # and question words that ask for it, per language (on the entity's `show` read).
+        "fields": {"type": "object", "additionalProperties": _LANGS},
+        # "Evaluate every draft <entity>": the capability run over a selection. `select` is the read whose
         # language slots are the selection's filters and whose results' ids fill the plan `template`'s
         # `ids` slot; `tally` counts the results by one output field (placeholders of `done`).
         "batch": {
@@ -240,6 +267,7 @@ CAPABILITY = {
         "retry": _RETRY,
         "adaptation": _ADAPTATION,
         "language": _LANGUAGE,
+        "preconditions": {"type": "array", "items": _PRECONDITION},
     },
 }
 

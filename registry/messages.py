@@ -39,11 +39,35 @@ MESSAGES: dict[str, dict[str, str]] = {
         "pt-BR": "Informe o motivo.",
         "en": "Give a reason.",
     },
+    "APPROVAL_RECORDED_WAITING": {
+        "pt-BR": "Aprovação {kind} registrada para {capability} v{version}. Ainda falta: aprovação {missing}, "
+                 "de outra pessoa. A versão continua aguardando aprovação.",
+        "en": "Approval ({kind}) recorded for {capability} v{version}. Still needed: the {missing} approval, from "
+              "another person. The version is still pending approval.",
+    },
+    "APPROVAL_RECORDED_ACTIVE": {
+        "pt-BR": "Aprovação {kind} registrada: {capability} v{version} tem as duas aprovações e está ATIVA "
+                 "(ACTIVE); o agente já pode usá-la.",
+        "en": "Approval ({kind}) recorded: {capability} v{version} has both approvals and is now ACTIVE; the agent "
+              "may use it.",
+    },
     "UNKNOWN_CAPABILITY": {
         "pt-BR": "Capacidade desconhecida: {capability}.",
         "en": "Unknown capability: {capability}.",
     },
 }
+
+
+KIND_LABELS: dict[str, dict[str, str]] = {
+    "technical": {"pt-BR": "técnica", "en": "technical"},
+    "business": {"pt-BR": "de negócio", "en": "business"},
+}
+
+
+def kind_label(kind: str, language: str | None = None) -> str:
+    """An approval kind's name in `language` (default: the active one)."""
+    language = language or get_language() or "pt-BR"
+    return KIND_LABELS[kind]["en" if language.lower().startswith("en") else "pt-BR"]
 
 
 def message(code: str, language: str | None = None, **params: object) -> str:

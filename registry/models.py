@@ -2,9 +2,9 @@
 
 Two models for a capability, on purpose:
 
-- `Capability` is the *identity* (`workPermit.components.add`). It carries what must survive a new
-  version: django-guardian's `use_capability` object permission (a grant "may use
-  workPermit.delete" is about the operation; binding it to a version would silently drop every
+- `Capability` is the *identity* (`<entity>.<verb>`, a manifest id). It carries what must survive a
+  new version: django-guardian's `use_capability` object permission (a grant "may use
+  <entity>.delete" is about the operation; binding it to a version would silently drop every
   grant each time a definition is re-approved) and the per-tenant disables.
 - `CapabilityVersion` is one immutable, approvable *definition* of it. Approvals attach to a
   version and never carry over; once a version leaves DRAFT its definition cannot change — the
@@ -12,7 +12,7 @@ Two models for a capability, on purpose:
 
 Capabilities are global (not tenant-owned). The one tenant dimension is `TenantCapabilityBlock`:
 an admin can switch a capability off for one tenant (e.g. a customer that does not want the agent
-to delete permits); discovery and the hot-path snapshot honour it. It is small on purpose:
+to delete records); discovery and the hot-path snapshot honour it. It is small on purpose:
 per-tenant *enabling* of something not ACTIVE globally is impossible by construction.
 
 `RegistryState` holds one row whose `version` a trigger moves in the same transaction as every
@@ -171,6 +171,8 @@ class CapabilityVersion(models.Model):
     retry_policy = models.JSONField(default=dict)
     adaptation = models.JSONField(default=dict)
     language = models.JSONField(default=dict)
+    # Resource-state rules policy checks before any confirmation (manifest `preconditions`).
+    preconditions = models.JSONField(default=list, blank=True)
     discoverable = models.BooleanField(default=True)
     definition_hash = models.CharField(max_length=64)
     source = models.CharField(max_length=200, blank=True)

@@ -80,6 +80,7 @@ class CapabilitySpec:
     language: Mapping[str, Any]
     discoverable: bool
     definition_hash: str
+    preconditions: tuple[Mapping[str, Any], ...] = ()
 
     def permitted_for(self, permissions: frozenset[str]) -> bool:
         return self.required_permissions <= permissions
@@ -88,6 +89,23 @@ class CapabilitySpec:
     def input_validator(self) -> jsonschema.protocols.Validator:
         """A compiled validator of the input schema, built once per snapshot."""
         return jsonschema.Draft202012Validator(self.input_schema)
+
+    @cached_property
+    def reference_fields(self) -> Mapping[str, str]:
+        """Input field → entity type, for the language slots that name one existing entity by id
+        (`parse: reference` on an integer input): what a step of this capability acts on."""
+        properties = self.input_schema.get("properties") or {}
+        found: dict[str, str] = {}
+        for slot in (self.language or {}).get("slots") or ():
+            name = slot.get("field") or slot.get("name")
+            if slot.get("parse") == "reference" and (properties.get(name) or {}).get("type") == "integer":
+                found[name] = slot.get("type")
+        return MappingProxyType(found)
+
+    def targets_in(self, values: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """`[{type, id}]` of the entities an input names through the reference fields (ids only)."""
+        return [{"type": entity, "id": values[name]} for name, entity in self.reference_fields.items()
+                if isinstance(values.get(name), int) and not isinstance(values.get(name), bool)]
 
     def render_path(self, values: Mapping[str, Any]) -> str:
         """The call path with `{placeholders}` filled from the step input (resource base path excluded)."""
@@ -233,6 +251,7 @@ def capability_spec(row: CapabilityVersion, resources: Mapping[str, ResourceSpec
         cancellable=row.cancellable, undo=row.undo, compensation=row.compensation, verification=row.verification,
         retry_policy=row.retry_policy, adaptation=row.adaptation, language=row.language,
         discoverable=row.discoverable, definition_hash=row.definition_hash,
+        preconditions=tuple(row.preconditions or ()),
     )
 
 
@@ -266,4 +285,5 @@ def definition_of(version: CapabilityVersion) -> dict[str, Any]:
         "cancellable": version.cancellable, "undo": version.undo, "compensation": version.compensation,
         "verification": version.verification, "retry": version.retry_policy, "adaptation": version.adaptation,
         "language": version.language, "discoverable": version.discoverable,
+        **({"preconditions": version.preconditions} if version.preconditions else {}),
     }

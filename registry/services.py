@@ -73,6 +73,7 @@ def version_fields(definition: dict[str, Any], resources: dict[str, Resource]) -
         "undo": definition["undo"], "compensation": definition["compensation"],
         "verification": definition["verification"], "retry_policy": definition["retry"],
         "adaptation": definition["adaptation"], "language": definition["language"],
+        "preconditions": definition.get("preconditions") or [],
         "discoverable": definition["discoverable"], "definition_hash": definition_hash(definition),
     }
 

@@ -91,7 +91,7 @@ def main() -> int:
     lines = ["# Benchmark results", "",
              f"One run of `make bench` on {datetime.now(UTC):%Y-%m-%d %H:%M UTC}, nproc={os.cpu_count()}; "
              + ", ".join(f"{k} {v}" for k, v in env.items()) + ".", "",
-             "Each script measures against its baseline in the same run (../shared/design/BENCH.md); "
+             "Each script measures against its baseline in the same run (scripts/bench_all.py); "
              "ratios are ours ÷ baseline, lower is better.", "", *_table(results), ""]
     (BENCH / "RESULTS.md").write_text("\n".join(lines), encoding="utf-8")
     print("\n".join(lines))

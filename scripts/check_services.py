@@ -9,6 +9,7 @@ import sys
 
 import psycopg
 import redis
+from ensure_database import ensure_roles
 
 PG_START = "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start"
 REDIS_START = ("redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save '' --appendonly no "
@@ -32,6 +33,7 @@ def main() -> int:
         base = db_url.rsplit("/", 1)[0] + "/postgres"
         with psycopg.connect(base, connect_timeout=3, autocommit=True) as conn:
             _end_stale_sessions(conn, "test_" + db_url.rsplit("/", 1)[1].split("?", 1)[0])
+            ensure_roles(conn)  # the tests act as the runtime role, as the application does
     except Exception as exc:  # noqa: BLE001 - any failure means "not reachable"
         problems.append(f"PostgreSQL at {db_url} is not reachable ({exc}).\n  Start it with: {PG_START}")
     try:

@@ -6,7 +6,11 @@ class TenancyConfig(AppConfig):
     verbose_name = "Tenancy"
 
     def ready(self) -> None:
+        from django.core import checks
+
         from . import schema  # noqa: F401 - registers the OpenAPI authentication extensions
+        from .checks import runtime_role
         from .pgdriver import conversion_cache_tune
 
         conversion_cache_tune()
+        checks.register(runtime_role)

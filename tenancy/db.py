@@ -4,9 +4,12 @@ Invariant 11 (events, receipts, approvals, audit are append-only) must hold agai
 `QuerySet.update()` and TRUNCATE, not only the ORM's save(), so it is a trigger — and one the
 application connection cannot switch off: no session setting opens it. UPDATE is always refused.
 DELETE and TRUNCATE are allowed only to members of the `agent_maintainer` role (retention jobs,
-deleting a whole tenant, the test harness connecting as the cluster owner). In production the
-application logs in as a role that is not a member (e.g. `agent_app`, created here without login),
-so it can neither change nor remove these rows, nor grant itself the role.
+deleting a whole tenant, the test harness connecting as the cluster owner). The application's own
+connections act as `settings.DATABASE_RUNTIME_ROLE` (default `agent_runtime`: a member of `agent_app`,
+neither a superuser nor a maintainer, and not the tables' owner), so they can neither change nor
+remove these rows, nor switch the trigger off. `check_runtime_role` refuses to serve otherwise.
+`migrate` and `flush` act as the login instead (`owner_session`); a purge switches to the maintainer
+role for its transaction (`purge_window`), which only a login that is a member of it may do.
 
 SQLite (the embedded default, for demos) has no roles: there the tables refuse UPDATE always and
 DELETE unless `purge_window()` is open in the same transaction (deleting a test world or a demo
@@ -29,6 +32,7 @@ from django.db.models import Model
 
 MAINTAINER_ROLE = "agent_maintainer"
 APP_ROLE = "agent_app"
+RUNTIME_ROLE = "agent_runtime"  # DATABASE_RUNTIME_ROLE's default
 
 _PG_ROLES = f"""
 DO $$ BEGIN
@@ -99,9 +103,22 @@ def append_only(table: str) -> migrations.RunPython:
 
 @contextmanager
 def purge_window() -> Iterator[None]:
-    """Within one transaction, let DELETE through on SQLite's append-only tables. On PostgreSQL it
-    changes nothing: there only a maintainer role may delete."""
+    """Within one transaction, let DELETE through on the append-only tables (deleting a tenant).
+
+    PostgreSQL: the transaction acts as `agent_maintainer` (SET LOCAL ROLE), then as before. Only a
+    login that is a member of the maintainer role may switch to it — the development login (the
+    cluster owner) or a maintainer job's; an application logging in as its runtime role gets
+    "permission denied". SQLite: a window row the triggers look for, never committed."""
     with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT current_user")
+                acting = cursor.fetchone()[0]
+                cursor.execute(f"SET LOCAL ROLE {MAINTAINER_ROLE}")
+            yield
+            with connection.cursor() as cursor:  # not on an error: the rollback restores the role
+                cursor.execute(f'SET LOCAL ROLE "{acting}"')
+            return
         if connection.vendor != "sqlite":
             yield
             return
@@ -112,6 +129,118 @@ def purge_window() -> Iterator[None]:
         finally:
             with connection.cursor() as cursor:
                 cursor.execute("DELETE FROM agent_purge_window")
+
+
+# --- the runtime role and the owner ------------------------------------------------------------
+
+_as_owner = False
+
+
+def act_as_owner(on: bool) -> None:
+    """Connections opened from now on log in as the login role itself (`on`) or act as
+    DATABASE_RUNTIME_ROLE (the `role` startup option in the connection's OPTIONS); open ones switch
+    with SET ROLE. Process-wide: the test harness creates and drops the test database as the owner
+    and runs the tests as the runtime role (conftest.py)."""
+    global _as_owner
+    from django.conf import settings
+
+    if on == _as_owner:
+        return
+    _as_owner = on
+    role = getattr(settings, "DATABASE_RUNTIME_ROLE", "")
+    if not role:
+        return
+    token = f"-c role={role}"
+    holders = [settings.DATABASES.get(alias, {}) for alias in settings.DATABASES]
+    holders += [conn.settings_dict for conn in connections.all(initialized_only=True)]
+    for holder in {id(h): h for h in holders}.values():
+        if not str(holder.get("ENGINE", "")).endswith("postgresql"):
+            continue
+        options = holder.setdefault("OPTIONS", {})
+        rest = " ".join(options.get("options", "").replace(token, "").split())
+        options["options"] = rest if on else f"{rest} {token}".strip()
+        if not options["options"]:
+            del options["options"]
+    for conn in connections.all(initialized_only=True):
+        if conn.vendor == "postgresql" and conn.connection is not None and not conn.needs_rollback:
+            with conn.cursor() as cursor:
+                cursor.execute("SET ROLE NONE" if on else f"SET ROLE {role}")
+
+
+@contextmanager
+def owner_session() -> Iterator[None]:
+    """`migrate` and `flush` (tenancy/management/commands): DDL, TRUNCATE of every table — the
+    login's rights (the owner's), not the runtime role's. Everything else runs as the runtime role."""
+    previous = _as_owner
+    act_as_owner(True)
+    try:
+        yield
+    finally:
+        act_as_owner(previous)
+
+
+_RUNTIME_ROLE_SQL = f"""
+SELECT current_user, r.rolsuper,
+       CASE WHEN EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{MAINTAINER_ROLE}')
+            THEN pg_has_role(current_user, '{MAINTAINER_ROLE}', 'MEMBER') ELSE false END,
+       (SELECT string_agg(DISTINCT c.relname, ', ') FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+         WHERE t.tgname LIKE '%%\\_append\\_only' AND pg_has_role(current_user, c.relowner, 'MEMBER'))
+  FROM pg_roles r WHERE r.rolname = current_user
+"""
+
+
+def runtime_role_problem(cursor: Any) -> str | None:
+    """Why the role this cursor acts as could delete or truncate an append-only row, or None."""
+    cursor.execute(_RUNTIME_ROLE_SQL)
+    role, superuser, maintainer, owned = cursor.fetchone()
+    why = ("it is a superuser" if superuser else f"it is a member of {MAINTAINER_ROLE}" if maintainer
+           else f"it owns append-only tables ({owned}) and could drop their triggers" if owned else None)
+    if why is None:
+        return None
+    return (f"DATABASE_RUNTIME_ROLE: the application's database role {role!r} could delete or truncate "
+            f"audit rows and policy receipts: {why}. Set DATABASE_RUNTIME_ROLE to a role that is only a "
+            f"member of {APP_ROLE} (default {RUNTIME_ROLE}, created by scripts/ensure_database.py), "
+            f"or log in as one in DATABASE_URL with DATABASE_RUNTIME_ROLE=none (README: database roles).")
+
+
+def check_runtime_role() -> tuple[str, str] | None:
+    """('error' | 'skipped', reason), or None when the runtime role cannot delete an audit row.
+
+    On a connection of its own (no pool, the runtime role's startup option), so the caller's
+    connection and transaction are untouched."""
+    from django.conf import settings
+
+    default = connections["default"]
+    if default.vendor != "postgresql":
+        return ("skipped", f"{default.vendor} has no database roles: the append-only triggers refuse "
+                           "UPDATE and DELETE to every connection outside a purge window")
+    if _as_owner:
+        return None  # migrate / flush: the owner's work, not the runtime's
+    probe = default.copy()
+    probe.settings_dict["OPTIONS"].pop("pool", None)
+    probe.settings_dict["OPTIONS"]["connect_timeout"] = 5
+    probe.settings_dict["CONN_MAX_AGE"] = 0
+    try:
+        with probe.cursor() as cursor:
+            problem = runtime_role_problem(cursor)
+    except Exception as exc:  # noqa: BLE001 - unreachable: the server reports it on its first query
+        role = getattr(settings, "DATABASE_RUNTIME_ROLE", "")
+        if role and f'"{role}"' in str(exc) and "role" in str(exc):
+            return ("error", f"DATABASE_RUNTIME_ROLE: the role {role!r} does not exist on the database "
+                             f"server ({str(exc).strip()}); scripts/ensure_database.py creates it.")
+        return ("skipped", f"the database could not be reached ({str(exc).strip()[:200]})")
+    finally:
+        probe.close()
+    return ("error", problem) if problem else None
+
+
+def refuse_to_serve_as_a_deleting_role() -> None:
+    """A server or worker process's start: ImproperlyConfigured when the runtime role could delete."""
+    from django.core.exceptions import ImproperlyConfigured
+
+    verdict = check_runtime_role()
+    if verdict and verdict[0] == "error":
+        raise ImproperlyConfigured(verdict[1])
 
 
 # --- several writes, one round trip ------------------------------------------------------------

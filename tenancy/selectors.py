@@ -26,12 +26,20 @@ def context_for_session(*, user: AbstractBaseUser, session: dict) -> TenantConte
     return TenantContext(user, membership.tenant, membership) if membership else None
 
 
+def context_for_user(*, user_id: object, tenant_id: object) -> TenantContext | None:
+    """An active user acting in a tenant they are a member of (a redeemed websocket ticket)."""
+    membership = Membership.objects.select_related("user", "tenant").filter(
+        user_id=user_id, tenant_id=tenant_id, user__is_active=True).first()
+    return TenantContext(membership.user, membership.tenant, membership) if membership else None
+
+
 def context_for_token(*, raw_key: str) -> TenantContext | None:
-    token = (
-        AccessToken.objects.select_related("user", "tenant")
-        .filter(digest=token_digest(raw_key))
-        .first()
-    )
+    return context_for_token_digest(digest=token_digest(raw_key))
+
+
+def context_for_token_digest(*, digest: str) -> TenantContext | None:
+    """As context_for_token, from the stored digest (a websocket ticket remembers the token that asked for it)."""
+    token = AccessToken.objects.select_related("user", "tenant").filter(digest=digest).first()
     if token is None or not token.user.is_active:
         return None
     if token.expires_at is not None and token.expires_at <= timezone.now():

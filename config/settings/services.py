@@ -5,6 +5,7 @@ a local-memory cache and eager Celery. One REDIS_URL feeds four logical database
 the one the URL names, so the broker, results, channel layer and cache never share keys.
 """
 
+import re
 from urllib.parse import urlparse, urlunparse
 
 import dj_database_url
@@ -12,7 +13,7 @@ from django.core.exceptions import ImproperlyConfigured
 from kombu import Exchange, Queue
 
 from .base import BASE_DIR
-from .env import env_bool, env_int, env_url
+from .env import env_bool, env_int, env_str, env_url
 
 DATABASE_URL = env_url("DATABASE_URL", schemes=("postgres", "postgresql", "sqlite"))
 if DATABASE_URL:
@@ -42,6 +43,23 @@ if DB_POOL:
     # (config/overload.py): under overload, refusing sooner beats queueing for 10 s.
     _db.setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": env_int("DB_POOL_MAX_SIZE", 10, minimum=1),
                                              "timeout": env_int("DB_POOL_TIMEOUT_SECONDS", 5, minimum=1)}
+# The application's own connections act as DATABASE_RUNTIME_ROLE (ARCHITECTURE invariant 11): a role
+# that is neither a superuser nor a member of agent_maintainer, so it cannot DELETE or TRUNCATE an
+# append-only row. It is set when the connection starts (a `role` startup option: no round trip);
+# `migrate` and `flush` act as the login (the owner) instead (tenancy.db.owner_session). Default
+# `agent_runtime`, created by scripts/ensure_database.py; `none` acts as the login role itself
+# (production logging in as the runtime role). tenancy's start-up check refuses to serve otherwise.
+DATABASE_RUNTIME_ROLE = ""
+if USES_POSTGRES:
+    DATABASE_RUNTIME_ROLE = env_str("DATABASE_RUNTIME_ROLE", "agent_runtime")
+    if DATABASE_RUNTIME_ROLE.lower() == "none":
+        DATABASE_RUNTIME_ROLE = ""
+    elif not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", DATABASE_RUNTIME_ROLE):
+        raise ImproperlyConfigured(f"DATABASE_RUNTIME_ROLE must be a role name ([a-z_][a-z0-9_]*) or 'none', "
+                                   f"got {DATABASE_RUNTIME_ROLE!r}")
+    if DATABASE_RUNTIME_ROLE:
+        _options = _db.setdefault("OPTIONS", {})
+        _options["options"] = f"{_options.get('options', '')} -c role={DATABASE_RUNTIME_ROLE}".strip()
 DATABASES = {"default": _db}
 
 REDIS_URL = env_url("REDIS_URL", schemes=("redis", "rediss"))

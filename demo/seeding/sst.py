@@ -4,9 +4,11 @@ Everything goes through the tenancy and sst services (their rules, constraints a
 nothing is written to a model directly. Idempotent: each item is looked up first and created
 only when missing, so a second run changes nothing (no updates, no new ids).
 
-The demo data is chosen to exercise the agent: two companies with a permit of the same number
-(ambiguity), two employees called João (clarification), an APPROVED permit (business rules), a
-non-undoable component (`loadLifting`), and another tenant holding a permit "123" too (isolation).
+The demo data is chosen so the README's demo script works as written (tests/demo_script plays it):
+permit numbers are unique in the tenant, permit 123 lacks "Trabalho em Altura" (the component the
+script adds), and every catalog component has a knowledge document (knowledge/corpus/). It also
+exercises the agent: two employees called João (clarification), an APPROVED permit (business rules),
+a non-undoable component (`loadLifting`), and another tenant holding a permit "123" too (isolation).
 Three safety inspections (one with an inspector and a finding) let a newcomer try the second entity;
 their dates are counted from the day of the first seeding and never moved afterwards.
 """
@@ -89,11 +91,11 @@ DEMO = WorldSpec(
         ("Carlos Lima", "Beta Montagens"),
     ),
     permits=(
-        PermitSpec("123", "Alfa Construções", 30, "João Silva", ("workingAtHeight",), ("Maria Souza",)),
+        PermitSpec("123", "Alfa Construções", 30, "João Silva", ("confinedSpace",), ("Maria Souza",)),
         PermitSpec("124", "Alfa Construções", 15, "Maria Souza", ("hotWork", "electricity"), ("Ana Costa",),
                    approved=True),
         PermitSpec("125", "Alfa Construções", 10, None, (), ()),
-        PermitSpec("123", "Beta Montagens", 20, "João Pereira", ("excavation", "loadLifting"), ("Carlos Lima",)),
+        PermitSpec("223", "Beta Montagens", 20, "João Pereira", ("excavation", "loadLifting"), ("Carlos Lima",)),
     ),
     users=(
         ("demo-viewer", Role.VIEWER),

@@ -27,12 +27,41 @@ from knowledge.services import knowledge_package_create
 from sst import inspection_services
 from sst import services as sst_services
 from sst.clock import today
-from sst.models import Company, ComponentType, Employee, FindingSeverity, InspectionStatus, PermitStatus
+from sst.models import (
+    FINDING_MAX_LENGTH,
+    MAX_VALIDITY_DAYS,
+    NAME_MAX_LENGTH,
+    NUMBER_MAX_LENGTH,
+    Company,
+    ComponentType,
+    Employee,
+    FindingSeverity,
+    InspectionStatus,
+    PermitStatus,
+)
 from sst.text import fold
 from tenancy.models import Tenant
 
 DEFAULT_VALIDITY_DAYS = 30
 DEFAULT_SCHEDULED_IN_DAYS = 7
+MAX_SCHEDULED_IN_DAYS = 36_500  # a date a century away either side: `today + days` stays a date
+KEY_MAX_LENGTH = ComponentType._meta.get_field("key").max_length
+TITLE_MAX_LENGTH = 300  # knowledge.KnowledgeSection.document_title
+# What each column holds (the schema leaves lengths and ranges open): a world beyond them is a 400
+# from world_problems, not a database error halfway through seeding. (max length, required non-blank)
+_TEXT_LIMITS: dict[str, dict[str, tuple[int, bool]]] = {
+    "employees": {"name": (NAME_MAX_LENGTH, True), "company": (NAME_MAX_LENGTH, True)},
+    "components": {"key": (KEY_MAX_LENGTH, True), "name": (NAME_MAX_LENGTH, True)},
+    "permits": {"number": (NUMBER_MAX_LENGTH, True), "company": (NAME_MAX_LENGTH, True),
+                "responsible": (NAME_MAX_LENGTH, False)},
+    "inspections": {"number": (NUMBER_MAX_LENGTH, True), "company": (NAME_MAX_LENGTH, True),
+                    "site": (NAME_MAX_LENGTH, False), "inspector": (NAME_MAX_LENGTH, False)},
+    "knowledge": {"title": (TITLE_MAX_LENGTH, True)},
+}
+_RANGES: dict[str, dict[str, tuple[int, int]]] = {
+    "permits": {"validity_days": (1, MAX_VALIDITY_DAYS)},
+    "inspections": {"scheduled_in_days": (-MAX_SCHEDULED_IN_DAYS, MAX_SCHEDULED_IN_DAYS)},
+}
 
 World = Mapping[str, Any]
 
@@ -77,7 +106,7 @@ def name_problems(world: World, item: Mapping[str, Any], at: str) -> list[str]:
 
 def world_problems(world: World, *, where: str = "world") -> list[str]:
     """What the world's permits and inspections (and its other tenant) name but the world lacks."""
-    problems: list[str] = []
+    problems = column_problems(world, where=where)
     for plural in ("permits", "inspections"):
         seen: set[tuple[str, str]] = set()
         for index, item in enumerate(world.get(plural, [])):
@@ -90,6 +119,42 @@ def world_problems(world: World, *, where: str = "world") -> list[str]:
     if world.get("other_tenant") is not None:
         problems += world_problems(world["other_tenant"], where=f"{where}.other_tenant")
     return problems
+
+
+def column_problems(world: World, *, where: str = "world") -> list[str]:
+    """Values the SST columns cannot hold (too long, blank, out of range) and duplicate component keys."""
+    problems = [f"{where}.companies[{i}]: {_text_problem(name, NAME_MAX_LENGTH, True)}"
+                for i, name in enumerate(world.get("companies", [])) if _text_problem(name, NAME_MAX_LENGTH, True)]
+    for plural, fields in _TEXT_LIMITS.items():
+        for index, item in enumerate(world.get(plural, [])):
+            for field, (limit, required) in fields.items():
+                problem = _text_problem(item.get(field), limit, required)
+                if problem:
+                    problems.append(f"{where}.{plural}[{index}].{field}: {problem}")
+            for field, (low, high) in _RANGES.get(plural, {}).items():
+                value = item.get(field)
+                if isinstance(value, int) and not low <= value <= high:
+                    problems.append(f"{where}.{plural}[{index}].{field}: {value} is not within {low}..{high}")
+            for j, finding in enumerate(item.get("findings", []) if plural == "inspections" else []):
+                problem = _text_problem(finding.get("description"), FINDING_MAX_LENGTH, True)
+                if problem:
+                    problems.append(f"{where}.{plural}[{index}].findings[{j}].description: {problem}")
+    seen: set[str] = set()
+    for index, component in enumerate(world.get("components", [])):
+        if component["key"] in seen:
+            problems.append(f"{where}.components[{index}].key: component key {component['key']!r} is listed twice")
+        seen.add(component["key"])
+    return problems
+
+
+def _text_problem(value: Any, limit: int, required: bool) -> str | None:
+    if not isinstance(value, str):
+        return None  # absent (the schema decides what is required) or not text (the schema's error)
+    if len(value) > limit:
+        return f"longer than {limit} characters ({len(value)})"
+    if required and not value.strip():
+        return "must not be blank"
+    return None
 
 
 @transaction.atomic

@@ -86,7 +86,7 @@ class FaultsApi(ControlApi):
         capability = serializers.CharField(max_length=200)
         status = serializers.IntegerField(min_value=100, max_value=599, required=False)
         latency_ms = serializers.IntegerField(min_value=0, max_value=120_000, required=False)
-        times = serializers.IntegerField(min_value=1, required=False)
+        times = serializers.IntegerField(min_value=1, max_value=2**31 - 1, required=False)  # the column
         match = serializers.DictField(child=serializers.CharField(max_length=200), required=False)
 
         def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:

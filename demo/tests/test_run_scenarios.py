@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import re
 from pathlib import Path
 
@@ -75,6 +76,19 @@ def test_a_scenario_exercising_every_directive_passes_and_leaves_no_world_behind
     assert lines == ["PASS harness-world-and-directives", "1 passed, 0 failed"]
     assert code == 0
     assert not Tenant.objects.filter(slug__startswith=WORLD_SLUG_PREFIX).exists()
+
+
+def test_no_info_log_line_is_written_between_the_verdicts(db, clean_clock):
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    logging.getLogger().addHandler(handler)
+    try:
+        code, lines = run(FIXTURES / "pass" / "world_and_directives.yaml")
+    finally:
+        logging.getLogger().removeHandler(handler)
+    assert code == 0 and lines[-1] == "1 passed, 0 failed"
+    assert [r.getMessage() for r in records if r.levelno < logging.WARNING] == []
 
 
 def test_a_missing_file_is_reported_invalid_and_counted_failed(db, tmp_path):

@@ -42,7 +42,7 @@ def _set_status(version: CapabilityVersion, status: str) -> None:
 
 def capability(key: str, *, version: int = 1, risk: str = "medium", permissions: tuple[str, ...] = ("sst.write",),
                kind: str | None = None, status: str = CapabilityStatus.ACTIVE, resource_key: str = "sst-api",
-               method: str = "POST") -> CapabilityVersion:
+               method: str = "POST", preconditions: list[dict[str, Any]] | None = None) -> CapabilityVersion:
     """A capability version in `status`, approved by two people when it reaches ACTIVE."""
     kind = kind or ("read" if risk == "read" else "write")
     author, tech, biz = _people()
@@ -51,7 +51,7 @@ def capability(key: str, *, version: int = 1, risk: str = "medium", permissions:
         capability=identity, version=version, description=f"test capability {key}", kind=kind, risk_level=risk,
         required_permissions=list(permissions), resource=resource(resource_key),
         http_method="GET" if kind == "read" else method, path_template="permits/{id}", definition_hash="0" * 64,
-        author=author,
+        author=author, preconditions=preconditions or [],
     )
     if status == CapabilityStatus.DRAFT:
         return row
@@ -74,7 +74,7 @@ def activate_next_version(row: CapabilityVersion) -> CapabilityVersion:
     """Load v+1 of the same capability, retire the current one and activate the new one."""
     _set_status(row, CapabilityStatus.RETIRED)
     return capability(row.capability.key, version=row.version + 1, risk=row.risk_level,
-                      permissions=tuple(row.required_permissions), kind=row.kind)
+                      permissions=tuple(row.required_permissions), kind=row.kind, preconditions=row.preconditions)
 
 
 def step(cap, *, step_id: str = "s1", input: dict | None = None, targets=(("workPermit", 1),), **extra) -> dict:  # noqa: A002

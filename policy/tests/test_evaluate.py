@@ -97,6 +97,9 @@ def test_an_approved_permit_validity_change_is_denied_before_any_confirmation(op
     decision = _eval(operator, tenant, [step(caps["validity"])], approved)
     assert decision.outcome == Outcome.DENY
     assert decision.codes == ["PERMIT_APPROVED"]
+    # The refusal the user reads is the rule's own `says` (registry data), not the code.
+    assert decision.says("en") == {"PERMIT_APPROVED": "the permit is approved"}
+    assert decision.says("pt-BR") == {"PERMIT_APPROVED": "a permissão está aprovada"}
 
 
 @pytest.mark.parametrize("bad", [

@@ -113,3 +113,31 @@ def test_approval_records_are_read_only_in_the_admin(pending, tech, biz):
                        {"post": "yes"}).status_code == 403
     approval.refresh_from_db()
     assert (approval.kind, approval.reason) == (ApprovalKind.TECHNICAL, "revisado")
+
+
+def test_after_the_first_approval_the_message_says_the_other_one_is_still_needed(pending, tech, biz):
+    page = _act(_client(tech), pending, "approve_technical").content.decode()
+    assert "Ainda falta: aprovação de negócio, de outra pessoa" in page
+    page = _act(_client(biz), pending, "approve_business").content.decode()
+    assert "tem as duas aprovações e está ATIVA" in page
+
+
+def test_the_actions_come_before_the_read_only_form_and_say_what_is_missing(pending, tech):
+    _act(_client(tech), pending, "approve_technical")
+    page = _client(tech).get(reverse("admin:registry_capabilityversion_change", args=[pending.pk])).content.decode()
+    assert page.index('id="registry-action-approve_business"') < page.index('class="submit-row"')
+    assert "Ainda falta / Still needed: de negócio" in page
+
+
+def test_waiting_for_my_approval_lists_what_each_approver_can_still_give(pending, tech, biz, author):
+    url = reverse("admin:registry_capabilityversion_changelist") + "?waiting=mine"
+    assert pending.capability.key in _client(tech).get(url).content.decode()
+    _act(_client(tech), pending, "approve_technical")
+    assert pending.capability.key not in _client(tech).get(url).content.decode()  # already gave theirs
+    assert pending.capability.key in _client(biz).get(url).content.decode()
+    assert pending.capability.key not in _client(author).get(url).content.decode()  # no approval permission
+
+
+def test_the_admin_index_links_to_what_waits_for_my_approval(pending, tech):
+    page = _client(tech).get(reverse("admin:index")).content.decode()
+    assert "?waiting=mine" in page and 'id="registry-waiting-count">1<' in page

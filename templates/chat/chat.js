@@ -17,7 +17,9 @@
   const badge = document.getElementById("connection");
   const STEP_ICON = {completed: "✓", failed: "✗", unknown: "?", skipped: "–", compensated: "↶", pending: "○"};
   const TERMINAL = {EXECUTION_COMPLETED: 1, EXECUTION_FAILED: 1, EXECUTION_CANCELLED: 1};
-  const seen = {lastSeq: 0, seqs: new Set(), finals: new Set(), executions: new Map()};
+  const SETTLED = new Set(["completed", "failed", "cancelled", "partially_completed", "compensated"]);
+  // finals: executions whose settled reply was looked for; replied: whose settled reply is on the page.
+  const seen = {lastSeq: 0, seqs: new Set(), finals: new Set(), replied: new Set(), executions: new Map()};
   let pending = {confirmation: null, clarification: null};
   let socket = null;
   let retries = 0;
@@ -118,7 +120,17 @@
   }
 
   // --- conversation pane --------------------------------------------------------------------------
+  function welcome() {
+    const examples = boot.examples || [];
+    log.append(el("li", {class: "msg agent welcome", id: "welcome"}, el("span", {class: "who"}, T.agent),
+      el("p", {}, T.welcome),
+      examples.length ? el("div", {class: "card candidates examples"}, examples.map((text) =>
+        el("button", {type: "button", "data-example": text, onclick: () => send(text)}, text))) : null));
+  }
+
   function addUser(text) {
+    const greeting = document.getElementById("welcome");
+    if (greeting) greeting.remove();
     log.append(el("li", {class: "msg user"}, el("span", {class: "who"}, T.you), el("p", {}, text)));
     scrollDown();
   }
@@ -195,8 +207,13 @@
     try {
       const result = await api(path, {method: "POST", body: {client_message_id: uuid(), ui_context: uiContext(), ...body}});
       working.remove();
+      // A turn whose execution settled inline answers with the settled reply itself: the terminal event
+      // must not fetch and show it a second time (and if the socket already showed it, neither must we).
+      const settled = settledExecution(result.response, result.events);
+      if (settled) seen.finals.add(settled);
       for (const event of result.events || []) onEvent(event);
-      addAgent(result.response, {live: true});
+      if (!settled || !seen.replied.has(settled)) addAgent(result.response, {live: true});
+      if (settled) seen.replied.add(settled);
       refreshPending(result.status, result.response);
       return result;
     } catch (error) {
@@ -204,6 +221,14 @@
       document.getElementById("composer-error").hidden = false;
       return null;
     }
+  }
+
+  // The execution a response reports as settled (its reply is the final one), or null.
+  function settledExecution(response, events) {
+    const execution = response && response.execution;
+    if (!execution || !execution.id) return null;
+    const ended = (events || []).some((e) => TERMINAL[e.type] && (e.payload || {}).execution_id === execution.id);
+    return ended || SETTLED.has(execution.status) ? execution.id : null;
   }
 
   const send = (text) => turn(`${BASE}/messages`, {text}, text);
@@ -283,11 +308,14 @@
       entry.done = Math.max(entry.done, p.done || 0);
       drawCount(entry);
     } else if (TERMINAL[event.type]) {
-      const entry = timeline(p.execution_id, [], 0);
-      entry.status.textContent = T[`status_${p.status}`] || p.status;
-      entry.node.dataset.status = p.status;
-      entry.cancel.remove();
-      showFinal(p.execution_id);
+      // A refusal or a cancellation before any execution has no timeline: the reply says it all.
+      const entry = p.execution_id ? seen.executions.get(p.execution_id) : null;
+      if (entry) {
+        entry.status.textContent = T[`status_${p.status}`] || p.status;
+        entry.node.dataset.status = p.status;
+        entry.cancel.remove();
+      }
+      if (p.execution_id) showFinal(p.execution_id);
     }
   }
 
@@ -301,6 +329,8 @@
       try { state = await api(BASE); } catch (error) { await sleep(500); continue; }
       const last = state.last_result || {};
       if (last.execution_id === executionId) {
+        if (seen.replied.has(executionId)) return;
+        seen.replied.add(executionId);
         addAgent(state.last_response);
         refreshPending(state.status, state.last_response);
         return;
@@ -338,10 +368,29 @@
 
   // --- start --------------------------------------------------------------------------------------
   const kindText = {confirm: T.confirm, cancel: T.cancel};
+  // History first, each turn with its own events, so every timeline sits where its turn was; the
+  // socket then replays only what came after (a worker's progress updates those timelines in place).
+  // Executions the history already answered are not answered again when their terminal event replays.
   for (const item of boot.history) {
     addUser(item.kind === "message" ? item.text : (kindText[item.kind] || item.kind));
+    for (const event of item.events || []) {
+      const id = TERMINAL[event.type] && event.payload && event.payload.execution_id;
+      if (id) { seen.finals.add(id); seen.replied.add(id); }  // this turn's reply below is the settled one
+      onEvent(event);
+    }
+    // A worker's execution started after its turn: keep its timeline here; the replay fills it in.
+    const execution = item.response && item.response.execution;
+    if (execution && execution.id && !seen.executions.has(execution.id)) timeline(execution.id, execution.steps, 0);
     addAgent(item.response);
   }
+  // A worker that settled the last execution after its turn wrote the settled reply to the state only.
+  const lastResult = boot.state.last_result || {};
+  if (lastResult.execution_id && !seen.replied.has(lastResult.execution_id) && boot.state.last_response) {
+    const previous = boot.history.length ? boot.history[boot.history.length - 1].response : null;
+    if (JSON.stringify(previous) !== JSON.stringify(boot.state.last_response)) addAgent(boot.state.last_response);
+  }
+  if (lastResult.execution_id) { seen.finals.add(lastResult.execution_id); seen.replied.add(lastResult.execution_id); }
+  if (!boot.history.length) welcome();
   const last = boot.state.last_response;
   refreshPending(boot.state.status, boot.state.pending_confirmation ? {confirmation: boot.state.pending_confirmation}
     : boot.state.pending_clarification ? {clarification: boot.state.pending_clarification} : last);

@@ -26,15 +26,16 @@ from .helpers import approve
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("registry")]
 
-# A step continued inline by the worker that ran the one before it: policy revalidate between SET and
-# RESET of synchronous_commit (live state, recorded check); then one transaction: the execution locked +
-# the step run's UPDATE + its timeline rows + the other step runs (one statement), and the next step
-# UPDATEd to running, claimed inline, + its STEP_STARTED and the registry version (one statement). Eight
-# round trips with BEGIN and COMMIT, one disk flush. (Was 10 statements per step, a durable commit for
-# the claim and another for the check — twelve round trips, three flushes — and a broker hop.)
-STATEMENTS_PER_INLINE_STEP = 6
+# A step continued inline by the worker that ran the one before it: policy revalidate (live state, the
+# recorded check, committed durably before the call: issue 16); then one transaction: the execution
+# locked + the step run's UPDATE + its timeline rows + the other step runs (one statement), and the next
+# step UPDATEd to running, claimed inline, + its STEP_STARTED and the registry version (one statement).
+# Six round trips with BEGIN and COMMIT, two disk flushes: the authorization's and the outcome's. (Was 10
+# statements per step, a durable commit for the claim and another for the check — twelve round trips,
+# three flushes — and a broker hop.)
+STATEMENTS_PER_INLINE_STEP = 4
 # A step claimed from a message: SELECT execution and the one-statement claim first, the rest as above.
-STATEMENTS_PER_SENT_STEP = 8
+STATEMENTS_PER_SENT_STEP = 6
 DISPATCH_MARK = "WITH ready AS"
 
 
@@ -104,10 +105,9 @@ def test_a_step_continued_inline_costs_six_statements_and_one_transaction(tenant
     assert len(sent_step) == STATEMENTS_PER_SENT_STEP, "\n".join(sent_step)
     assert len(inline_step) == STATEMENTS_PER_INLINE_STEP, "\n".join(inline_step)
     assert (sent_commits, inline_commits) == (1, 1)
-    # The recorded check (autocommit) does not wait for the disk: the outcome's commit flushes it.
-    switched = [i for i, sql in enumerate(inline_step) if "synchronous_commit" in sql]
-    assert [inline_step[i] for i in switched] == ["SET synchronous_commit TO OFF", "RESET synchronous_commit"]
-    assert any("INSERT" in sql and "receiptcheck" in sql for sql in inline_step[switched[0]:switched[1]])
+    # The recorded check commits on its own (autocommit), durably, before the call: nothing relaxes it.
+    assert not [sql for sql in counter.statements if "synchronous_commit" in sql]
+    assert any("INSERT" in sql and "receiptcheck" in sql for sql in inline_step)
     assert sent == [], "nothing went through the broker"
     runs = {r.step_id: r for r in StepRun.objects.for_tenant(tenant).filter(execution=execution)}
     assert {r.status for r in runs.values()} == {"completed"}

@@ -51,7 +51,11 @@ def _stop(process: subprocess.Popen | None, sig: int = signal.SIGTERM) -> None:
 
 
 class Postgres:
-    def __init__(self) -> None:
+    # Fast and not durable by default: the chaos tests crash processes, not the disk.
+    SERVER = {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off", "max_connections": "200"}
+
+    def __init__(self, **server: str) -> None:
+        self.server = {**self.SERVER, **server}
         self.dir = Path(tempfile.mkdtemp(prefix="sst-chaos-pg-"))
         self.port = free_port()
         self.process: subprocess.Popen | None = None
@@ -71,8 +75,8 @@ class Postgres:
                            check=True, capture_output=True)
         self.process = subprocess.Popen(
             _as_postgres([self.postgres, "-D", str(data), "-p", str(self.port), "-k", str(self.dir),
-                          "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
-                          "-c", "full_page_writes=off", "-c", "max_connections=200"]),
+                          "-c", "listen_addresses=127.0.0.1",
+                          *[arg for key, value in self.server.items() for arg in ("-c", f"{key}={value}")]]),
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

@@ -10,20 +10,37 @@ start.
 Every test adds its cases to the report with `reliability_cases(kind, n)`; at the end of the
 session the counts (and pass/fail per test) are written to tests/artifacts/reliability.md and
 printed.
+
+The attack tests share `victim` (a world to attack, its ids and every operation of the OpenAPI
+document) and `call`/`fill` (one request, any body, path parameters filled in).
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
+from rest_framework.test import APIClient
+
+from demo.testcontrol.services import world_facts
+from execution.runtime import sessions_close
+from sst import inspection_services
+from sst.models import Company
+from tenancy.models import Tenant
+
+from .worlds import Worlds, worlds_create
 
 ARTIFACT = Path(__file__).resolve().parents[1] / "artifacts" / "reliability.md"
 FULL = os.environ.get("RELIABILITY") == "1"
 
+PARAM = re.compile(r"\{([^{}]+)\}")
 _cases: Counter[str] = Counter()
 _outcomes: dict[str, Counter[str]] = defaultdict(Counter)
 
@@ -78,3 +95,85 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     ARTIFACT.write_text(text, encoding="utf-8")
     terminalreporter.write_sep("=", f"reliability report ({ARTIFACT.relative_to(ARTIFACT.parents[2])})")
     terminalreporter.write_line(text)
+
+
+@dataclass
+class Victim:
+    worlds: Worlds
+    tenant: Tenant
+    other: Tenant
+    ids: dict[str, str]
+    operations: list[tuple[str, str]]  # (method, path template)
+
+
+@pytest.fixture
+def in_process(settings):
+    """Eager Celery, no LLM, no read wait, no rate limit: the victim's world is played in-process."""
+    from config.celery import app
+
+    saved = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    settings.LLM_BASE_URL = None
+    settings.AGENT_READ_WAIT_SECONDS = 0
+    settings.AGENT_RATE_USER_PER_MINUTE = 1_000_000
+    settings.AGENT_RATE_TENANT_PER_MINUTE = 1_000_000
+    sessions_close()
+    yield
+    sessions_close()
+    app.conf.task_always_eager = saved
+
+
+@pytest.fixture
+def victim(db, in_process) -> Victim:
+    """A world of two tenants whose operator has a conversation with a finished execution, and the ids
+    and operations (from the OpenAPI document) to attack it with."""
+    worlds = worlds_create()
+    operator = worlds.client("operator")
+    tenant = Tenant.objects.get(pk=worlds.created.tenant)
+    other = Tenant.objects.get(pk=worlds.created.other_tenant.tenant)
+    permit = next(p for p in world_facts(tenant_id=tenant.pk)["permits"] if p["number"] == "123")
+    conversation = operator.post("/agent/conversations", {}, format="json").json()["id"]
+    ui = {"selection": {"entityType": "workPermit", "entityId": str(permit["id"])}}
+    asked = operator.post(f"/agent/conversations/{conversation}/messages",
+                          {"text": "Adicione o componente trabalho em altura", "ui_context": ui}, format="json").json()
+    assert asked["status"] == "CONFIRMATION_REQUIRED", asked
+    done = operator.post(f"/agent/conversations/{conversation}/messages", {"text": "sim"}, format="json").json()
+    assert done["response"].get("execution"), done
+    employee = operator.get("/api/sst/employees").json()
+    component = operator.get("/api/sst/component-types").json()
+    ids = {"conversation_id": conversation, "confirmation_id": asked["response"]["confirmation"]["id"],
+           "execution_id": done["response"]["execution"]["id"], "id": str(permit["id"]),
+           "employee_id": str(_first_id(employee)), "component_id": str(_first_id(component)),
+           "finding_id": str(_finding_id(tenant))}
+    schema = APIClient().get("/api/schema/?format=json").json()
+    operations = [(method.upper(), path) for path, item in schema["paths"].items() for method in item
+                  if method in {"get", "post", "put", "patch", "delete"}]
+    return Victim(worlds=worlds, tenant=tenant, other=other, ids=ids, operations=operations)
+
+
+def _finding_id(tenant: Tenant) -> int:
+    """A real finding of the victim's tenant, on an inspection whose id is the permit's `{id}` or not."""
+    company = Company.objects.filter(tenant=tenant).first()
+    inspection = inspection_services.inspection_create(tenant=tenant, company=company, number="9001",
+                                                       site="Galpão", scheduled_for=date.today() + timedelta(days=3))
+    return inspection_services.inspection_finding_add(tenant=tenant, inspection_id=inspection.pk,
+                                                      description="guarda-corpo solto").pk
+
+
+def _first_id(listing: Any) -> Any:
+    items = listing.get("results", listing) if isinstance(listing, dict) else listing
+    return items[0]["id"]
+
+
+def fill(path: str, ids: dict[str, str]) -> str:
+    return PARAM.sub(lambda m: ids[m.group(1)], path)
+
+
+def call(client: APIClient, method: str, path: str, body: Any = None, **extra: Any):
+    client.raise_request_exception = False
+    send = getattr(client, method.lower())
+    if method == "GET":
+        return send(path, body or {}, **extra)
+    if isinstance(body, bytes):
+        return send(path, body, content_type="application/json", **extra)
+    return send(path, body if body is not None else {}, format="json", **extra)

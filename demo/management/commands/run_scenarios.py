@@ -3,12 +3,18 @@
 In-process by default (test control and fault injection switched on for this run only, Celery
 tasks inline); `--live URL` plays against a running server and its workers through the
 test-control API, which that server must have enabled. Exit status 1 when any scenario failed.
+
+Standard output carries only the verdicts: the runtime's JSON log lines (on standard error) are
+kept to warnings and errors for the run, unless `-v 2` asks for everything.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -31,6 +37,10 @@ class Command(BaseCommand):
                             help="how long a turn may stay busy before it counts as failed (default 30)")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        with _quiet_logs(options["verbosity"] < 2):
+            self._play(options)
+
+    def _play(self, options: dict[str, Any]) -> None:
         if options["live"]:
             outcomes = self._live(options)
         else:
@@ -51,6 +61,19 @@ class Command(BaseCommand):
                                  settle_seconds=options["settle_seconds"])
         finally:
             transport.close()
+
+
+@contextmanager
+def _quiet_logs(quiet: bool) -> Iterator[None]:
+    """Only warnings and errors from the runtime while the scenarios play (a turn logs at INFO)."""
+    root = logging.getLogger()
+    saved = root.level
+    if quiet:
+        root.setLevel(max(saved, logging.WARNING))
+    try:
+        yield
+    finally:
+        root.setLevel(saved)
 
 
 def _migrate(out: Any) -> None:

@@ -1,8 +1,8 @@
 """`manage.py seed_demo`: the demo tenants, their SST data and users (idempotent).
 
 The SST seeder runs first and returns the demo tenant; each seeder in FOLLOW_UP_SEEDERS then
-receives it as `seeder(tenant=..., stdout=...)` (e.g. the registry's capabilities, the knowledge
-corpus), in order.
+receives it as `seeder(tenant=..., stdout=...)` (e.g. the registry's capabilities and its one version
+waiting for approval, the knowledge corpus), in order.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from demo.seeding import registry as registry_seed
 from demo.seeding import sst
 from tenancy.models import Tenant
 
-FOLLOW_UP_SEEDERS: list[Callable[..., None]] = [registry_seed.seed, knowledge_seed.seed]
+FOLLOW_UP_SEEDERS: list[Callable[..., None]] = [registry_seed.seed, registry_seed.seed_pending, knowledge_seed.seed]
 
 
 class Command(BaseCommand):

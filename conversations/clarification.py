@@ -1,0 +1,105 @@
+"""The answer to a pending clarification (PRD-010 §13-§14): it completes the pending intent — a
+candidate picked by name or position, or the missing value — and never starts a new one. After
+MAX_CLARIFICATION_ATTEMPTS unusable answers the question is dropped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .clarify import clarify
+from .flow import activate_targets, close_clarification, is_count
+from .matching import mention
+from .models import Clarification, PendingStatus
+from .navigation import navigate_state
+from .operations import plan_and_decide, read_answer_direct
+from .state import clarification_view, situation_for
+from .statemachine import Status
+from .turns import Turn
+from .understanding import Extraction, Extractor, SlotValue, reference
+
+MAX_CLARIFICATION_ATTEMPTS = 3
+
+
+def clarification_answer(turn: Turn, clarification: Clarification, parts: list[str]) -> None:
+    """The answer completes the pending intent (§13-§14); it never starts a new one."""
+    state = dict(clarification.intent)
+    slot_name = clarification.missing_fields[0] if clarification.missing_fields else None
+    chosen = _pick_candidate(clarification.candidates, parts) if clarification.candidates else None
+    values = dict(state.get("slots") or {})
+    if chosen is not None:
+        values[slot_name] = [SlotValue(chosen["value"], str(chosen["entity"].get("label")), chosen["entity"],
+                                       "text").to_dict()]
+    elif slot_name:
+        cap = turn.grammar.capabilities[state["capability"]]
+        extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
+                          text=turn.text, language=turn.language)
+        if slot_name == "source":
+            found = None
+            cap_types = [s for s in cap.slots if s.parse == "reference"]
+            if cap_types:
+                probe = extractor.extract(cap, parts, only={cap_types[0].name}, use_context=False)
+                found = (probe.values.get(cap_types[0].name) or [None])[0]
+            if found is not None:
+                values["source"] = [found.to_dict()]
+        else:
+            extraction = extractor.extract(cap, parts, only={slot_name}, use_context=False)
+            if extraction.values.get(slot_name):
+                values[slot_name] = [v.to_dict() for v in extraction.values[slot_name]]
+            elif extraction.ambiguous.get(slot_name):
+                state["slots"] = values
+                return clarify(turn, state, Extraction(ambiguous={slot_name: extraction.ambiguous[slot_name]}))
+    if not values.get(slot_name):
+        attempts = clarification.attempts + 1
+        Clarification.objects.for_tenant(turn.tenant).filter(pk=clarification.pk).update(attempts=attempts)
+        clarification.attempts = attempts
+        if attempts >= MAX_CLARIFICATION_ATTEMPTS:
+            close_clarification(turn, clarification, PendingStatus.CANCELLED)
+            turn.go(Status.CANCELLED)
+            return turn.reply("error", "clarification.cancelled",
+                              error={"code": "CLARIFICATION_ABANDONED", "detail": ""})
+        turn.go(Status.CLARIFICATION_REQUIRED)
+        return turn.reply("clarification", clarification.template, message=clarification.question,
+                          clarification=clarification_view(clarification))
+    state["slots"] = values
+    close_clarification(turn, clarification, PendingStatus.CONSUMED)
+    turn.event("CLARIFICATION_RESOLVED", {"clarification_id": str(clarification.pk), "slot": slot_name})
+    resume_intent(turn, state)
+
+
+def _pick_candidate(candidates: list[dict[str, Any]], parts: list[str]) -> dict[str, Any] | None:
+    items = [{**c, "text": " ".join(str(x) for x in [c.get("label"), (c.get("entity") or {}).get("label")])}
+             for c in candidates]
+    found = mention(parts, items, "text")
+    if found is not None and len(found.items) == 1:
+        return next(c for c in candidates if c["id"] == found.items[0]["id"])
+    numbers = [p for p in parts if p.isdigit()]
+    if len(numbers) == 1 and 1 <= int(numbers[0]) <= len(candidates) and len(parts) <= 2:
+        return candidates[int(numbers[0]) - 1]
+    return None
+
+
+def resume_intent(turn: Turn, state: dict[str, Any]) -> None:
+    """Continue an intent whose missing pieces were just given: re-check what is still missing."""
+    cap = turn.grammar.capabilities[state["capability"]]
+    extraction = Extraction(values={k: [SlotValue.from_dict(v) for v in vals]
+                                    for k, vals in (state.get("slots") or {}).items()})
+    if state.get("clone"):
+        extraction.missing = [] if extraction.values.get("source") else ["source"]
+    else:
+        for slot in cap.slots:
+            if slot.required and not extraction.values.get(slot.name):
+                if slot.from_context:
+                    ref = reference(slot.type, [], situation_for(turn.conversation))
+                    if ref is not None:
+                        extraction.values[slot.name] = [ref]
+                        continue
+                extraction.missing.append(slot.name)
+    state["slots"] = {k: [v.to_dict() for v in vals] for k, vals in extraction.values.items()}
+    if not extraction.complete:
+        return clarify(turn, state, extraction)
+    activate_targets(turn, state)
+    if cap.kind == "navigation":
+        return navigate_state(turn, cap, state)
+    if cap.kind == "read" and not is_count(cap):
+        return read_answer_direct(turn, cap, state)
+    plan_and_decide(turn, state)

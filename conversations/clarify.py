@@ -1,0 +1,112 @@
+"""Asking a clarification (PRD-010 §13-§14): which of the candidates, a value that was not found, or
+the missing field — the one question every handler asks when an intent is incomplete. Answering
+it is clarification.py's handler.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+
+from . import messages
+from .flow import pending_clarification, rest
+from .models import Clarification, PendingStatus
+from .reads import entity_ref
+from .state import clarification_view
+from .statemachine import Status
+from .turns import Turn
+from .understanding import Extraction
+
+
+def _candidate_label(ref: Mapping[str, Any]) -> str:
+    company = (ref.get("company") or {}).get("name") if isinstance(ref.get("company"), Mapping) else None
+    return f"{ref.get('label')} \u2014 {company}" if company else str(ref.get("label"))
+
+
+def _slot_term(turn: Turn, slot: Any, slot_name: str) -> str:
+    return turn.grammar.slot_label(slot, turn.language) if slot is not None else messages.term(slot_name, turn.language)
+
+
+def clarify(turn: Turn, state: Mapping[str, Any], extraction: Extraction) -> None:
+    cap = turn.grammar.capabilities[state["capability"]]
+    language = turn.language
+    candidates: list[dict[str, Any]] = []
+    if extraction.ambiguous:
+        slot_name, options = next(iter(extraction.ambiguous.items()))
+        plain = [str(o.get("label")) for o in options]
+        collide = len(set(plain)) < len(plain)
+        candidates = [{"id": str(o.get("id")), "label": _candidate_label(o) if collide else str(o.get("label")),
+                       "slot": slot_name, "value": o.get("value", o.get("id")),
+                       "entity": {k: v for k, v in o.items() if k != "value"}} for o in options]
+        labels = messages.join_list([c["label"] for c in candidates], language)
+        slot = cap.slot(slot_name)
+        if slot is not None and slot.parse == "reference":
+            question = turn.say("clarify.which_entity", count=len(candidates), number=options[0].get("label"),
+                                options=labels, **turn.nouns(slot.type))
+        else:
+            question = turn.say("clarify.which", count=len(candidates), options=labels)
+        missing, template = [slot_name], "clarify.which"
+    elif extraction.not_found:
+        slot_name, raw = next(iter(extraction.not_found.items()))
+        slot = cap.slot(slot_name)
+        if slot is not None and slot.parse == "reference":
+            rest(turn)
+            return turn.error("NOT_FOUND", "clarify.entity_not_found", number=raw, **turn.nouns(slot.type))
+        question = turn.say("clarify.not_found", field=_slot_term(turn, slot, slot_name), text=raw)
+        missing, template = [slot_name], "clarify.not_found"
+    elif extraction.invalid:
+        slot_name, bad = next(iter(extraction.invalid.items()))
+        question, template = _invalid_question(turn, cap.slot(slot_name), slot_name, bad), "clarify.invalid_number"
+        missing = [slot_name]
+    else:
+        slot_name = extraction.missing[0]
+        slot = cap.slot(slot_name)
+        if slot_name == "source" or (slot is not None and slot.parse == "reference"):
+            entity = slot.type if slot is not None else cap.entity
+            question, template = turn.say("clarify.missing_entity", **turn.nouns(entity)), "clarify.missing_entity"
+        else:
+            question = turn.say("clarify.missing", field=_slot_term(turn, slot, slot_name))
+            template = "clarify.missing"
+            if slot is not None and slot.resolver:
+                items = turn.reader.catalog(slot)
+                label = str(slot.resolver.get("label", "name"))
+                value_key = str(slot.resolver.get("value", "id"))
+                if 0 < len(items) <= 8:
+                    candidates = [{"id": str(i.get("id")), "label": str(i.get(label)), "slot": slot_name,
+                                   "value": i.get(value_key), "entity": entity_ref(slot.type, i, label_field=label)}
+                                  for i in items]
+        missing = list(extraction.missing)
+    clarification_open(turn, state, question=question, template=template, missing=missing, candidates=candidates)
+
+
+def _invalid_question(turn: Turn, slot: Any, slot_name: str, bad: Mapping[str, Any]) -> str:
+    """"-5 não é um valor válido para validade: não pode ser negativo." — the number is never changed silently."""
+    problem = str(bad.get("problem"))
+    if problem == "range" and bad.get("maximum") is None:
+        problem = "range_min"
+    why = turn.say(f"number.{problem}", minimum=bad.get("minimum", 0), maximum=bad.get("maximum"))
+    return turn.say("clarify.invalid_number", said=bad.get("said"), field=_slot_term(turn, slot, slot_name), why=why)
+
+
+def clarification_open(turn: Turn, state: Mapping[str, Any], *, question: str, template: str, missing: list[str],
+                       candidates: list[dict[str, Any]]) -> None:
+    conversation = turn.conversation
+    previous = pending_clarification(turn)
+    if previous is not None:
+        Clarification.objects.for_tenant(turn.tenant).filter(pk=previous.pk).update(
+            status=PendingStatus.INVALIDATED, closed_at=turn.now)
+        previous.status = PendingStatus.INVALIDATED
+    ttl = int(settings.AGENT_CLARIFICATION_TTL_SECONDS)
+    clarification = Clarification.objects.create(
+        tenant=turn.tenant, conversation=conversation, intent=dict(state), question=question, template=template,
+        missing_fields=missing, candidates=candidates, created_at=turn.now, expires_at=turn.now + timedelta(
+            seconds=ttl))
+    conversation.pending_clarification = clarification
+    conversation.active_intent = dict(state)
+    turn.go(Status.CLARIFICATION_REQUIRED)
+    turn.event("CLARIFICATION_REQUIRED", {"clarification_id": str(clarification.pk), "missing": missing,
+                                          "candidates": len(candidates)})
+    turn.reply("clarification", template, message=question, clarification=clarification_view(clarification))

@@ -1,0 +1,67 @@
+"""An ellipsis as a turn ("e a 458?", "and 460?", "e as canceladas?", "e o inspetor?"): the last
+request (ellipsis.last_request) asked again with what the short message changes —
+
+- a field question: the same field of another entity the message names, or another field of the
+  same entity;
+- a read or count: the same capability with the slots the message fills replaced.
+
+What the message changes is found by the normal extraction, so nothing here knows an entity.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .ellipsis import last_request
+from .operations import operate
+from .question import field_answer, field_asked
+from .state import situation_for
+from .turns import Turn
+from .understanding import Extraction, Extractor, SlotValue
+
+
+def ellipsis_apply(turn: Turn, rest: list[str], allowed: set[str]) -> bool:
+    """Ask the last request again with `rest`; False when there is none or `rest` changes nothing."""
+    request = last_request(turn.conversation.context)
+    if request is None:
+        return False
+    if request.get("kind") == "field":
+        return _field_again(turn, request, rest)
+    return _request_again(turn, request, rest, allowed)
+
+
+def _extractor(turn: Turn) -> Extractor:
+    return Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
+                     text=turn.text, language=turn.language)
+
+
+def _field_again(turn: Turn, request: dict[str, Any], rest: list[str]) -> bool:
+    for cap in turn.grammar.capabilities.values():
+        slot = next((s for s in cap.slots if s.parse == "reference" and s.type == request.get("type")), None)
+        if cap.kind != "read" or cap.intent != "show" or slot is None or not turn.reader.spec(cap.id):
+            continue
+        named = (_extractor(turn).extract(cap, rest, use_context=False).values.get(slot.name) or [None])[0]
+        other = named is not None and str(named.value) != str(request.get("id"))
+        body = turn.reader.entity(slot.type, named.value if other else request.get("id"))
+        if body is None:
+            return False
+        field = field_asked(cap.fields, rest, body) or (str(request.get("field")) if other else None)
+        if field is None or field not in body:
+            return False
+        field_answer(turn, slot, body, field, rest)
+        return True
+    return False
+
+
+def _request_again(turn: Turn, request: dict[str, Any], rest: list[str], allowed: set[str]) -> bool:
+    cap = turn.grammar.capabilities.get(str(request.get("capability")))
+    if cap is None or cap.id not in allowed:
+        return False
+    fresh = _extractor(turn).extract(cap, rest, use_context=False)
+    changed = {name: values for name, values in fresh.values.items() if values and values[0].source == "text"}
+    if not changed:
+        return False
+    values = {name: [SlotValue.from_dict(v) for v in kept] for name, kept in (request.get("values") or {}).items()}
+    values.update(changed)
+    operate(turn, cap, Extraction(values=values), rest)
+    return True

@@ -1,0 +1,117 @@
+"""Field questions ("qual é a validade da permissão 123?", "who is the inspector of inspection 45?"):
+the named or active entity's field, read now through its read capability and answered directly.
+(Count questions and show/list reads are plans like any other: operations.operate.)"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from . import lexicon, messages
+from .ellipsis import remember_field
+from .flow import rest, topic_set
+from .grammar import SlotSpec, same_word
+from .reads import entity_ref
+from .state import entity_activate, situation_for
+from .turns import Turn
+from .understanding import Extractor
+
+
+def field_question(turn: Turn, parts: list[str]) -> bool:
+    """"qual é a validade da permissão 123?": the named or active entity's field, read now (§ item 3)."""
+    for cap in turn.grammar.capabilities.values():
+        if cap.kind != "read" or cap.intent != "show":
+            continue
+        slot = next((s for s in cap.slots if s.parse == "reference"), None)
+        if slot is None or not turn.reader.spec(cap.id):
+            continue
+        extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
+                          text=turn.text, language=turn.language)
+        extraction = extractor.extract(cap, parts)
+        value = (extraction.values.get(slot.name) or [None])[0]
+        if value is None:
+            continue
+        body = turn.reader.entity(slot.type, value.value)
+        if body is None:
+            continue
+        field = field_asked(cap.fields, parts, body) or _field_named(turn, parts, body)
+        if field is None:
+            continue
+        field_answer(turn, slot, body, field, parts)
+        return True
+    return False
+
+
+def field_answer(turn: Turn, slot: SlotSpec, body: Mapping[str, Any], field: str, parts: list[str]) -> None:
+    """Answer `field` of the entity `body` (of `slot`'s type); it becomes the entity and topic in focus."""
+    shown = _shown(body[field], turn.language)
+    unit = f" {messages.term('days', turn.language)}" if field.endswith("_days") else ""
+    entity = entity_ref(slot.type, body, label_field=str((slot.resolver or {}).get("label", "name")))
+    entity_activate(turn.conversation, entity, version=turn.version)
+    topic_set(turn, words=[p for p in parts if any(same_word(p, k) for k in _field_words(turn, field))],
+              entity=entity, semantic_id=None)
+    context = dict(turn.conversation.context or {})
+    remember_field(context, slot.type, entity.get("id"), field)  # "mais 10 dias" / "e a 457?" next
+    turn.conversation.context = context
+    rest(turn)
+    turn.reply("answer", "answer.field", values={"field": _field_label(turn, field).capitalize(),
+                                                  "label": entity.get("label"), "value": f"{shown}{unit}",
+                                                  **turn.nouns(slot.type)})
+
+
+def _field_label(turn: Turn, field: str) -> str:
+    """A field as replies name it: the label of a slot that fills it (manifest), else the term."""
+    for cap in turn.grammar.capabilities.values():
+        for slot in cap.slots:
+            if field in (slot.field, slot.name) and (slot.label or slot.type in turn.grammar.nouns):
+                return turn.grammar.slot_label(slot, turn.language)
+    return messages.term(field, turn.language)
+
+
+def _shown(value: Any, language: str) -> str:
+    """A field's value as a reply shows it: a related record by its name, a list as a list of names."""
+    if isinstance(value, Mapping):
+        return str(value.get("name") or value.get("description") or value.get("number") or value.get("id"))
+    if isinstance(value, list):
+        return messages.join_list([_shown(v, language) for v in value], language) or "—"
+    return "—" if value is None else str(value)
+
+
+def _field_words(turn: Turn, field: str) -> set[str]:
+    words = set(lexicon.tokens(field.replace("_", " ")))
+    for cap in turn.grammar.capabilities.values():
+        if cap.kind == "write" and any(s.field == field or s.name == field for s in cap.slots):
+            words |= set(cap.keywords)
+    return words
+
+
+def field_asked(fields: Mapping[str, tuple[tuple[str, ...], ...]], parts: list[str],
+                 body: Mapping[str, Any]) -> str | None:
+    """The field whose phrases (manifest `language.fields`: "quem responde", "onde", "where") the
+    question contains, word after word; the longest phrase wins ("quem responde" over "quem")."""
+    best: tuple[int, str] | None = None
+    for name, phrases in fields.items():
+        if name not in body:
+            continue
+        for phrase in phrases:
+            n = len(phrase)
+            if any(all(same_word(parts[i + k], w) for k, w in enumerate(phrase)) for i in range(len(parts) - n + 1)):
+                if best is None or n > best[0]:
+                    best = (n, name)
+    return None if best is None else best[1]
+
+
+def _field_named(turn: Turn, parts: list[str], body: Mapping[str, Any]) -> str | None:
+    nouns = {w for phrases in turn.grammar.synonyms.values() for p in phrases for w in p}
+    content = [p for p in parts if p not in lexicon.ARTICLES and p not in lexicon.QUESTION_WORDS and len(p) > 3
+               and p not in nouns]
+    for field in body:
+        if any(same_word(p, w) for p in content for w in lexicon.tokens(field.replace("_", " "))):
+            return field
+    for cap in turn.grammar.capabilities.values():
+        if cap.kind != "write":
+            continue
+        fields = [s.field for s in cap.slots if s.field in body and not s.from_context]
+        if len(fields) == 1 and any(same_word(p, k) for p in content for k in cap.keywords):
+            return fields[0]
+    return None

@@ -1,0 +1,94 @@
+"""A relative change as a turn ("mais 10 dias", "não, reduza em 5", "halve it"): relative.py reads
+the change; this applies it to the number the conversation is about —
+
+1. the integer value of the pending confirmation (its new plan replaces it, policy runs again);
+2. else the field last asked about ("qual a validade?"): the write capability whose integer slot
+   fills that field, on the same entity, from the entity's current value.
+
+Nothing here knows an entity: the slot and field come from the manifest and the conversation.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from .ellipsis import last_request
+from .flow import pending_confirmation
+from .numbers import value_problem
+from .operations import operate, plan_and_decide
+from .reads import entity_ref
+from .relative import Change
+from .statemachine import Status
+from .turns import Turn
+from .understanding import Extraction, SlotValue
+
+
+def relative_apply(turn: Turn, change: Change, allowed: set[str], parts: list[str]) -> bool:
+    """Apply `change`; False when the conversation has no number it could apply to."""
+    return _on_pending(turn, change) or _on_field(turn, change, allowed, parts)
+
+
+def _on_pending(turn: Turn, change: Change) -> bool:
+    pending = pending_confirmation(turn)
+    if pending is None:
+        return False
+    state = dict(pending.intent)
+    cap = turn.grammar.capabilities.get(str(state.get("capability")))
+    slots = dict(state.get("slots") or {})
+    integers = [s for s in (cap.slots if cap else ()) if s.parse == "integer" and slots.get(s.name)]
+    if len(integers) != 1:
+        return False
+    slot = integers[0]
+    new = change.apply(int(slots[slot.name][0]["value"]))
+    problem = _problem(turn, cap.id, slot.field, new)
+    turn.event("CORRECTION_RECEIVED", {"intent_id": state.get("id"), "changed": [slot.name]}, actor="user")
+    if problem is not None:  # asked again, the pending intent's other values kept
+        kept = {name: [SlotValue.from_dict(v) for v in values] for name, values in slots.items() if name != slot.name}
+        operate(turn, cap, Extraction(values=kept, invalid={slot.name: problem}), [])
+        return True
+    slots[slot.name] = [SlotValue(int(new), str(int(new))).to_dict()]
+    turn.go(Status.CORRECTING)
+    plan_and_decide(turn, {**state, "slots": slots, "id": str(uuid.uuid4())})
+    return True
+
+
+def _on_field(turn: Turn, change: Change, allowed: set[str], parts: list[str]) -> bool:
+    asked = last_request(turn.conversation.context)
+    if asked is None or asked.get("kind") != "field":
+        return False
+    for cap in turn.grammar.capabilities.values():
+        if cap.id not in allowed or cap.kind != "write":
+            continue
+        target = next((s for s in cap.slots if s.parse == "reference" and s.type == asked.get("type")), None)
+        number = next((s for s in cap.slots if s.parse == "integer" and s.field == asked.get("field")), None)
+        if target is None or number is None:
+            continue
+        body = turn.reader.entity(str(asked["type"]), asked.get("id"))
+        current = (body or {}).get(str(asked["field"]))
+        if body is None or not isinstance(current, int):
+            return False
+        entity = entity_ref(target.type, body, label_field=str((target.resolver or {}).get("label", "name")))
+        extraction = Extraction(values={target.name: [SlotValue(body.get("id"), entity["label"], entity, "topic")]})
+        new = change.apply(current)
+        problem = _problem(turn, cap.id, number.field, new)
+        if problem is None:
+            extraction.values[number.name] = [SlotValue(int(new), str(int(new)))]
+        else:
+            extraction.invalid[number.name] = problem
+        operate(turn, cap, extraction, parts)
+        return True
+    return False
+
+
+def _problem(turn: Turn, capability: str, field: str | None, new: float) -> dict[str, Any] | None:
+    spec = turn.reader.spec(capability)
+    schema = ((spec.input_schema if spec else {}).get("properties") or {}).get(field) or {}
+    shown = str(int(new)) if float(new).is_integer() else f"{new:g}"
+    if not float(new).is_integer():
+        return {"said": shown, "problem": "fraction"}
+    problem = "negative" if new < 0 else value_problem(None, shown, schema)
+    if problem is None:
+        return None
+    return {"said": shown, "problem": problem,
+            **{k: v for k, v in schema.items() if k in ("minimum", "maximum")}}

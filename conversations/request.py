@@ -1,0 +1,108 @@
+"""A new request: the message names a capability (operational, navigation, read, knowledge, batch)
+or asks about a field. The capability the message fills best is chosen; what the fast path cannot
+parse goes to the LLM intent parser (when configured), else to a clarification. Never an invented
+answer."""
+
+from __future__ import annotations
+
+from . import lexicon
+from .batch import batch_request
+from .explain import explain
+from .flow import rest
+from .grammar import CapabilityGrammar
+from .llm import llm_understand
+from .navigation import navigate
+from .operations import operate
+from .question import field_question
+from .state import hints_for, situation_for
+from .statemachine import Status
+from .turns import Turn
+from .understanding import Extraction, Extractor, Ranked, rank, reference
+
+CLONE_MARKERS = frozenset(lexicon.tokens("igual mesma mesmo copia copie copiar clone clonar duplicar duplique "
+                                         "same copy like identical duplicate"))
+
+
+def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
+    hints = hints_for(turn.conversation, with_topic=True)
+    ranked = rank(turn.grammar, parts, allowed, hints)
+    # "quem é o inspetor da inspeção 45?": a question naming a field of an entity is answered from
+    # that entity's data before any capability whose verb the question happens to contain.
+    asks = any(p in lexicon.QUESTION_WORDS for p in parts) and not any(p in lexicon.COUNT_WORDS for p in parts)
+    if asks and field_question(turn, parts):
+        return
+    if not ranked:
+        return unparsed(turn, parts)
+    extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
+                          text=turn.text, language=turn.language)
+    best, extraction = choose(turn, ranked, parts, extractor)
+    cap = best.cap
+    page = _page_of(turn, cap, parts, allowed)
+    if page is not None:
+        cap, extraction = page, extractor.extract(page, parts)
+    if any(s.type == "knowledgeRef" for s in cap.slots):
+        return explain(turn, parts)
+    if cap.kind == "navigation":
+        return navigate(turn, cap, extraction, parts)
+    if cap.kind == "write" and turn.conversation.status == Status.EXECUTING:
+        return turn.error("BUSY", "busy")
+    if cap.batch is not None and best.verb is not None and best.verb.batch and best.cap.id == cap.id:
+        return batch_request(turn, cap, parts, extractor)
+    clone = cap.intent == "create" and any(p in CLONE_MARKERS for p in parts)
+    if clone:
+        extraction = clone_extraction(turn, cap, parts, extractor)
+    operate(turn, cap, extraction, parts, clone=clone)
+
+
+def _page_of(turn: Turn, cap: CapabilityGrammar, parts: list[str], allowed: set[str]) -> CapabilityGrammar | None:
+    """"mostre a permissão 123" / "show permit 123" is known navigation: showing one entity opens its page
+    (a question about it — "qual é…?" — is answered instead)."""
+    if cap.kind != "read" or cap.intent != "show" or any(p in lexicon.QUESTION_WORDS for p in parts):
+        return None
+    return next((c for c in turn.grammar.capabilities.values() if c.id in allowed and c.kind == "navigation"
+                 and c.entity == cap.entity and c.intent == "open"), None)
+
+
+def choose(turn: Turn, ranked: list[Ranked], parts: list[str],
+           extractor: Extractor) -> tuple[Ranked, Extraction]:
+    """Among close candidates, prefer the one the message itself fills best with the tenant's data."""
+    top = ranked[0].score
+    scored: list[tuple[float, int, Ranked, Extraction]] = []
+    for order, item in enumerate([r for r in ranked if r.score >= top - 8][:5]):
+        extraction = extractor.extract(item.cap, parts)
+        bonus = 0.0
+        for slot in item.cap.slots:
+            if slot.name in extraction.from_text:
+                bonus += 4 if slot.required else 1
+            elif slot.name in extraction.ambiguous:
+                bonus += 2
+            elif slot.name in extraction.not_found and slot.required:
+                bonus -= 1
+        scored.append((item.score + bonus, -order, item, extraction))
+    scored.sort(key=lambda t: (t[0], t[1]), reverse=True)
+    return scored[0][2], scored[0][3]
+
+
+def clone_extraction(turn: Turn, cap: CapabilityGrammar, parts: list[str], extractor: Extractor) -> Extraction:
+    """"Crie uma igual à atual, mas com …": the source is a reference; the rest are changes."""
+    source_type = next((s.type for c in turn.grammar.capabilities.values() if c.entity == cap.entity
+                        for s in c.slots if s.parse == "reference" and s.type == cap.entity), cap.entity)
+    extraction = extractor.extract(cap, parts, use_context=False)
+    source = reference(source_type, parts, extractor.situation)
+    extraction.missing = []
+    extraction.ambiguous.pop("company", None)
+    extraction.values.pop("company", None)
+    if source is None:
+        extraction.missing = ["source"]
+    else:
+        extraction.values["source"] = [source]
+    return extraction
+
+
+def unparsed(turn: Turn, parts: list[str]) -> None:
+    if llm_understand(turn, parts):
+        return
+    rest(turn)
+    turn.reply("clarification", "clarify.unknown", values={},
+               clarification={"id": None, "question": turn.say("clarify.unknown"), "missing_fields": [],
+                              "candidates": [], "expires_at": None})
