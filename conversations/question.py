@@ -42,9 +42,10 @@ def field_question(turn: Turn, parts: list[str]) -> bool:
     return False
 
 
-def field_answer(turn: Turn, slot: SlotSpec, body: Mapping[str, Any], field: str, parts: list[str]) -> None:
+def field_answer(turn: Turn, slot: SlotSpec, body: Mapping[str, Any], field: str, parts: list[str], *,
+                 template: str = "answer.field", extra: Mapping[str, Any] | None = None) -> None:
     """Answer `field` of the entity `body` (of `slot`'s type); it becomes the entity and topic in focus."""
-    shown = _shown(body[field], turn.language)
+    shown = _shown(body[field], turn.language) if body[field] not in (None, [], "") else turn.say("answer.none")
     unit = f" {messages.term('days', turn.language)}" if field.endswith("_days") else ""
     entity = entity_ref(slot.type, body, label_field=str((slot.resolver or {}).get("label", "name")))
     entity_activate(turn.conversation, entity, version=turn.version)
@@ -54,9 +55,9 @@ def field_answer(turn: Turn, slot: SlotSpec, body: Mapping[str, Any], field: str
     remember_field(context, slot.type, entity.get("id"), field)  # "mais 10 dias" / "e a 457?" next
     turn.conversation.context = context
     rest(turn)
-    turn.reply("answer", "answer.field", values={"field": _field_label(turn, field).capitalize(),
-                                                  "label": entity.get("label"), "value": f"{shown}{unit}",
-                                                  **turn.nouns(slot.type)})
+    turn.reply("answer", template, values={"field": _field_label(turn, field).capitalize(),
+                                           "label": entity.get("label"), "value": f"{shown}{unit}",
+                                           **turn.nouns(slot.type), **(extra or {})})
 
 
 def _field_label(turn: Turn, field: str) -> str:

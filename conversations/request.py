@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from . import lexicon
 from .batch import batch_request
+from .data_spans import data_spans
 from .explain import explain
 from .flow import rest
 from .grammar import CapabilityGrammar
@@ -15,9 +16,10 @@ from .navigation import navigate
 from .operations import operate
 from .question import field_question
 from .state import hints_for, situation_for
+from .state_question import state_question
 from .statemachine import Status
 from .turns import Turn
-from .understanding import Extraction, Extractor, Ranked, rank, reference
+from .understanding import Extraction, Extractor, Ranked, masked, rank, reference
 
 CLONE_MARKERS = frozenset(lexicon.tokens("igual mesma mesmo copia copie copiar clone clonar duplicar duplique "
                                          "same copy like identical duplicate"))
@@ -25,16 +27,22 @@ CLONE_MARKERS = frozenset(lexicon.tokens("igual mesma mesmo copia copie copiar c
 
 def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     hints = hints_for(turn.conversation, with_topic=True)
-    ranked = rank(turn.grammar, parts, allowed, hints)
+    situation = situation_for(turn.conversation)
+    # The tenant's names said in the message are values: their words never pick a verb, noun or target.
+    spans = data_spans(turn.grammar, turn.reader, parts, situation)
+    ranked = rank(turn.grammar, masked(parts, spans), allowed, hints)
     # "quem é o inspetor da inspeção 45?": a question naming a field of an entity is answered from
     # that entity's data before any capability whose verb the question happens to contain.
-    asks = any(p in lexicon.QUESTION_WORDS for p in parts) and not any(p in lexicon.COUNT_WORDS for p in parts)
+    if state_question(turn, parts):  # "a inspeção 54 foi cancelada?" before the verb "cancelar" is read
+        return
+    asks = (any(p in lexicon.QUESTION_WORDS for p in parts) or turn.text.rstrip().endswith("?")) \
+        and not any(p in lexicon.COUNT_WORDS for p in parts)
     if asks and field_question(turn, parts):
         return
     if not ranked:
         return unparsed(turn, parts)
-    extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
-                          text=turn.text, language=turn.language)
+    extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation, text=turn.text,
+                          language=turn.language, data=(parts, spans))
     best, extraction = choose(turn, ranked, parts, extractor)
     cap = best.cap
     page = _page_of(turn, cap, parts, allowed)
@@ -76,6 +84,8 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str],
                 bonus += 4 if slot.required else 1
             elif slot.name in extraction.ambiguous:
                 bonus += 2
+            elif slot.name in extraction.not_found and slot.parse == "reference":
+                bonus -= 4  # "abre a 55": no such entity of this type — another type may have one
             elif slot.name in extraction.not_found and slot.required:
                 bonus -= 1
         scored.append((item.score + bonus, -order, item, extraction))

@@ -111,25 +111,30 @@ def rank(grammar: Grammar, parts: list[str], allowed: set[str], hints: Hints) ->
                     and sibling.kind == base.cap.kind and _same_family(sibling.intent, base.cap.intent)):
                 ranked[sibling.id] = Ranked(sibling, base.score - 5, base.verb, base.verb_span)
     named = grammar.types_named_in(parts)
-    _same_verb_other_entity(grammar, ranked, allowed, named)
+    _same_verb_other_entity(grammar, ranked, allowed, named, parts)
     for item in ranked.values():
         item.score += _evidence(grammar, item, parts, named, hints)
     return sorted(ranked.values(), key=lambda r: -r.score)
 
 
 def _same_verb_other_entity(grammar: Grammar, ranked: dict[str, Ranked], allowed: set[str],
-                            named: Mapping[str, tuple[int, int]]) -> None:
+                            named: Mapping[str, tuple[int, int]], parts: list[str]) -> None:
     """"cancela a vistoria 46", "quantas vistorias…": a verb said of an entity the message names, whose
     capabilities list other verbs, counts for that entity's capability of the same kind and intent."""
-    if not named:
-        return
     for base in list(ranked.values()):
         if base.verb is None or base.cap.types & named.keys():
             continue
         for other in grammar.capabilities.values():
             if (other.id in allowed and other.id not in ranked and other.kind == base.cap.kind
-                    and other.intent == base.cap.intent and other.types & named.keys()):
-                ranked[other.id] = Ranked(other, base.score, base.verb, base.verb_span)
+                    and other.intent == base.cap.intent and (other.types & named.keys() or _bare(named, parts))):
+                # Named: as good as the verb's own entity. A bare number ("abre a 52") may name any entity:
+                # a little behind, so the extraction (which one has a 52?) decides between them.
+                ranked[other.id] = Ranked(other, base.score - (0 if named else 3), base.verb, base.verb_span)
+
+
+def _bare(named: Mapping[str, tuple[int, int]], parts: list[str]) -> bool:
+    """No entity noun in the message, but a number that may name one."""
+    return not named and any(p.isdigit() for p in parts)
 
 
 def _evidence(grammar: Grammar, item: Ranked, parts: list[str], named: Mapping[str, tuple[int, int]],

@@ -1,0 +1,60 @@
+"""Yes/no questions about an entity's state: "a inspeção 54 foi cancelada?", "is permit 312 still a
+draft?", "a permissão 320 já está aprovada?". Answered from the entity's data, read now: yes or no,
+and the state it is in.
+
+A state question is a question ("?" or a question word) with a state verb ("foi", "está", "is",
+"has been" — the closed class below) and a value of one of the entity's enum fields (the manifest's
+`value_synonyms` of a slot filling that field). Nothing here names an entity or a state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import lexicon
+from .grammar import CapabilityGrammar, SlotSpec
+from .question import field_answer
+from .state import situation_for
+from .turns import Turn
+from .understanding import Extractor
+
+_STATE_VERBS = frozenset(lexicon.tokens("foi foram esta estao ta tao ja ainda continua segue ficou fica virou "
+                                        "is are was were has have been still already got become became"))
+
+
+def state_question(turn: Turn, parts: list[str]) -> bool:
+    asks = turn.text.rstrip().endswith("?") or any(p in lexicon.QUESTION_WORDS for p in parts)
+    if not asks or not any(p in _STATE_VERBS for p in parts):
+        return False
+    for cap in turn.grammar.capabilities.values():
+        slot = next((s for s in cap.slots if s.parse == "reference"), None)
+        if cap.kind != "read" or cap.intent != "show" or slot is None or not turn.reader.spec(cap.id):
+            continue
+        extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
+                              text=turn.text, language=turn.language)
+        value = (extractor.extract(cap, parts).values.get(slot.name) or [None])[0]
+        body = turn.reader.entity(slot.type, value.value) if value is not None else None
+        asked = _value_asked(turn, cap.entity, parts, body or {})
+        if body is None or asked is None:
+            continue
+        owner, enum, named = asked
+        actual = str(body.get(enum.field))
+        template = "answer.state_yes" if actual == named else "answer.state_no"
+        field_answer(turn, slot, body, enum.field, parts, template=template,
+                            extra={"state": enum.value_label(actual, turn.language)})
+        return True
+    return False
+
+
+def _value_asked(turn: Turn, entity: str, parts: list[str],
+                 body: dict[str, Any]) -> tuple[CapabilityGrammar, SlotSpec, str] | None:
+    """The enum slot of `entity` whose field the entity has, and the value the question names."""
+    for cap in turn.grammar.capabilities.values():
+        if cap.entity != entity:
+            continue
+        for slot in cap.slots:
+            if slot.parse == "enum" and slot.values and slot.field in body:
+                named = turn.grammar.enum_value(slot, parts)
+                if named is not None:
+                    return cap, slot, named
+    return None
