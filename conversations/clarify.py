@@ -83,7 +83,7 @@ def clarify(turn: Turn, state: Mapping[str, Any], extraction: Extraction) -> Non
 
 
 def _invalid_question(turn: Turn, slot: Any, slot_name: str, bad: Mapping[str, Any]) -> str:
-    """"-5 não é um valor válido para validade: não pode ser negativo." — the number is never changed silently."""
+    """"-5 is not a valid value for <field>: it cannot be negative." — a number is never changed silently."""
     problem = str(bad.get("problem"))
     if problem == "range" and bad.get("maximum") is None:
         problem = "range_min"

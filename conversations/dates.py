@@ -18,11 +18,12 @@ import calendar
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
+from difflib import SequenceMatcher
 
 from django.utils import timezone
 from text_to_num import alpha2digit
 
-from knowledge.text import fold
+from knowledge.text import fold, words
 from tenancy import clock
 
 WEEKDAYS = {
@@ -57,11 +58,15 @@ RULES: list[tuple[str, re.Pattern[str]]] = [
     ("weekday", re.compile(r"\b(?:(?:na |no |nesta |neste |next |this |on |a |o )?(?:proxima |proximo )?)"
                            + _WEEKDAY + r"(?:-feira| feira)?(?: que vem)?\b")),
 ]
-SHIFT = re.compile(r"\b(?:(adiar|adia|adie|postergar|posterga|empurrar|empurra|empurre|atrasar|atrasa|atrase|"
-                   r"postpone|push|delay|antecipar|antecipa|antecipe|adiantar|adianta|adiante|bring)\w*"
-                   r"(?: \w+){0,4}? (?:em |por |by )?" + _N + " " + _UNIT + r"|" + _N + " " + _UNIT +
-                   r" (mais tarde|depois|later|antes|mais cedo|earlier|sooner))\b")
-_EARLIER = ("antecip", "adiant", "bring", "antes", "mais cedo", "earlier", "sooner")
+# A shift of a date already known: "N units" said "by"/"em"/"por" or bare, or "N units later/earlier",
+# never after a from-now marker ("daqui a 20 dias", "in 2 weeks" are dates from today). Whether the
+# message moves a known date is the caller's (a capability that changes an existing entity's date).
+SHIFT = re.compile(r"\b(?:(?:em|por|by) )?" + _N + " " + _UNIT
+                   + r"(?: (mais tarde|depois|later|antes|mais cedo|earlier|sooner))?\b")
+_FROM_NOW_BEFORE = re.compile(r"\b(?:daqui a|daqui|dentro de|in|within|after|para|pra|to)\s*$")
+_FROM_NOW_AFTER = ("from now", "from today", "a partir de hoje")
+_ONE_UNIT = re.compile(r"\b(?:a|an|one|uma|um)\s+(dia|semana|mes|day|week|month)\b")
+_EARLIER = re.compile(r"\b(?:antecip\w*|adiant\w*|bring|brought|forward|antes|mais cedo|earlier|sooner|cedo)\b")
 
 
 @dataclass(frozen=True)
@@ -134,13 +139,17 @@ def _resolve(kind: str, match: re.Match[str], today: date, language: str) -> dat
     return today + timedelta(days={"today": 0, "tomorrow": 1, "after_tomorrow": 2, "next_week": 7}[kind])
 
 
-def date_in(text: str, today: date, language: str) -> SaidDate | None:
-    """The first date the message says, resolved; None when it says none (or an impossible one)."""
+def date_in(text: str, today: date, language: str, *, moving: bool = False) -> SaidDate | None:
+    """The first date the message says, resolved; None when it says none (or an impossible one).
+
+    `moving`: the message changes a date the entity already has, so "em 3 dias" / "by 3 days" is a
+    shift of it (shift_in), not a date from today."""
     folded = _numbers(fold(text), language)
+    shifted = moving and shift_in(text, language) is not None
     found: list[tuple[int, SaidDate]] = []
     for kind, pattern in RULES:
         for match in pattern.finditer(folded):
-            if SHIFT.search(folded) and kind in ("ahead", "from_now"):
+            if shifted and kind == "ahead" and match.group(0).startswith(("em ", "by ")):
                 continue
             try:
                 value = _resolve(kind, match, today, language)
@@ -151,17 +160,46 @@ def date_in(text: str, today: date, language: str) -> SaidDate | None:
     return min(found, key=lambda f: f[0])[1] if found else None
 
 
+def date_spans(text: str, language: str | None = None) -> list[tuple[int, int]]:
+    """Where the message says dates, as [start, end) word positions of `words(fold(text))` — "book it
+    at Oficina 4 in two weeks" → [(7, 10)] — for every language when `language` is None. Number words
+    become digits before the rules run ("two" → "2"), so positions are mapped back word by word."""
+    folded = fold(text)
+    original = words(folded)
+    spans: set[tuple[int, int]] = set()
+    for lang in ([language] if language else ["pt-BR", "en"]):
+        converted = _numbers(folded, lang)
+        back = _positions_back(original, words(converted))
+        for _kind, pattern in RULES:
+            for match in pattern.finditer(converted):
+                first, last = len(words(converted[:match.start()])), len(words(converted[:match.end()]))
+                mapped = [back[j] for j in range(first, min(last, len(back)))]
+                if mapped:
+                    spans.add((min(lo for lo, _ in mapped), max(hi for _, hi in mapped)))
+    return sorted(spans)
+
+
+def _positions_back(original: list[str], converted: list[str]) -> list[tuple[int, int]]:
+    """For each converted word, the original words it came from ("2" ← "vinte e cinco")."""
+    back: list[tuple[int, int]] = [(0, 0)] * len(converted)
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, original, converted, autojunk=False).get_opcodes():
+        for j in range(j1, j2):
+            back[j] = (i1 + j - j1, i1 + j - j1 + 1) if tag == "equal" else (i1, i2)
+    return back
+
+
 def shift_in(text: str, language: str) -> tuple[int, str] | None:
-    """(signed days, words) of a shift of a known date: "adiar em 3 dias" → 3, "two days earlier" → -2."""
-    folded = _numbers(fold(text), language)
-    match = SHIFT.search(folded)
-    if match is None:
-        return None
-    verb, amount, unit, amount2, unit2, direction = match.groups()
-    amount, unit = (amount, unit) if amount else (amount2, unit2)
-    days = int(amount) * (30 if unit in MONTH_UNITS else UNIT_DAYS[unit])
-    earlier = (verb or direction or "").startswith(_EARLIER)
-    return (-days if earlier else days), match.group(0)
+    """(signed days, words) of a shift of a known date: "adiar em 3 dias" → 3, "two days earlier" → -2,
+    "push it back by a week" → 7, "bring it forward a week" → -7."""
+    folded = _ONE_UNIT.sub(r"1 \1", _numbers(fold(text), language))
+    for match in SHIFT.finditer(folded):
+        if _FROM_NOW_BEFORE.search(folded[:match.start()]) or folded[match.end():].lstrip().startswith(_FROM_NOW_AFTER):
+            continue
+        amount, unit, direction = match.groups()
+        days = int(amount) * (30 if unit in MONTH_UNITS else UNIT_DAYS[unit])
+        earlier = direction is not None and direction.startswith(("antes", "mais cedo", "earlier", "sooner"))
+        return (-days if earlier or _EARLIER.search(folded) else days), match.group(0)
+    return None
 
 
 def today() -> date:

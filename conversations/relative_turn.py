@@ -2,7 +2,7 @@
 the change; this applies it to the number the conversation is about —
 
 1. the integer value of the pending confirmation (its new plan replaces it, policy runs again);
-2. else the field last asked about ("qual a validade?"): the write capability whose integer slot
+2. else the field last asked about ("qual o prazo?"): the write capability whose integer slot
    fills that field, on the same entity, from the entity's current value.
 
 Nothing here knows an entity: the slot and field come from the manifest and the conversation.

@@ -33,7 +33,7 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     ranked = rank(turn.grammar, masked(parts, spans), allowed, hints)
     # "quem é o inspetor da inspeção 45?": a question naming a field of an entity is answered from
     # that entity's data before any capability whose verb the question happens to contain.
-    if state_question(turn, parts):  # "a inspeção 54 foi cancelada?" before the verb "cancelar" is read
+    if state_question(turn, parts):  # "… 54 foi cancelada?": a state asked, before "cancelar" is read as a verb
         return
     asks = (any(p in lexicon.QUESTION_WORDS for p in parts) or turn.text.rstrip().endswith("?")) \
         and not any(p in lexicon.COUNT_WORDS for p in parts)

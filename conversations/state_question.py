@@ -1,5 +1,5 @@
-"""Yes/no questions about an entity's state: "a inspeção 54 foi cancelada?", "is permit 312 still a
-draft?", "a permissão 320 já está aprovada?". Answered from the entity's data, read now: yes or no,
+"""Yes/no questions about an entity's state: "a <entidade> 54 foi <estado>?", "is <entity> 312 still
+<state>?". Answered from the entity's data, read now: yes or no,
 and the state it is in.
 
 A state question is a question ("?" or a question word) with a state verb ("foi", "está", "is",

@@ -162,7 +162,7 @@ def _evidence(grammar: Grammar, item: Ranked, parts: list[str], named: Mapping[s
             score += 4
     focus = next((t for t in hints.entity_types if t in grammar.referenced), None)
     if focus and not named and any(s.parse == "reference" and s.type == focus for s in cap.slots):
-        score += 2  # "assign Peter" on a permit's page: the capability of the entity in focus
+        score += 2  # "assign Peter" on an entity's page: the capability of the entity in focus
     for word in hints.focus_words:
         if any(same_word(word, k) for k in cap.keywords):
             score += 2
@@ -325,7 +325,7 @@ class Extractor:
         if slot.parse == "reference" and slot.type != "text":
             self._numbered_entity(cap, slot, parts, out, use_context)
         elif slot.parse == "date":
-            self._date(slot, parts, out)
+            self._date(cap, slot, parts, out)
         elif slot.parse == "integer":
             self._integer(cap, slot, parts, out)
         elif slot.parse == "enum":
@@ -370,8 +370,9 @@ class Extractor:
 
     # dates --------------------------------------------------------------------------------
 
-    def _date(self, slot: SlotSpec, parts: list[str], out: Extraction) -> None:
-        said = date_in(self.text, today(), self.language)
+    def _date(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction) -> None:
+        moving = any(s.parse == "reference" and s.type == cap.entity for s in cap.slots)
+        said = date_in(self.text, today(), self.language, moving=moving)
         if said is None:
             return
         said_words = set(said.words.split()) | set(tokens(said.words))
