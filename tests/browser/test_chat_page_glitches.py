@@ -64,10 +64,11 @@ def shot(page, name: str) -> None:
 
 
 def no_blank_area(page) -> None:
-    # The page ends with its content: nothing scrolls below the conversation and the panel.
-    gap = page.evaluate("""() => document.scrollingElement.scrollHeight
-        - Math.max(document.querySelector('.chat').getBoundingClientRect().bottom,
-                   document.querySelector('.panel').getBoundingClientRect().bottom) - window.scrollY""")
+    # The page ends with its content: nothing scrolls below the conversation and the panel (a page
+    # shorter than the window does not scroll at all).
+    gap = page.evaluate("""() => document.scrollingElement.scrollHeight - Math.max(window.innerHeight,
+        window.scrollY + Math.max(document.querySelector('.chat').getBoundingClientRect().bottom,
+                                  document.querySelector('.panel').getBoundingClientRect().bottom))""")
     assert gap <= 40, gap
 
 
