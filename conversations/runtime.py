@@ -24,6 +24,7 @@ from .courtesy import courtesy
 from .ellipsis import ellipsis_rest
 from .ellipsis_turn import ellipsis_apply
 from .flow import allowed_capabilities, expire_pending, pending_clarification, pending_confirmation, rest
+from .grammar import find_phrase
 from .relative import relative_change
 from .relative_turn import relative_apply
 from .request import understand
@@ -69,6 +70,8 @@ def message(turn: Turn) -> None:
     words = lexicon.tokens(text)
     parts = lexicon.strip_filler(words)
     allowed = allowed_capabilities(turn)
+    if _confirms_naming_it(turn, words, allowed):
+        return confirm(turn)
     social = social_kind(words)
     if social is not None:  # a courtesy never fills a slot nor confirms: answered, the rest kept
         return courtesy(turn, social, allowed)
@@ -95,6 +98,28 @@ def _control(phrase: str):
         if phrase in words:
             return handler
     return None
+
+
+def _confirms_naming_it(turn: Turn, words: list[str], allowed: set[str]) -> bool:
+    """"sim, conclui" / "yes, cancel it": a confirmation followed by the pending operation's own verb
+    (and at most pronouns or fillers) confirms it; anything else after the "sim" is not a plain yes."""
+    pending = pending_confirmation(turn)
+    if pending is None:
+        return False
+    head = next((n for n in range(len(words) - 1, 0, -1) if lexicon.is_confirmation(" ".join(words[:n]))), 0)
+    rest = words[head:]
+    if not head or not rest:
+        return False
+    cap = turn.grammar.capabilities.get(str((pending.intent or {}).get("capability")))
+    # The verb's own word is enough ("cancela" for "cancelar inspeção"): the operation is on screen.
+    spans = [span for verb in (cap.verbs if cap else ()) for words in (verb.words, verb.words[:1])
+             if (span := find_phrase(rest, words)) is not None]
+    if not spans:
+        return False
+    start, end = max(spans, key=lambda span: span[1] - span[0])
+    others = rest[:start] + rest[end:]
+    return all(w in lexicon.FILLER or w in lexicon.ARTICLES or w in lexicon.CREATED or w in lexicon.DEMONSTRATIVES
+               or w in lexicon.CONFIRM_WORDS for w in others)
 
 
 def _follow_up(turn: Turn, words: list[str], parts: list[str], allowed: set[str]) -> bool:
