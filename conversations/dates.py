@@ -55,6 +55,8 @@ RULES: list[tuple[str, re.Pattern[str]]] = [
     ("tomorrow", re.compile(r"\b(?:amanha|tomorrow)\b")),
     ("today", re.compile(r"\b(?:hoje|today)\b")),
     ("next_week", re.compile(r"\b(?:semana que vem|proxima semana|next week)\b")),
+    ("last_weekday", re.compile(r"\b(?:last " + _WEEKDAY + r"|(?:na |no |a |o )?" + _WEEKDAY
+                                + r"(?:-feira| feira)? passad[ao])\b")),
     ("weekday", re.compile(r"\b(?:(?:na |no |nesta |neste |next |this |on |a |o )?(?:proxima |proximo )?)"
                            + _WEEKDAY + r"(?:-feira| feira)?(?: que vem)?\b")),
 ]
@@ -133,6 +135,9 @@ def _resolve(kind: str, match: re.Match[str], today: date, language: str) -> dat
     if kind in ("ahead", "from_now"):
         amount, unit = int(g[0]), g[1]
         return _add_months(today, amount) if unit in MONTH_UNITS else today + timedelta(days=amount * UNIT_DAYS[unit])
+    if kind == "last_weekday":
+        behind = (today.weekday() - WEEKDAYS[g[0] or g[1]]) % 7 or 7
+        return today - timedelta(days=behind)
     if kind == "weekday":
         ahead = (WEEKDAYS[g[0]] - today.weekday()) % 7 or 7
         return today + timedelta(days=ahead)

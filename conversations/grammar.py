@@ -132,6 +132,7 @@ class SlotSpec:
     value_labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     noun: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # language → one/many/gender
     label: Mapping[str, str] = field(default_factory=dict)  # language → the field's name in replies
+    not_before: str | None = None  # "today": a date slot refusing past dates (manifest)
 
     def value_label(self, value: str, language: str) -> str:
         return (self.value_labels.get(value) or {}).get(language) or value
@@ -285,6 +286,7 @@ def _slot(raw: Mapping[str, Any]) -> SlotSpec:
                       for v, langs in value_synonyms.items()},
         noun={str(lang): dict(forms) for lang, forms in (raw.get("noun") or {}).items()},
         label={str(lang): str(text) for lang, text in (raw.get("label") or {}).items()},
+        not_before=raw.get("not_before"),
     )
 
 

@@ -279,6 +279,8 @@ class Extractor:
     def skip_words(self, cap: CapabilityGrammar) -> set[str]:
         words = {w for verb in cap.verbs for w in verb.words}
         words |= {w for phrases in self.grammar.synonyms.values() for p in phrases for w in p}
+        # Words naming another slot's enum value ("approved") are that value, never part of a name.
+        words |= {w for s in cap.slots for phrases in s.value_phrases.values() for p in phrases for w in p}
         return words | set(DEMONSTRATIVES)
 
     def extract(self, cap: CapabilityGrammar, parts: list[str], *, only: set[str] | None = None,
@@ -377,6 +379,9 @@ class Extractor:
             return
         said_words = set(said.words.split()) | set(tokens(said.words))
         out.used.update(i for i, p in enumerate(parts) if p in said_words and p not in ARTICLES)
+        if slot.not_before == "today" and said.value < today():
+            out.invalid[slot.name] = {"said": date_label(said.value, self.language), "problem": "past"}
+            return
         out.values[slot.name] = [SlotValue(said.value.isoformat(), date_label(said.value, self.language))]
 
     def _date_shift(self, cap: CapabilityGrammar, slot: SlotSpec, out: Extraction) -> None:

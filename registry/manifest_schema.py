@@ -150,6 +150,8 @@ _SLOT = {
         "many": {"type": "boolean"},
         "from_context": {"type": "boolean", "description": "may be taken from the UI selection or the active entity"},
         "parse": {"enum": ["integer", "text", "enum", "reference", "date"]},
+        # A date slot whose API refuses earlier dates: said earlier, it is asked again before any plan.
+        "not_before": {"enum": ["today"]},
         "values": {"type": "array", "items": {"type": "string"}},
         "resolver": {
             "type": "object",
@@ -216,9 +218,22 @@ _LANGUAGE = {
         # The step's label in progress events and the timeline ("Validando…"); without it the
         # planner builds one from the capability's description.
         "progress": _SAYS,
-        # Field questions ("qual o local da inspeção 45?", "where is it?"): output field → the words
+        # Field questions ("qual o local da <entidade> 45?", "where is it?"): output field → the words
         # and question words that ask for it, per language (on the entity's `show` read).
         "fields": {"type": "object", "additionalProperties": _LANGS},
+        # How a reply lists one result of this read ("325 (Elétrica Pinheiro)"): the output field naming an
+        # item, dotted output paths shown after it in parentheses, and the noun when no slot declares one.
+        "item": {
+            "type": "object",
+            "required": ["label"],
+            "additionalProperties": False,
+            "properties": {
+                "label": {"type": "string", "minLength": 1},
+                "details": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                "noun": {"type": "object", "required": ["pt-BR", "en"], "additionalProperties": False,
+                         "properties": {"pt-BR": _NOUN, "en": _NOUN}},
+            },
+        },
         # "Evaluate every draft <entity>": the capability run over a selection. `select` is the read whose
         # language slots are the selection's filters and whose results' ids fill the plan `template`'s
         # `ids` slot; `tally` counts the results by one output field (placeholders of `done`).
