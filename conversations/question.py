@@ -17,8 +17,11 @@ from .turns import Turn
 from .understanding import Extractor
 
 
-def field_question(turn: Turn, parts: list[str]) -> bool:
-    """"qual é a validade da permissão 123?": the named or active entity's field, read now (§ item 3)."""
+def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str] | None = None) -> bool:
+    """"qual é a validade da permissão 123?": the named or active entity's field, read now (§ item 3).
+
+    `phrases_with`: only a field the manifest's phrases name, with one of these words in the phrase
+    ("quantos dias…" is a field question although "quantos" counts); an empty set: any phrase."""
     for cap in turn.grammar.capabilities.values():
         if cap.kind != "read" or cap.intent != "show":
             continue
@@ -34,7 +37,8 @@ def field_question(turn: Turn, parts: list[str]) -> bool:
         body = turn.reader.entity(slot.type, value.value)
         if body is None:
             continue
-        field = field_asked(cap.fields, parts, body) or _field_named(turn, parts, body)
+        field = field_asked(cap.fields, parts, body, phrases_with) if phrases_with is not None else (
+            field_asked(cap.fields, parts, body) or _field_named(turn, parts, body))
         if field is None:
             continue
         field_answer(turn, slot, body, field, parts)
@@ -87,7 +91,7 @@ def _field_words(turn: Turn, field: str) -> set[str]:
 
 
 def field_asked(fields: Mapping[str, tuple[tuple[str, ...], ...]], parts: list[str],
-                 body: Mapping[str, Any]) -> str | None:
+                 body: Mapping[str, Any], phrases_with: frozenset[str] = frozenset()) -> str | None:
     """The field whose phrases (manifest `language.fields`: "quem responde", "onde", "where") the
     question contains, word after word; the longest phrase wins ("quem responde" over "quem")."""
     best: tuple[int, str] | None = None
@@ -95,6 +99,8 @@ def field_asked(fields: Mapping[str, tuple[tuple[str, ...], ...]], parts: list[s
         if name not in body:
             continue
         for phrase in phrases:
+            if phrases_with and not phrases_with & set(phrase):
+                continue
             n = len(phrase)
             if any(all(same_word(parts[i + k], w) for k, w in enumerate(phrase)) for i in range(len(parts) - n + 1)):
                 if best is None or n > best[0]:

@@ -35,9 +35,9 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     # that entity's data before any capability whose verb the question happens to contain.
     if state_question(turn, parts):  # "… 54 foi cancelada?": a state asked, before "cancelar" is read as a verb
         return
-    asks = (any(p in lexicon.QUESTION_WORDS for p in parts) or turn.text.rstrip().endswith("?")) \
-        and not any(p in lexicon.COUNT_WORDS for p in parts)
-    if asks and field_question(turn, parts):
+    asks = any(p in lexicon.QUESTION_WORDS for p in parts) or turn.text.rstrip().endswith("?")
+    counts = any(p in lexicon.COUNT_WORDS for p in parts)
+    if asks and field_question(turn, parts, phrases_with=lexicon.COUNT_WORDS if counts else None):
         return
     if not ranked:
         return unparsed(turn, parts)
@@ -45,6 +45,9 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
                           language=turn.language, data=(parts, spans))
     best, extraction = choose(turn, ranked, parts, extractor)
     cap = best.cap
+    # "vê aí a validade da 311": showing a field the manifest names is a field question too.
+    if cap.kind == "read" and cap.intent == "show" and field_question(turn, parts, phrases_with=frozenset()):
+        return
     page = _page_of(turn, cap, parts, allowed)
     if page is not None:
         cap, extraction = page, extractor.extract(page, parts)
