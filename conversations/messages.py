@@ -18,6 +18,8 @@ PT: dict[str, str] = {
     "confirmation.expired": "A confirmação expirou. Preparei a operação de novo com os dados atuais.",
     "confirmation.stale_id": "Essa confirmação não é mais válida; confirme a operação pendente atual.",
     "confirmation.ask": "Deseja {action}?",
+    "pending.superseded_confirmation": "Deixei de lado a operação que aguardava confirmação ({action}).",
+    "pending.superseded_clarification": "Deixei de lado a pergunta anterior.",
     "confirmation.ask_strong": "Atenção: {action}. Risco {risk}. Afeta: {affected}. Confirma?",
     "confirmation.review": "Essa operação ({action}) precisa da aprovação de outra pessoa autorizada. "
                            "Pedi a revisão; aviso quando houver uma decisão.",
@@ -87,6 +89,8 @@ EN: dict[str, str] = {
     "confirmation.expired": "The confirmation expired. I prepared the operation again with current data.",
     "confirmation.stale_id": "That confirmation is no longer valid; confirm the current pending operation.",
     "confirmation.ask": "Do you want to {action}?",
+    "pending.superseded_confirmation": "I set aside the operation that was waiting for confirmation ({action}).",
+    "pending.superseded_clarification": "I set aside the earlier question.",
     "confirmation.ask_strong": "Warning: {action}. Risk {risk}. Affects: {affected}. Confirm?",
     "confirmation.review": "This operation ({action}) needs approval by another authorised person. "
                            "I asked for a review and will tell you the decision.",

@@ -33,6 +33,7 @@ from .retry import retry
 from .social import social_kind
 from .state import hints_for
 from .statemachine import Status
+from .supersede import on_screen, supersede
 from .turns import Turn
 from .understanding import rank
 from .undo import undo_request
@@ -86,7 +87,9 @@ def message(turn: Turn) -> None:
     if (pending_confirmation(turn) is not None and parts and parts[0] in lexicon.CORRECTION_LEADS
             and not _commands(turn, parts[1:], allowed)):
         return correction_apply(turn, parts[1:])
+    asked = on_screen(turn)
     understand(turn, parts, allowed)
+    supersede(turn, asked)
 
 
 def _control(phrase: str):
