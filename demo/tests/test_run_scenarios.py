@@ -157,3 +157,23 @@ def test_the_shared_scenarios_play_green_with_an_llm_configured(clean_clock, fak
     files = _shared_scenarios()
     code, lines = run(*files)
     assert (lines[-1], code) == (f"{len(files)} passed, 0 failed", 0), "\n".join(lines)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_shared_scenarios_play_green_live_against_daphne_and_a_real_worker(clean_clock):
+    # The acceptance's own setting: over HTTP to the ASGI server, executions run by a Celery worker
+    # process on the suite's Redis (not eagerly), the clock moved through test control.
+    from tests.browser.servers import AsgiServer
+    from tests.execution.worker import WorkerProcess
+
+    files = _shared_scenarios()
+    worker, server = WorkerProcess(), AsgiServer()
+    worker.start()
+    try:
+        worker.wait_ready()
+        server.start(AGENT_TEST_CONTROL="1", AGENT_TEST_CONTROL_TOKEN="live-token")
+        code, lines = run(*files, "--live", server.url, "--token", "live-token")
+    finally:
+        server.stop()
+        worker.kill()
+    assert (lines[-1], code) == (f"{len(files)} passed, 0 failed", 0), "\n".join(lines)
