@@ -31,7 +31,7 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     # The tenant's names said in the message are values: their words never pick a verb, noun or target.
     spans = data_spans(turn.grammar, turn.reader, parts, situation)
     ranked = rank(turn.grammar, masked(parts, spans), allowed, hints)
-    # "quem é o inspetor da inspeção 45?": a question naming a field of an entity is answered from
+    # "quem é o <campo> da <entidade> 45?": a question naming a field of an entity is answered from
     # that entity's data before any capability whose verb the question happens to contain.
     if state_question(turn, parts):  # "… 54 foi cancelada?": a state asked, before "cancelar" is read as a verb
         return
@@ -45,7 +45,7 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
                           language=turn.language, data=(parts, spans))
     best, extraction = choose(turn, ranked, parts, extractor)
     cap = best.cap
-    # "vê aí a validade da 311": showing a field the manifest names is a field question too.
+    # "vê aí a <campo> da 311": showing a field the manifest names is a field question too.
     if cap.kind == "read" and cap.intent == "show" and field_question(turn, parts, phrases_with=frozenset()):
         return
     page = _page_of(turn, cap, parts, allowed)

@@ -114,7 +114,7 @@ def _confirms_naming_it(turn: Turn, words: list[str], allowed: set[str]) -> bool
     if not head or not rest:
         return False
     cap = turn.grammar.capabilities.get(str((pending.intent or {}).get("capability")))
-    # The verb's own word is enough ("cancela" for "cancelar inspeção"): the operation is on screen.
+    # The verb's own word is enough ("cancela" for "cancelar <entidade>"): the operation is on screen.
     spans = [span for verb in (cap.verbs if cap else ()) for words in (verb.words, verb.words[:1])
              if (span := find_phrase(rest, words)) is not None]
     if not spans:

@@ -45,7 +45,7 @@ BASELINE: dict[str, int] = {
     "conversations/corrections.py": 11,
     "conversations/data_spans.py": 2,
     "conversations/explain.py": 2,
-    "conversations/freetext.py": 3,
+    "conversations/freetext.py": 1,
     "conversations/grammar.py": 8,
     "conversations/hooks.py": 1,
     "conversations/intents.py": 3,
@@ -57,7 +57,7 @@ BASELINE: dict[str, int] = {
     "conversations/pages.py": 6,
     "conversations/question.py": 2,
     "conversations/reads.py": 7,
-    "conversations/request.py": 4,
+    "conversations/request.py": 3,
     "conversations/services.py": 2,
     "conversations/social.py": 1,
     "conversations/state.py": 10,
@@ -68,7 +68,6 @@ BASELINE: dict[str, int] = {
     "execution/composer.py": 23,
     "execution/messages.py": 18,
     "planning/conditions.py": 2,
-    "planning/templates.py": 73,
     "registry/apis.py": 1,
 }
 
@@ -92,7 +91,8 @@ def domain_words() -> set[str]:
                     words.update((noun["one"], noun["many"]))
                 for synonyms in (slot.get("synonyms") or {}).values():
                     words.update(synonyms)
-    words = {w for w in words if len(w) > 2 and w.lower() not in GENERIC}
+    # A generic word's plural is generic too ("issues" as in "raises issues").
+    words = {w for w in words if len(w) > 2 and w.lower() not in GENERIC and w.lower().removesuffix("s") not in GENERIC}
     return words | {_unaccented(w) for w in words}
 
 
