@@ -36,7 +36,8 @@ class TargetRef:
 
 @dataclass(frozen=True)
 class StructuredIntent:
-    """`name` is a capability id (single-step plan) or a template name (see planning.templates)."""
+    """`name` is a capability id (single-step plan) or the name of a composite of the manifest
+    (`composites:` in capabilities/*.yaml, built by planning.templates)."""
 
     name: str
     slots: Mapping[str, Any] = field(default_factory=dict)

@@ -1,28 +1,39 @@
 """The deterministic planner: structured intent → steps, with no LLM (PRD-006 §10.1).
 
-An intent whose name is an ACTIVE capability id becomes a single-step plan. Composite intents use
-the templates below (PRD-006 §41's five scenarios, "add these N components", the conditional
-renewal of §5.3 and "create and open" of §30). Templates only *arrange* registered capabilities:
-every step still goes through `validation.validate_steps`.
+An intent whose name is a composite of the manifest (`composites:` in capabilities/*.yaml, carried by
+the registry snapshot) is built from that definition; an intent whose name is an ACTIVE capability id
+becomes a single-step plan. This module only interprets definitions — it names no capability, slot or
+field, so a new composite is manifest data — and every step it builds still goes through
+`validation.validate_steps`.
 
-Revisions (PRD-006 §26): the plan's first write to an existing target sends the revision pinned at
-planning as If-Match; each later write to the same entity sends the revision the previous write
-returned (`${steps.<prev>.result.revision}`). Sub-resource additions/removals cannot conflict with
-each other and send none, so N independent additions never fail each other.
+How a definition is read (the keys are described in registry/manifest_schema.py):
+- `requires` is checked first, in order: the first missing target or slot is the error.
+- a step with `when: <slot>` exists only when the intent has that slot; whoever depended on it depends
+  on what it depended on instead, so an optional step can sit in the middle of a chain;
+- a `repeat: <slot>` step is emitted once per value, with `${each}` and `${each.number}`;
+- `${intent.slots.<slot>}` and `${intent.targets.<role>.<attr>}` are filled now; `${steps.…}` and
+  `${item.…}` are the executor's. A value that resolves to nothing (an absent slot, a step left out)
+  drops its key, and `{first_of: [...]}` takes the first candidate that resolves;
+- `batch` pins the ids of one slot as every step's targets and runs each step once per target.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from registry.selectors import CapabilitySpec, RegistrySnapshot
+from registry.selectors import CapabilitySpec, RegistrySnapshot, composite_definitions
 
 from .batch import BATCH_SOURCE, batch_targets
 from .intents import StructuredIntent, TargetRef
+from .references import MISSING
 
 Step = dict[str, Any]
+_REF = re.compile(r"\$\{([^}]*)\}")
+_STEP_NAMED = re.compile(r"^\s*steps\.([^.|]+)\.")
+_TARGET_ATTRIBUTES = ("id", "revision", "type", "label")
 
 
 class TemplateError(ValueError):
@@ -41,33 +52,22 @@ class Draft:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-def step(step_id: str, capability: str, input: dict[str, Any], *, depends_on: list[str] | None = None,  # noqa: A002
-         targets: list[TargetRef] | None = None, label: tuple[str, str] | None = None, **extra: Any) -> Step:
-    """A draft step; its label comes from the capability (planning.labels) unless the template names one."""
-    labelled = {"label": {"pt-BR": label[0], "en": label[1]}} if label else {}
-    return {"id": step_id, "capability": capability, "input": input, "depends_on": depends_on or [],
-            "targets": [t.to_dict() for t in targets or []], **labelled, **extra}
+class _CompositeNames(Container[str]):
+    """`name in TEMPLATES`: whether the manifest defines a composite of that name (no database read)."""
+
+    def __contains__(self, name: object) -> bool:
+        return name in composite_definitions()
 
 
-def _target(intent: StructuredIntent, role: str = "permit") -> TargetRef:
-    target = intent.targets.get(role)
-    if target is None:
-        raise TemplateError("TARGET_MISSING", role=role)
-    return target
+TEMPLATES = _CompositeNames()
 
 
-def _slot(intent: StructuredIntent, name: str) -> Any:
-    if intent.slots.get(name) in (None, "", []):
-        raise TemplateError("SLOT_MISSING", slot=name)
-    return intent.slots[name]
-
-
-def _pin(target: TargetRef) -> dict[str, Any]:
-    return {"expected_revision": target.revision} if target.revision is not None else {}
+def _present(value: Any) -> bool:
+    return value is not None and not (isinstance(value, str | list) and not value)
 
 
 def sub_resource_change(spec: CapabilitySpec) -> bool:
-    """Adding/removing a child (component, worker) cannot conflict with another such change."""
+    """Adding/removing a child (`<entity>.<children>.add`) cannot conflict with another such change."""
     parts = spec.id.split(".")
     return len(parts) >= 3 and parts[-1] in ("add", "remove")
 
@@ -85,148 +85,153 @@ def single(intent: StructuredIntent, spec: CapabilitySpec) -> Draft:
             targets.append(target)
     if spec.kind == "write" and "expected_revision" in properties and not sub_resource_change(spec):
         for target in targets:
-            values.update(_pin(target))
-    return Draft(spec.id, [step("s1", spec.id, values, targets=targets)])
+            if target.revision is not None:
+                values["expected_revision"] = target.revision
+    step = {"id": "s1", "capability": spec.id, "input": values, "depends_on": [],
+            "targets": [t.to_dict() for t in targets]}
+    return Draft(spec.id, [step])
 
 
-def open_permit(intent: StructuredIntent) -> Draft:
-    permit = _target(intent)
-    return Draft("workPermit.open", [
-        step("read", "workPermit.read", {"permit_id": permit.id}, targets=[permit]),
-        step("open", "navigation.workPermit.open", {"permit_id": "${steps.read.result.id}"}, depends_on=["read"]),
-    ])
+@dataclass(frozen=True)
+class _Scope:
+    """What a definition's values are resolved against: the intent, the steps left out, the repetition."""
+
+    intent: StructuredIntent
+    omitted: frozenset[str]
+    each: Any = MISSING
+    number: int | None = None
 
 
-def add_components(intent: StructuredIntent) -> Draft:
-    permit, keys = _target(intent), _slot(intent, "components")
-    if not isinstance(keys, list):
-        keys = [keys]
-    steps = [step(f"add{i + 1}", "workPermit.components.add", {"permit_id": permit.id, "component": key},
-                  targets=[permit]) for i, key in enumerate(keys)]
-    return Draft("workPermit.components.addMany", steps, allow_partial=len(steps) > 1)
+def _check_requires(rules: Sequence[Mapping[str, Any]], intent: StructuredIntent) -> None:
+    for rule in rules:
+        if "target" in rule and intent.targets.get(rule["target"]) is None:
+            raise TemplateError("TARGET_MISSING", role=rule["target"])
+        if "slot" in rule and not _present(intent.slots.get(rule["slot"])):
+            raise TemplateError("SLOT_MISSING", slot=rule["slot"])
+        if "any_slot" in rule and not any(_present(intent.slots.get(s)) for s in rule["any_slot"]):
+            raise TemplateError("SLOT_MISSING", slot="|".join(rule["any_slot"]))
 
 
-def _clone_steps(source: TargetRef, *, resolve_employee: Any = None) -> list[Step]:
-    steps = [step("read", "workPermit.read", {"permit_id": source.id}, targets=[source])]
-    create_deps = ["read"]
-    if resolve_employee is not None:
-        steps.append(step("resolve", "employee.read", {"employee_id": resolve_employee}))
-        create_deps.append("resolve")
-    steps += [
-        step("create", "workPermit.create", {
-            "company": "${steps.read.result.company.id}", "validity_days": "${steps.read.result.validity_days}",
-            "responsible": "${steps.read.result.responsible.id}"}, depends_on=create_deps),
-        step("copy", "workPermit.components.add",
-             {"permit_id": "${steps.create.result.id}", "component": "${item.key}"},
-             depends_on=["create"], for_each="${steps.read.result.components}",
-             label=("Copiando componentes…", "Copying components…")),
-    ]
-    return steps
+def _value(expression: str, scope: _Scope) -> Any:
+    """A planning-time value, the executor's reference left as text, or MISSING."""
+    root, _, rest = expression.strip().partition(".")
+    if root == "each":
+        return scope.number if rest == "number" else scope.each
+    if root != "intent":
+        named = {m[1] for alternative in expression.split("|") if (m := _STEP_NAMED.match(alternative))}
+        return MISSING if named & scope.omitted else f"${{{expression}}}"
+    kind, _, path = rest.partition(".")
+    if kind == "slots":
+        found = scope.intent.slots.get(path)
+        return found if _present(found) else MISSING
+    role, _, attribute = path.partition(".")
+    target = scope.intent.targets.get(role)
+    found = getattr(target, attribute) if target is not None and attribute in _TARGET_ATTRIBUTES else None
+    return MISSING if found is None else found
 
 
-def _verify(after: str, assertions: list[dict[str, Any]]) -> Step:
-    return step("verify", "workPermit.read", {"permit_id": "${steps.create.result.id}"}, depends_on=[after],
-                postconditions=assertions)
+def _resolve(value: Any, scope: _Scope) -> Any:
+    """`value` with its planning-time references filled (a whole reference keeps the value's type)."""
+    if isinstance(value, str):
+        whole = _REF.fullmatch(value)
+        if whole:
+            return _value(whole[1], scope)
+        parts = [(m, _value(m[1], scope)) for m in _REF.finditer(value)]
+        if any(found is MISSING for _, found in parts):
+            return MISSING
+        for match, found in reversed(parts):
+            value = value[:match.start()] + str(found) + value[match.end():]
+        return value
+    if isinstance(value, Mapping):
+        if set(value) == {"first_of"}:
+            return next((found for candidate in value["first_of"]
+                         if (found := _resolve(candidate, scope)) is not MISSING), MISSING)
+        return {k: found for k, v in value.items() if (found := _resolve(v, scope)) is not MISSING}
+    if isinstance(value, list):
+        return [found for item in value if (found := _resolve(item, scope)) is not MISSING]
+    return value
 
 
-def clone(intent: StructuredIntent) -> Draft:
-    steps = _clone_steps(_target(intent))
-    steps.append(_verify("copy", [
-        {"path": "components", "op": "count_equals", "value": "${steps.read.result.components}"},
-        {"path": "company.id", "op": "equals", "value": "${steps.read.result.company.id}"}]))
-    return Draft("workPermit.clone", steps)
+def _dependencies(names: Sequence[str], by_id: Mapping[str, Mapping[str, Any]], omitted: frozenset[str]) -> list[str]:
+    """`names`, each step left out replaced by its own dependencies (in order, once each)."""
+    found: list[str] = []
+    for name in names:
+        for dependency in (_dependencies(by_id[name].get("depends_on") or (), by_id, omitted)
+                           if name in omitted else [name]):
+            if dependency not in found:
+                found.append(dependency)
+    return found
 
 
-def clone_with_changes(intent: StructuredIntent) -> Draft:
-    source = _target(intent)
-    responsible, validity = intent.slots.get("responsible"), intent.slots.get("validity_days")
-    if responsible is None and validity is None:
-        raise TemplateError("SLOT_MISSING", slot="responsible|validity_days")
-    steps = _clone_steps(source, resolve_employee=responsible)
-    previous, revision = "copy", "${steps.copy.result.revision|steps.create.result.revision}"
-    assertions: list[dict[str, Any]] = [
-        {"path": "components", "op": "count_equals", "value": "${steps.read.result.components}"}]
-    if responsible is not None:
-        steps.append(step("update_responsible", "workPermit.update", {
-            "permit_id": "${steps.create.result.id}", "responsible": "${steps.resolve.result.id}",
-            "expected_revision": revision}, depends_on=[previous, "resolve"]))
-        previous, revision = "update_responsible", "${steps.update_responsible.result.revision}"
-        assertions.append({"path": "responsible.id", "op": "equals", "value": "${steps.resolve.result.id}"})
-    if validity is not None:
-        steps.append(step("update_validity", "workPermit.updateValidity", {
-            "permit_id": "${steps.create.result.id}", "validity_days": validity, "expected_revision": revision},
-            depends_on=[previous]))
-        previous = "update_validity"
-        assertions.append({"path": "validity_days", "op": "equals", "value": validity})
-    steps.append(_verify(previous, assertions))
-    return Draft("workPermit.cloneWithChanges", steps)
+def _targets(roles: Sequence[str], intent: StructuredIntent) -> list[dict[str, Any]]:
+    found: list[TargetRef] = []
+    for role in roles:
+        target = intent.targets.get(role)
+        if target is None:
+            raise TemplateError("TARGET_MISSING", role=role)
+        found.append(target)
+    return [t.to_dict() for t in found]
 
 
-def renew_if_expired(intent: StructuredIntent) -> Draft:
-    """PRD-006 §5.3: read, then renew the validity only if the permit is expired."""
-    permit, validity = _target(intent), _slot(intent, "validity_days")
-    revision = permit.revision if permit.revision is not None else "${steps.read.result.revision}"
-    return Draft("workPermit.renewIfExpired", [
-        step("read", "workPermit.read", {"permit_id": permit.id}, targets=[permit]),
-        step("renew", "workPermit.updateValidity",
-             {"permit_id": permit.id, "validity_days": validity, "expected_revision": revision},
-             depends_on=["read"], targets=[permit], condition={"ref": "${steps.read.result}", "op": "expired"}),
-    ])
+def _build(raw: Mapping[str, Any], scope: _Scope, by_id: Mapping[str, Mapping[str, Any]]) -> Step:
+    step: Step = {"id": _resolve(raw["id"], scope), "capability": raw["capability"],
+                  "input": _resolve(raw["input"], scope),
+                  "depends_on": _dependencies(raw.get("depends_on") or (), by_id, scope.omitted),
+                  "targets": _targets(raw.get("targets") or (), scope.intent)}
+    if "label" in raw:
+        step["label"] = dict(raw["label"])
+    for key in ("for_each", "condition"):
+        if key in raw:
+            step[key] = _resolve(raw[key], scope)
+    if "postconditions" in raw:
+        kept = [{k: v for k, v in rule.items() if k != "when"} for rule in raw["postconditions"]
+                if "when" not in rule or _present(scope.intent.slots.get(rule["when"]))]
+        step["postconditions"] = _resolve(kept, scope)
+    return step
 
 
-def create_and_open(intent: StructuredIntent) -> Draft:
-    """PRD-006 §30: create, then open it through the navigation capability (never a hand-built URL)."""
-    fields = ("company", "number", "validity_days", "responsible", "components", "workers")
-    values = {k: intent.slots[k] for k in fields if intent.slots.get(k) not in (None, "", [])}
-    _slot(intent, "company")
-    return Draft("workPermit.createAndOpen", [
-        step("create", "workPermit.create", values),
-        step("open", "navigation.workPermit.open", {"permit_id": "${steps.create.result.id}"}, depends_on=["create"]),
-    ])
+def _repeated(raw: Mapping[str, Any], scope: _Scope) -> list[_Scope]:
+    if "repeat" not in raw:
+        return [scope]
+    values = scope.intent.slots.get(raw["repeat"])
+    values = values if isinstance(values, list) else [] if values is None else [values]
+    return [_Scope(scope.intent, scope.omitted, each, number) for number, each in enumerate(values, 1)]
 
 
-def evaluate_batch(intent: StructuredIntent) -> Draft:
-    """PRD-034 §110: training, risk and compliance of every permit (independent), then each decision.
-
-    `slots.permit_ids` is the scope resolved before planning (e.g. every DRAFT permit, read through
-    `workPermit.search`); it becomes each batch step's pinned `targets`, so the runtime can never
-    widen or change it. A permit whose checks fail is left out and reported (partial success).
-    """
-    ids = _slot(intent, "permit_ids")
+def _batch_targets(batch: Mapping[str, Any], intent: StructuredIntent) -> list[dict[str, Any]]:
+    """The batch's scope, resolved before planning, pinned so the runtime can never widen or change it."""
+    ids = intent.slots.get(batch["slot"])
+    if not _present(ids):
+        raise TemplateError("SLOT_MISSING", slot=batch["slot"])
     if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
-        raise TemplateError("SLOT_INVALID", slot="permit_ids")
-    targets = batch_targets(sorted(set(ids)), "workPermit")
-    item = {"permit_id": "${item.id}"}
-
-    def batch_step(step_id: str, capability: str, input: dict[str, Any],  # noqa: A002
-                   depends_on: list[str] | None = None) -> Step:
-        return {**step(step_id, capability, input, depends_on=depends_on), "for_each": BATCH_SOURCE,
-                "targets": [dict(t) for t in targets]}
-
-    return Draft("workPermit.evaluateBatch", [
-        batch_step("training", "workPermit.checkTraining", item),
-        batch_step("risk", "workPermit.assessRisk", item),
-        batch_step("compliance", "workPermit.checkCompliance", item),
-        batch_step("decision", "workPermit.recordDecision", {
-            **item, "trained": "${item.results.training.trained}", "risk_level": "${item.results.risk.level}",
-            "compliant": "${item.results.compliance.compliant}"}, depends_on=["training", "risk", "compliance"]),
-    ], allow_partial=True, meta={"batch": len(targets)})
+        raise TemplateError("SLOT_INVALID", slot=batch["slot"])
+    return batch_targets(sorted(set(ids)), batch["type"])
 
 
-TEMPLATES: dict[str, Callable[[StructuredIntent], Draft]] = {
-    "workPermit.evaluateBatch": evaluate_batch,
-    "workPermit.open": open_permit,
-    "workPermit.components.addMany": add_components,
-    "workPermit.clone": clone,
-    "workPermit.cloneWithChanges": clone_with_changes,
-    "workPermit.renewIfExpired": renew_if_expired,
-    "workPermit.createAndOpen": create_and_open,
-}
+def composite_draft(definition: Mapping[str, Any], intent: StructuredIntent) -> Draft:
+    """The draft a composite definition of the manifest gives for `intent`."""
+    _check_requires(definition.get("requires") or (), intent)
+    batch = _batch_targets(definition["batch"], intent) if definition.get("batch") else None
+    by_id = {raw["id"]: raw for raw in definition["steps"]}
+    omitted = frozenset(raw["id"] for raw in definition["steps"]
+                        if "when" in raw and not _present(intent.slots.get(raw["when"])))
+    scope = _Scope(intent, omitted)
+    steps = [_build(raw, each, by_id) for raw in definition["steps"] if raw["id"] not in omitted
+             for each in _repeated(raw, scope)]
+    meta: dict[str, Any] = {}
+    if batch is not None:
+        for step in steps:
+            step.update(for_each=BATCH_SOURCE, targets=[dict(t) for t in batch])
+        meta["batch"] = len(batch)
+    partial = definition.get("allow_partial", False)
+    return Draft(definition["name"], steps, allow_partial=len(steps) > 1 if partial == "several" else bool(partial),
+                 meta=meta)
 
 
 def draft_for(intent: StructuredIntent, snapshot: RegistrySnapshot, *, tenant: Any) -> Draft | None:
-    """The deterministic draft for `intent`, or None when no template or capability fits."""
-    if intent.name in TEMPLATES:
-        return TEMPLATES[intent.name](intent)
+    """The deterministic draft for `intent`, or None when no composite or capability fits."""
+    definition = snapshot.composites.get(intent.name)
+    if definition is not None:
+        return composite_draft(definition, intent)
     spec = snapshot.get(intent.name, tenant=tenant)
     return single(intent, spec) if spec is not None else None

@@ -4,7 +4,8 @@ Validation has two layers and reports *every* error, each with file, capability 
 1. JSON Schema (registry.manifest_schema), through `jsonschema`;
 2. the cross-entry rules a schema cannot express: duplicate ids, unknown resources, capabilities,
    permissions, path placeholders not in the input schema, kind/risk/method coherence, invalid
-   input/output schemas, adaptation bounds, retry of unsafe writes, slot resolvers.
+   input/output schemas, adaptation bounds, retry of unsafe writes, slot resolvers, and the planner's
+   composites (registry.composites).
 
 An entry with schema errors is not checked further (its rule errors would only echo them).
 `normalize()` gives the canonical definition whose RFC 8785 hash decides whether a load is a new version.
@@ -23,6 +24,7 @@ import jsonschema
 import rfc8785
 import yaml
 
+from .composites import COMPOSITES_FILE, composite_problems
 from .manifest_schema import MANIFEST_FILE
 from .roles import KNOWN_PERMISSIONS
 
@@ -55,6 +57,7 @@ class Manifest:
     resources: dict[str, dict[str, Any]] = field(default_factory=dict)
     capabilities: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> normalized definition
     sources: dict[str, str] = field(default_factory=dict)  # capability id -> file name
+    composites: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> definition (with `_file`)
 
 
 def normalize(entry: dict[str, Any]) -> dict[str, Any]:
@@ -107,6 +110,7 @@ def _manifest_read(directory: Path) -> Manifest:
         _read_file(path, manifest, entries, errors)
     for name, entry in entries:
         errors.extend(_check_capability(name, entry, manifest))
+    errors.extend(_check_composites(manifest))
     for key, resource in manifest.resources.items():
         for fallback in resource.get("fallbacks", []):
             if fallback not in manifest.resources or fallback == key:
@@ -148,6 +152,44 @@ def _read_file(path: Path, manifest: Manifest, entries: list, errors: list[Manif
         manifest.capabilities[entry["id"]] = normalize(entry)
         manifest.sources[entry["id"]] = name
         entries.append((name, entry))
+    _read_composites(name, data, manifest, errors, broken)
+
+
+def _read_composites(name: str, data: dict, manifest: Manifest, errors: list[ManifestError],
+                     broken: set[tuple[str, int]]) -> None:
+    for index, entry in enumerate(data.get("composites") or []):
+        if ("composites", index) in broken or not isinstance(entry, dict):
+            continue
+        if entry["name"] in manifest.composites:
+            errors.append(ManifestError(name, entry["name"], "name", "duplicate composite name"))
+            continue
+        manifest.composites[entry["name"]] = {**entry, "_file": name}
+
+
+def composites_read(directory: Path) -> dict[str, dict[str, Any]]:
+    """Only the composites under `directory`, checked against the capability ids its files declare: what the
+    planner reads, without the second of validating every capability's schemas."""
+    errors: list[ManifestError] = []
+    manifest = Manifest()
+    for path in sorted(directory.glob("*.yaml")):
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER) or {}  # noqa: S506 - a safe loader
+        if isinstance(data, dict):
+            manifest.capabilities.update((c["id"], c) for c in data.get("capabilities") or ()
+                                         if isinstance(c, dict) and "id" in c)
+            invalid = list(COMPOSITES_FILE.iter_errors(data))
+            errors += [_schema_error(path.name, data, error) for error in invalid]
+            broken = {tuple(e.absolute_path)[:2] for e in invalid if len(e.absolute_path) >= 2}
+            _read_composites(path.name, data, manifest, errors, broken)
+    errors += _check_composites(manifest)
+    if errors:
+        raise ManifestInvalid(errors)
+    return {name: {k: v for k, v in entry.items() if k != "_file"} for name, entry in manifest.composites.items()}
+
+
+def _check_composites(manifest: Manifest) -> list[ManifestError]:
+    capability_ids = set(manifest.capabilities)
+    return [ManifestError(entry["_file"], name, f, m) for name, entry in manifest.composites.items()
+            for f, m in composite_problems(entry, capability_ids)]
 
 
 def _schema_error(name: str, data: dict, error: jsonschema.ValidationError) -> ManifestError:
@@ -156,7 +198,7 @@ def _schema_error(name: str, data: dict, error: jsonschema.ValidationError) -> M
     if len(path) >= 2 and isinstance(data.get(path[0]), list):
         item = data[path[0]][path[1]] if path[1] < len(data[path[0]]) else None
         if isinstance(item, dict):
-            owner = item.get("id") or (f"resource:{item['key']}" if item.get("key") else None)
+            owner = item.get("id") or item.get("name") or (f"resource:{item['key']}" if item.get("key") else None)
         owner = owner or f"{path[0]}[{path[1]}]"
         path = path[2:]
     field_name = ".".join(str(p) for p in path)

@@ -1,6 +1,6 @@
 """JSON Schema (draft 2020-12) of a `capabilities/*.yaml` file.
 
-A file holds `resources:` and/or `capabilities:`. What a schema cannot say (references between
+A file holds `resources:`, `capabilities:` and/or `composites:`. What a schema cannot say (references between
 entries, path placeholders, kind/risk coherence) is checked by registry.manifest after it.
 
 Conventions the runtime relies on:
@@ -305,6 +305,55 @@ RESOURCE = {
     },
 }
 
+# A composite intent of the deterministic planner (`composites:`, read by planning.templates): registered
+# capabilities arranged as plan steps. Planning-time values are `${intent.slots.<slot>}`,
+# `${intent.targets.<role>.<id|revision|type>}` and, in a `repeat` step, `${each}` / `${each.number}`;
+# every other `${...}` (steps, item, targets) is left for the executor. A value that resolves to nothing
+# drops its key; `{first_of: [...]}` takes the first candidate that resolves. A step left out by `when`
+# passes its own dependencies on to the steps that depend on it.
+_SLOT_NAME = {"type": "string", "pattern": r"^[a-z][a-zA-Z0-9_]*$"}
+_COMPOSITE_RULE = {"type": "object", "required": ["path", "op"], "additionalProperties": False,
+                   "properties": {"path": {"type": "string", "minLength": 1}, "op": {"type": "string"},
+                                  "value": {}, "when": _SLOT_NAME}}
+_COMPOSITE_STEP = {
+    "type": "object",
+    "required": ["id", "capability", "input"],
+    "additionalProperties": False,
+    "properties": {
+        "id": {"type": "string", "pattern": r"^[a-z][A-Za-z0-9_]*(\$\{each\.number\})?$"},
+        "capability": _REF,
+        "input": _TEMPLATE_MAP,
+        "depends_on": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+        "targets": {"type": "array", "items": {"type": "string"}, "description": "roles of the intent's targets"},
+        "when": {**_SLOT_NAME, "description": "the step exists only when the intent has this slot"},
+        "repeat": {**_SLOT_NAME, "description": "one step per value of this slot (one value counts as one)"},
+        "for_each": {"type": "string", "pattern": r"^\$\{steps\."},
+        "condition": {"type": "object", "required": ["ref", "op"]},
+        "postconditions": {"type": "array", "items": _COMPOSITE_RULE},
+        "label": _SAYS,
+    },
+}
+_REQUIREMENT = {"type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": False,
+                "properties": {"target": _SLOT_NAME, "slot": _SLOT_NAME,
+                               "any_slot": {"type": "array", "items": _SLOT_NAME, "minItems": 2}}}
+COMPOSITE = {
+    "type": "object",
+    "required": ["name", "description", "steps"],
+    "additionalProperties": False,
+    "properties": {
+        "name": {"type": "string", "pattern": _ID},
+        "description": {"type": "string", "minLength": 10},
+        # Checked in order before any step is built: TARGET_MISSING / SLOT_MISSING name the first gap.
+        "requires": {"type": "array", "items": _REQUIREMENT},
+        # "several": partial success is allowed when the plan has more than one step.
+        "allow_partial": {"enum": [True, False, "several"]},
+        # Every step runs once per id of `slot` (positive integers), pinned as targets of `type`.
+        "batch": {"type": "object", "required": ["slot", "type"], "additionalProperties": False,
+                  "properties": {"slot": _SLOT_NAME, "type": {"type": "string", "minLength": 1}}},
+        "steps": {"type": "array", "items": _COMPOSITE_STEP, "minItems": 1},
+    },
+}
+
 MANIFEST_FILE = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
@@ -313,5 +362,6 @@ MANIFEST_FILE = {
     "properties": {
         "resources": {"type": "array", "items": RESOURCE},
         "capabilities": {"type": "array", "items": CAPABILITY},
+        "composites": {"type": "array", "items": COMPOSITE},
     },
 }

@@ -18,6 +18,11 @@ version check is what gives the guarantee, and the rest is a dict, so it is writ
 
 The JSON parts of a spec (schemas, language, undo...) are shared between callers: treat them as
 read-only.
+
+The planner's composites (`composites:` in the manifest) are not rows: they only arrange registered
+capabilities, whose status the plan's validation checks step by step, so there is nothing to approve
+or suspend in them. They are read from the manifest files — once per process, again when a file
+changes — and carried by the snapshot like the capabilities they arrange.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -34,6 +40,7 @@ from django.conf import settings
 from django.db import connection
 from prometheus_client import Counter
 
+from .manifest import composites_read
 from .models import CapabilityStatus, CapabilityVersion, Resource, TenantCapabilityBlock, Transport
 from .roles import permissions_for_role
 
@@ -118,6 +125,7 @@ class RegistrySnapshot:
     capabilities: Mapping[str, CapabilitySpec]
     resources: Mapping[str, ResourceSpec]
     blocked: Mapping[str, frozenset[str]] = field(default_factory=dict)  # tenant id -> capability ids
+    composites: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # name -> manifest definition
 
     def get(self, capability_id: str, *, tenant: Any = None) -> CapabilitySpec | None:
         """The ACTIVE spec of `capability_id`, or None (unknown, not ACTIVE, or blocked for `tenant`)."""
@@ -222,7 +230,28 @@ def snapshot_build(version: int | None) -> RegistrySnapshot:
         blocked.setdefault(str(tenant_id), set()).add(key)
     return RegistrySnapshot(version=version, capabilities=MappingProxyType(capabilities),
                             resources=MappingProxyType(resources),
-                            blocked=MappingProxyType({t: frozenset(k) for t, k in blocked.items()}))
+                            blocked=MappingProxyType({t: frozenset(k) for t, k in blocked.items()}),
+                            composites=composite_definitions())
+
+
+_composites: tuple[tuple, Mapping[str, Mapping[str, Any]]] | None = None
+
+
+def manifest_directory() -> Path:
+    return Path(settings.BASE_DIR) / "capabilities"
+
+
+def composite_definitions() -> Mapping[str, Mapping[str, Any]]:
+    """The manifest's composites (read-only), re-read only when a manifest file changed: a stat per
+    file instead of parsing them all on every turn. An invalid manifest raises ManifestInvalid."""
+    global _composites
+    files = sorted(manifest_directory().glob("*.yaml"))
+    fingerprint = tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+    cached = _composites
+    if cached is None or cached[0] != fingerprint:
+        cached = (fingerprint, MappingProxyType(composites_read(manifest_directory())))
+        _composites = cached
+    return cached[1]
 
 
 def _resource_spec(resource: Resource) -> ResourceSpec:
