@@ -14,6 +14,9 @@ AGENT_CONFIRMATION_TTL_SECONDS = env_int("AGENT_CONFIRMATION_TTL_SECONDS", 5 * 6
 # Bounds when an execution may *start* after its ALLOW receipt was issued (invariant 3).
 POLICY_RECEIPT_TTL_SECONDS = env_int("POLICY_RECEIPT_TTL_SECONDS", 5 * 60, minimum=1)
 AGENT_OPERATION_CONTEXT_TTL_SECONDS = env_int("AGENT_OPERATION_CONTEXT_TTL_SECONDS", 30 * 60, minimum=1)
+# LGPD retention: after this many days what users typed (events, turns, intent copies) is replaced by
+# "[redacted]" by a daily maintainer job (conversations/retention.py); 0 keeps the texts forever.
+AGENT_MESSAGE_TEXT_RETENTION_DAYS = env_int("AGENT_MESSAGE_TEXT_RETENTION_DAYS", 90, minimum=0)
 
 # Per-minute turn limits (Redis-backed fixed windows); 429 with Retry-After beyond them.
 AGENT_RATE_USER_PER_MINUTE = env_int("AGENT_RATE_USER_PER_MINUTE", 120, minimum=1)

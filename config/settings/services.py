@@ -144,4 +144,7 @@ CELERY_BEAT_SCHEDULE: dict = {
                                       "options": {"queue": "execution"}},
     "conversations-expire-pending": {"task": "conversations.expire_pending", "schedule": 30.0,
                                      "options": {"queue": "default"}},
+    # LGPD retention (AGENT_MESSAGE_TEXT_RETENTION_DAYS): needs a worker whose login may act as agent_maintainer.
+    "conversations-redact-message-text": {"task": "conversations.redact_message_text", "schedule": 24 * 3600.0,
+                                          "options": {"queue": "default"}},
 }
