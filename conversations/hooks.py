@@ -29,6 +29,7 @@ from .reads import entity_ref
 from .review import review_apply
 from .state import entity_remember
 from .statemachine import Status, check_transition
+from .summary import read_answer
 
 log = structlog.get_logger(__name__)
 
@@ -81,12 +82,8 @@ def _message(execution: Execution, detail: Mapping[str, Any], intent: Mapping[st
     labels = _labels(intent)
     caps = [grammar.capabilities.get(s["capability"]) for s in detail["steps"]]
     if all(c is not None and c.kind == "read" for c in caps) and execution.status == "completed":
-        for step, cap in zip(detail["steps"], caps, strict=True):
-            result = step.get("result")
-            if cap.intent == "count" and isinstance(result, Mapping) and "count" in result:
-                noun = grammar.noun(cap.entity, language, many=True)
-                return "answer", messages.say("answer.count", language, count=result["count"], entity=noun)
-        return "answer", compose(execution, language)
+        answer = read_answer(grammar, registry_snapshot(), detail["steps"], language)
+        return "answer", answer or compose(execution, language)
     done = (operation or {}).get("done")
     text = done if done and execution.status == "completed" else compose(execution, language)
     if intent.get("batch") and execution.status in ("completed", "partially_completed"):

@@ -93,6 +93,33 @@ correct
 right
 yes please
 of course
+manda bala
+vai fundo
+vai la
+pode prosseguir
+pode confirmar
+pode fazer isso
+sim por favor
+sim claro
+com certeza
+certamente
+aham
+uhum
+sim senhor
+sounds good
+looks good
+go for it
+go on
+alright
+all right
+absolutely
+definitely
+sure thing
+please do
+do that
+yes do it
+ok go
+affirmative
 """)
 DECLINE = _set("""
 nao
@@ -102,6 +129,41 @@ negativo
 nope
 no
 no thanks
+nao obrigado
+nao precisa
+melhor nao
+acho melhor nao
+agora nao
+ainda nao
+nao agora
+nao quero nao
+nao vou querer
+nem pensar
+de jeito nenhum
+dispenso
+deixa quieto
+nao deixa
+nao deixa quieto
+nao mexe
+nao mexa
+nah
+not
+no thank you
+no need
+not now
+not yet
+better not
+rather not
+id rather not
+i d rather not
+no way
+absolutely not
+definitely not
+leave it
+leave it as is
+no leave it
+dont bother
+don t bother
 """)
 CANCEL = _set("""
 cancela
@@ -152,6 +214,41 @@ do not
 dont do it
 don t do it
 do not do it
+desiste
+desista
+desistir
+desisti
+esquece tudo
+esquece isso ai
+esquece o que eu disse
+esquece o que eu falei
+esqueca o que eu disse
+deixa isso
+deixa isso pra la
+deixa pra depois
+nao precisa mais
+nao quero mais
+mudei de ideia
+cancela ai
+cancela isso ai
+cancela essa
+para com isso
+cancel the operation
+cancel everything
+cancel the request
+cancel all
+scratch that
+scrap that
+forget about it
+never mind that
+changed my mind
+i changed my mind
+i ve changed my mind
+drop it
+call it off
+stop that
+stop everything
+hold off
 """)
 UNDO = _set("""
 desfaca
@@ -176,7 +273,40 @@ revert it
 revert that
 roll back
 rollback
+desfazer a ultima
+desfazer a ultima acao
+desfazer a ultima operacao
+desfaca a ultima acao
+desfaz a ultima
+desfaz a ultima acao
+desfaz a ultima operacao
+desfaz o que voce fez
+desfaca o que voce fez
+desfaz o ultimo
+volta como estava
+volta como era
+voltar atras
+reverte isso
+reverta isso
+undo the last
+undo the last action
+undo the last change
+undo the last one
+undo last
+undo what you did
+revert the last change
+revert that change
+take that back
+roll it back
+roll that back
 """)
+# "não, deixa", "no, don't", "stop, cancel that": a refusal or a stop word, then another refusal or
+# cancel phrase, is still the whole message declining or cancelling (never a request in disguise).
+_REFUSALS = ("nao", "no", "nope", "nah", "negativo")
+_STOPS = ("pare", "para", "espera", "stop", "wait", "hold on")
+DECLINE = DECLINE | frozenset(f"{r} {d}" for r in _REFUSALS for d in DECLINE | CANCEL if not d.startswith(r + " ")
+                              and d != r)
+CANCEL = CANCEL | frozenset(f"{s} {c}" for s in _STOPS for c in CANCEL if c != s)
 RETRY = _set("""
 tente novamente
 tenta novamente
@@ -234,6 +364,17 @@ i mean
 wrong
 rather
 sorry
+ops
+opps
+oops
+whoops
+epa
+foi mal
+my bad
+ou melhor
+na real
+corrigindo
+correcao
 """.strip().splitlines())
 # "quero X" / "é a 456" / "a da Beta": phrasing of the right value once a correction opened.
 CORRECTION_LEADS = frozenset(tokens("quero queria prefiro e era seria is it s i want want instead"))
@@ -248,7 +389,8 @@ PREVIOUS = frozenset(tokens("anterior ultimo ultima previous last"))
 CREATED = frozenset(tokens("ela ele nela nele dela dele it criada criado nova novo new created"))
 QUESTION_WORDS = frozenset(tokens("qual quais quanto quantos quantas quando que quem onde what which how when who "
                                   "where"))
-COUNT_WORDS = frozenset(tokens("quantos quantas quanto how many count total"))
+# "how" alone asks how long, how far, how it is ("how long is it valid?"): "how many" counts by "many".
+COUNT_WORDS = frozenset(tokens("quantos quantas quanto many count total"))
 EXPLAIN_MARKERS = frozenset(tokens("explique explica explicar explain significa mean"))
 # Units that bind a bare number to an integer slot ("45 dias", "30 days").
 DAY_UNITS = frozenset(tokens("dia dias day days"))
@@ -267,11 +409,28 @@ CONFIRM_WORDS = frozenset(p for p in CONFIRM if " " not in p) | {"pode", "seguir
 
 
 def is_confirmation(phrase_text: str) -> bool:
-    """"sim", "pode seguir", or a run of confirmation words ("beleza, pode", "yes, go ahead")."""
+    """"sim", "pode seguir", or a run of confirmation words and phrases ("beleza, pode", "ok, do it",
+    "yes, go ahead")."""
     if phrase_text in CONFIRM:
         return True
     parts = phrase_text.split()
-    return len(parts) > 1 and all(p in CONFIRM_WORDS for p in parts)
+    return len(parts) > 1 and _run_of_confirmations(tuple(parts))
+
+
+_CONFIRM_LONGEST = max(len(p.split()) for p in CONFIRM)
+
+
+def _run_of_confirmations(parts: tuple[str, ...]) -> bool:
+    """The words split into confirmation phrases and words, end to end."""
+    reach = {0}
+    for start in range(len(parts)):
+        if start not in reach:
+            continue
+        for n in range(1, min(_CONFIRM_LONGEST, len(parts) - start) + 1):
+            piece = parts[start:start + n]
+            if " ".join(piece) in CONFIRM or (n == 1 and piece[0] in CONFIRM_WORDS):
+                reach.add(start + n)
+    return len(parts) in reach
 
 
 def strip_filler(parts: list[str]) -> list[str]:

@@ -14,6 +14,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from .grammar import same_word
 from .lexicon import ARTICLES, DEMONSTRATIVES, FILLER, tokens
 
 NOISE = ARTICLES | DEMONSTRATIVES | FILLER
@@ -64,11 +65,16 @@ def find_exact(parts: list[str], items: Iterable[Mapping[str, Any]], label: str,
     return sorted(found, key=lambda pair: pair[1][0])
 
 
+def _skipped(word: str, skip: set[str] | frozenset[str]) -> bool:
+    """A word of the request itself, also inflected (an entity noun in the plural), is never a name's word."""
+    return word in skip or any(s[:3] == word[:3] and same_word(word, s) for s in skip)
+
+
 def find_partial(parts: list[str], items: Iterable[Mapping[str, Any]], label: str,
                  skip: set[str] | frozenset[str] = frozenset()) -> Mention | None:
     """Items sharing a distinctive word with the message ("o Pereira" → João Pereira)."""
     words = [(i, p) for i, p in enumerate(parts) if len(p) >= 3 and not p.isdigit() and p not in NOISE
-             and p not in skip]
+             and not _skipped(p, skip)]
     hits: list[dict[str, Any]] = []
     spans: list[tuple[int, int]] = []
     for item in items:

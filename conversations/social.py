@@ -10,43 +10,99 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .grammar import CapabilityGrammar, Grammar
-from .lexicon import tokens
+from rapidfuzz.distance import OSA
 
-GREETING = frozenset({"oi", "ola", "opa", "eai", "salve", "hello", "hi", "hey", "hiya", "howdy", "greetings",
-                      "bom dia", "boa tarde", "boa noite", "e ai", "good morning", "good afternoon",
-                      "good evening", "tudo bem", "tudo bom", "como vai", "how are you"})
-THANKS = frozenset({"obrigado", "obrigada", "brigado", "brigada", "valeu", "vlw", "agradeco", "thanks", "thank you",
-                    "thx", "ty", "cheers", "muito obrigado", "muito obrigada", "thanks a lot", "perfeito obrigado"})
-BYE = frozenset({"tchau", "ate logo", "ate mais", "ate amanha", "falou", "bye", "goodbye", "see you", "see ya",
-                 "ate a proxima"})
+from .grammar import CapabilityGrammar, Grammar
+from .lexicon import ARTICLES, tokens
+
+GREETING = frozenset({"oi", "oie", "oii", "ola", "opa", "eai", "eae", "iae", "salve", "fala", "fala ai", "hello", "hi",
+                      "hey", "hiya", "howdy", "greetings", "yo", "bom dia", "boa tarde", "boa noite", "e ai",
+                      "good morning", "good afternoon", "good evening", "good day", "tudo bem", "tudo bom",
+                      "tudo certo", "como vai", "como vai voce", "beleza", "tudo joia", "how are you",
+                      "how s it going", "what s up", "whats up", "hey there"})
+THANKS = frozenset({"obrigado", "obrigada", "obrigadao", "brigado", "brigada", "brigadao", "obg", "valeu", "vlw",
+                    "valeu mesmo", "valeu demais", "agradeco", "agradecido", "agradecida", "grato", "grata",
+                    "muito obrigado", "muito obrigada", "perfeito obrigado", "ajudou", "me ajudou", "ajudou muito",
+                    "ajudou bastante", "isso ajudou", "foi muito util", "thanks", "thank you", "thx", "ty", "tks",
+                    "cheers", "thanks a lot", "thanks a bunch", "many thanks", "much appreciated", "appreciate it",
+                    "i appreciate it", "that helped", "that helps", "very helpful", "great thanks"})
+BYE = frozenset({"tchau", "ate logo", "ate mais", "ate amanha", "ate breve", "falou", "flw", "fui", "bye", "goodbye",
+                 "bye bye", "see you", "see ya", "see you later", "take care", "ate a proxima", "e so isso",
+                 "era so isso", "so isso", "por hoje e so", "por enquanto e so", "nada mais", "that s all",
+                 "thats all", "that is all", "that s all for now", "nothing else", "have a nice day"})
 HELP = frozenset({"ajuda", "socorro", "help", "menu", "comandos", "o que voce pode fazer", "o que voce faz",
                   "o que vc faz", "o que vc pode fazer", "o que da pra fazer", "o que posso fazer",
                   "o que eu posso fazer", "como funciona", "como voce funciona", "como te uso", "me ajuda",
-                  "me ajude", "preciso de ajuda", "what can you do", "what do you do", "how does this work",
-                  "what can i do", "how do i use this", "i need help", "help me", "commands", "options"})
+                  "me ajude", "preciso de ajuda", "o que voce sabe fazer", "o que vc sabe fazer",
+                  "o que sabe fazer", "o que voce consegue fazer", "o que vc consegue fazer",
+                  "como voce pode me ajudar", "como vc pode me ajudar", "como pode me ajudar",
+                  "em que voce pode me ajudar", "no que voce pode me ajudar", "em que pode me ajudar",
+                  "pode me ajudar", "quais comandos", "quais as opcoes", "como eu uso", "como usar",
+                  "o que eu posso pedir", "o que posso pedir", "what can you do", "what do you do",
+                  "how does this work", "how does it work", "what can i do", "how do i use this", "i need help",
+                  "help me", "commands", "options", "what are you able to do", "what are you able to help me with",
+                  "what can you help me with", "what can you help with", "how can you help", "how can you help me",
+                  "what do you know", "what do you know how to do", "what are your capabilities", "what can i ask",
+                  "what can i ask you", "show me what you can do", "how do i use you"})
 # Words that may come along without changing the kind ("oi, tudo bem?", "valeu pela ajuda!").
-_ALONG = frozenset(tokens("por favor pela pelo ajuda a o voce vc amigo agente assistente entao ai bem muito "
-                          "please for the your you there again so much pal"))
+_ALONG = frozenset(tokens("por favor pela pelo ajuda a o voce vc amigo agente assistente entao ai bem muito me mim "
+                          "pra hoje gente pessoal galera please for the your you there again so much pal to today "
+                          "guys everyone"))
+# "como você pode me ajudar com isso?", "how can you help me with …?": help about a topic (a few words, no
+# number) is still help.
+_TOPIC_OPENERS = frozenset(tokens("com sobre em no na nos nas with about on regarding"))
+_TOPIC_WORDS = 2
 _KINDS = (("thanks", THANKS), ("help", HELP), ("bye", BYE), ("greeting", GREETING))
+_PHRASES = tuple((kind, tuple(p.split())) for kind, phrases in _KINDS
+                 for p in sorted(phrases, key=lambda p: (-len(p.split()), p)))
 _PLACEHOLDER = re.compile(r"\{([^}]+)\}")
 EXAMPLES_PER_REPLY = 6
+MAX_WORDS = 10
+
+
+def _same(word: str, expected: str, fuzzy: bool) -> bool:
+    """A word of a phrase; in a long phrase, one slip of the keyboard in a word of four letters or more
+    ("waht can you do")."""
+    if word == expected:
+        return True
+    return fuzzy and min(len(word), len(expected)) >= 4 and OSA.distance(word, expected, score_cutoff=1) <= 1
+
+
+def _find(parts: list[str | None], phrase: tuple[str, ...]) -> int | None:
+    n, fuzzy = len(phrase), len(phrase) >= 3
+    for i in range(len(parts) - n + 1):
+        if all(parts[i + k] is not None and _same(parts[i + k], w, fuzzy) for k, w in enumerate(phrase)):
+            return i
+    return None
+
+
+def _without_topic(rest: list[str]) -> list[str]:
+    """The words before "com/with/about …" when what follows is a short topic without numbers."""
+    for i, word in enumerate(rest):
+        if word in _TOPIC_OPENERS:
+            topic = [w for w in rest[i + 1:] if w not in ARTICLES]
+            if 0 < len(topic) <= _TOPIC_WORDS and not any(c.isdigit() for w in topic for c in w):
+                return rest[:i]
+            break
+    return rest
 
 
 def social_kind(parts: list[str]) -> str | None:
     """"greeting", "thanks", "bye" or "help" when the whole message is one of those, else None."""
-    if not parts or len(parts) > 8:
+    if not parts or len(parts) > MAX_WORDS:
         return None
-    text = " " + " ".join(parts) + " "
+    left: list[str | None] = list(parts)
     found: list[str] = []
-    rest = text
-    for kind, phrases in _KINDS:
-        for phrase in sorted(phrases, key=len, reverse=True):
-            if f" {phrase} " in rest:
-                # A question about what it can do outweighs a courtesy ("obrigado, o que você faz?").
-                found.insert(0 if kind == "help" and " " in phrase else len(found), kind)
-                rest = rest.replace(f" {phrase} ", " ")
-    if not found or any(word not in _ALONG for word in rest.split()):
+    for kind, phrase in _PHRASES:
+        while (at := _find(left, phrase)) is not None:
+            # A question about what it can do outweighs a courtesy ("obrigado, o que você faz?").
+            if kind not in found:
+                found.insert(0 if kind == "help" and len(phrase) > 1 else len(found), kind)
+            left[at:at + len(phrase)] = [None] * len(phrase)
+    rest = [w for w in left if w is not None]
+    if "help" in found:
+        rest = _without_topic(rest)
+    if not found or any(word not in _ALONG for word in rest):
         return None
     return found[0]
 

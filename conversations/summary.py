@@ -1,6 +1,7 @@
 """How an operation is worded: the confirmation's summary ("adicionar “Trabalho em Altura” à
 permissão 123 (Alfa)") with the affected resources, and the reply once it is done — from the
-capability's `language` templates in the registry, else a generic form."""
+capability's `language` templates in the registry, else a generic form — and what a read answers: its
+count or its items by label ("Encontrei 2 <nouns>: 52 (Alfa), 60 (Beta).")."""
 
 from __future__ import annotations
 
@@ -9,10 +10,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from execution.messages import text as result_text
+from registry.selectors import RegistrySnapshot
+
 from . import messages
 from .batch_plan import batch_describe
-from .grammar import CapabilityGrammar
+from .grammar import CapabilityGrammar, Grammar
 from .intents import is_target
+from .reads import entity_ref
 from .turns import Turn
 from .understanding import SlotValue
 
@@ -106,3 +111,93 @@ def _render(turn: Turn, capability_id: str, kind: str, values: Mapping[str, str]
         return None
     text = _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
     return text[0].upper() + text[1:] if kind == "done" else text
+
+
+# --- what a read answers ----------------------------------------------------------------------
+
+MAX_ITEMS = 10  # a chat reply stays short: the rest is counted ("e mais 4")
+_MAX_LABEL = 80
+
+
+def read_answer(grammar: Grammar, snapshot: RegistrySnapshot, steps: list[Mapping[str, Any]],
+                language: str) -> str | None:
+    """The reply to a read from its last count or list result ("Há 9 <nouns>.", "Encontrei 2 <nouns>:
+    52 (Alfa), 60 (Beta)."), worded with the manifest's nouns and `language.item`; None
+    when no step returned one (the execution composer answers then)."""
+    for step in reversed(steps):
+        cap, result = grammar.capabilities.get(step["capability"]), step.get("result")
+        if cap is None or step.get("status") != "completed":
+            continue
+        spec = snapshot.get(cap.id)
+        item = dict((spec.language or {}).get("item") or {}) if spec else {}
+        noun = _Noun.of(grammar, cap.entity, language, item.get("noun"))
+        if cap.intent == "count" and isinstance(result, Mapping) and isinstance(result.get("count"), int):
+            return noun.say("result.count_one" if result["count"] == 1 else "result.count_many", count=result["count"])
+        if isinstance(result, list):
+            entries = [entry for entry in result if isinstance(entry, Mapping)]
+            item["details"] = _varying(entries, item.get("details") or ())
+            return list_text([item_label(grammar, cap.entity, entry, item) for entry in entries], noun)
+    return None
+
+
+def _varying(entries: list[Mapping[str, Any]], details: Any) -> list[str]:
+    """Details that tell items apart: one every item shares (the value the user filtered by) is noise."""
+    if len(entries) < 2:
+        return list(details)
+    return [p for p in details if len({str(_path(entry, p)) for entry in entries}) > 1]
+
+
+@dataclass(frozen=True)
+class _Noun:
+    one: str
+    many: str
+    female: bool
+    language: str
+
+    @classmethod
+    def of(cls, grammar: Grammar, entity: str, language: str, own: Mapping[str, Any] | None = None) -> _Noun:
+        """The capability's own `item.noun` when it has one, else the manifest's noun of its entity."""
+        forms = (own or {}).get(language) or (own or {}).get("pt-BR")
+        if forms:
+            return cls(forms["one"], forms["many"], forms.get("gender", "f") == "f", language)
+        female = not grammar.noun(entity, language, article="the").startswith("o ")
+        return cls(grammar.noun(entity, language), grammar.noun(entity, language, many=True), female, language)
+
+    def say(self, key: str, **values: Any) -> str:
+        return result_text(self.language, key, noun=self.one, nouns=self.many, **values)
+
+
+def list_text(labels: list[str], noun: _Noun) -> str:
+    """"Encontrei 12 <nouns>: 310, …, 340 e mais 2." — or "Nenhuma <noun> encontrada."."""
+    if not labels:
+        return noun.say("result.list_empty_f" if noun.female else "result.list_empty_m")
+    shown = labels[:MAX_ITEMS]
+    # A label holding a comma (free text) would blur the items: separate them more strongly then.
+    items = ("; " if any("," in label for label in shown) else ", ").join(shown)
+    if len(labels) > MAX_ITEMS:
+        items = noun.say("result.list_more", items=items, count=len(labels) - MAX_ITEMS)
+    return noun.say("result.list_one" if len(labels) == 1 else "result.list_many", count=len(labels), items=items)
+
+
+def item_label(grammar: Grammar, entity: str, entry: Mapping[str, Any], item: Mapping[str, Any]) -> str:
+    """"325 (Elétrica Pinheiro)": the field `item.label` names (else the entity's resolver label, else a
+    generic one), then the `item.details` paths that have a value."""
+    field_name = item.get("label") or _resolver_label(grammar, entity)
+    label = _path(entry, field_name) if field_name else None
+    if label in (None, ""):
+        label = entity_ref(entity, entry)["label"]
+    details = [str(v) for v in (_path(entry, p) for p in item.get("details") or ()) if v not in (None, "")]
+    text = str(label) + (f" ({', '.join(details)})" if details else "")
+    return text if len(text) <= _MAX_LABEL else text[:_MAX_LABEL - 1].rstrip() + "\u2026"
+
+
+def _resolver_label(grammar: Grammar, entity: str) -> str | None:
+    """The output field a slot of this entity type is matched by (its resolver's `label`)."""
+    return next((str(s.resolver["label"]) for c in grammar.capabilities.values() for s in c.slots
+                 if s.type == entity and s.resolver and s.resolver.get("label")), None)
+
+
+def _path(entry: Any, dotted: str) -> Any:
+    for key in dotted.split("."):
+        entry = entry.get(key) if isinstance(entry, Mapping) else None
+    return entry

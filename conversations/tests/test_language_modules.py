@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from conversations import lexicon
 from conversations.ellipsis import ellipsis_rest
 from conversations.lexicon import tokens
 from conversations.numbers import numerals_of, raw_numbers, reference_number, value_problem
@@ -18,6 +19,14 @@ from conversations.social import social_kind
     ("o que você pode fazer?", "help"), ("o que vc faz", "help"), ("what can you do?", "help"), ("help", "help"),
     ("obrigado, o que você pode fazer?", "help"),
     ("oi, abra a permissão 123", None), ("ajuda com a 123", None), ("obrigado por excluir a 5", None), ("", None),
+    ("valeu, ajudou muito", "thanks"), ("thank you, that's all", "thanks"), ("obrigadão!", "thanks"),
+    ("much appreciated", "thanks"), ("por hoje é só", "bye"), ("that's all for now", "bye"),
+    ("e aí, beleza?", "greeting"),
+    ("o que você sabe fazer?", "help"), ("what are you able to help me with?", "help"),
+    ("como você pode me ajudar com as inspeções?", "help"), ("how can you help me with permits?", "help"),
+    ("waht can you do for me?", "help"), ("o que eu posso pedir pra você?", "help"),
+    ("me ajuda com a permissão 311", None), ("help me with removing Tiago from permit 5", None),
+    ("pode me ajudar a cancelar a inspeção 52?", None), ("valeu, agora abre a 52", None),
 ])
 def test_social_kind(text, kind):
     assert social_kind(tokens(text)) == kind
@@ -79,3 +88,50 @@ def test_reference_number(text, takes_value, named_at, expected):
     found = reference_number(parts, set(), takes_value=takes_value, named_at=[parts.index(p) for p in parts
                                                                               if named_at and p == "12"])
     assert (found[1] if found else None) == expected
+
+
+def _control_kind(text: str) -> str | None:
+    said = lexicon.phrase(text)
+    if lexicon.is_confirmation(said):
+        return "confirm"
+    for kind, phrases in (("decline", lexicon.DECLINE), ("cancel", lexicon.CANCEL), ("undo", lexicon.UNDO)):
+        if said in phrases:
+            return kind
+    return None
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("sim", "confirm"), ("ok, do it", "confirm"), ("sim, pode mandar", "confirm"), ("yes, go ahead please", "confirm"),
+    ("manda bala", "confirm"), ("sounds good", "confirm"), ("beleza, pode seguir", "confirm"),
+    ("não", "decline"), ("melhor não", "decline"), ("não, deixa", "decline"), ("não, obrigado", "decline"),
+    ("nem pensar", "decline"), ("no, don't", "decline"), ("no, leave it", "decline"), ("nope", "decline"),
+    ("nah, not now", "decline"), ("better not", "decline"),
+    ("deixa pra lá", "cancel"), ("esquece", "cancel"), ("desiste", "cancel"), ("mudei de ideia", "cancel"),
+    ("stop, cancel that", "cancel"), ("espera, cancela", "cancel"), ("scratch that", "cancel"),
+    ("never mind", "cancel"),
+    ("desfazer a última ação", "undo"), ("desfaz o que você fez", "undo"), ("undo the last change", "undo"),
+    ("take that back", "undo"),
+    # A refusal or a stop word opening a request is no control phrase: the request is read.
+    ("não, deixa a validade em 30 dias", None), ("no, don't approve permit 5, cancel it", None),
+    ("melhor não aprovar a 311", None), ("stop the inspection 52", None), ("esquece a 311 e abre a 312", None),
+    ("sim, conclui", None), ("ok, cancela a inspeção 52", None), ("não pode", None),
+])
+def test_control_phrases(text, kind):
+    assert _control_kind(text) == kind
+
+
+@pytest.mark.parametrize(("text", "rest"), [
+    ("não, a 124", ["a", "124"]), ("ops, a 312", ["a", "312"]), ("oops, inspection 54", ["inspection", "54"]),
+    ("foi mal, é a 53", ["e", "a", "53"]), ("my bad, permit 311", ["permit", "311"]), ("opa, abre a 312", None),
+    ("abre a 312", None),
+])
+def test_correction_remainder(text, rest):
+    assert lexicon.correction_remainder(text) == rest
+
+
+@pytest.mark.parametrize(("text", "counts"), [
+    ("how many permits are there?", True), ("quantas inspeções estão agendadas?", True),
+    ("how long is permit 311 valid?", False), ("how is inspection 52 going?", False),
+])
+def test_count_words(text, counts):
+    assert any(p in lexicon.COUNT_WORDS for p in tokens(text)) is counts
