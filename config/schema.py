@@ -3,9 +3,12 @@
 The review endpoints build their answers by hand (no Output serializer), so drf-spectacular cannot
 guess their shape; these extensions give it, without touching the views. Imported by config/urls.py,
 before any schema is generated. tests/contracts/test_openapi.py fails on any generator warning.
+`describe_operations` (a postprocessing hook) adds each operation's summary, description and examples.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from drf_spectacular.extensions import OpenApiViewExtension
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view, inline_serializer
@@ -87,3 +90,65 @@ EventsDescription = _described(
     "The conversation's event log after sequence number `after` (default 0), in order and without gaps, a "
     "page at a time: the same envelopes the websocket streams.",
     [OpenApiParameter("after", int, description="the last sequence number the caller has (default 0)")])
+
+
+# --- summaries, descriptions and examples (SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"]) -------------
+
+# Values by property name for the examples the table does not give, so a synthesized example still
+# reads like the demo tenant's data rather than Swagger UI's "string" / 0.
+_VALUES: dict[str, Any] = {
+    "id": 1, "number": "123", "name": "Alfa Construções", "key": "workingAtHeight", "title": "Trabalho em Altura",
+    "source": "trabalho-em-altura.md", "version": "2026.12.01.1", "knowledge_version": "2026.12.01.1",
+    "text": "Trabalho em altura é toda atividade executada acima de 2 metros…", "excerpt": "Trabalho em altura é…",
+    "language": "pt", "status": "completed", "severity": "HIGH", "description": "Guarda-corpo solto",
+    "outcome": "approved", "score": 1.0, "revision": 3,
+}
+_FORMATS = {"date-time": "2026-12-01T12:00:00Z", "date": "2026-12-10", "uuid": "8d0b7a56-52a4-4d8e-b1a4-6c1f0e3d9a21"}
+_BY_TYPE = {"integer": 1, "number": 1.0, "boolean": True, "string": "…"}
+
+
+def _synthesized(schema: dict, components: dict, name: str = "", depth: int = 0) -> Any:
+    if "$ref" in schema:
+        schema = components[schema["$ref"].rsplit("/", 1)[1]]
+    for combined in ("allOf", "oneOf", "anyOf"):
+        if schema.get(combined):
+            return _synthesized(schema[combined][0], components, name, depth)
+    if "enum" in schema:
+        return next((value for value in schema["enum"] if value is not None), None)
+    kind = schema.get("type")
+    if kind == "array":
+        return [] if depth > 8 else [_synthesized(schema.get("items", {}), components, name, depth + 1)]
+    if kind == "object" or "properties" in schema:
+        return {key: _synthesized(value, components, key, depth + 1)
+                for key, value in (schema.get("properties") or {}).items()} if depth <= 8 else {}
+    typed, value = _BY_TYPE.get(kind), _VALUES.get(name)
+    if value is not None and (typed is None or type(value) is type(typed)):
+        return value
+    return _FORMATS.get(schema.get("format", ""), typed)
+
+
+def _json(content: dict | None) -> dict | None:
+    return (content or {}).get("application/json")
+
+
+def describe_operations(result: dict, generator: Any, request: Any, public: bool) -> dict:
+    """Every operation gets the table's summary and description (config/openapi_docs.py) and an example
+    of its JSON request body and of its JSON success response: the table's, else one synthesized."""
+    from config.openapi_docs import DOCS
+
+    components = result.get("components", {}).get("schemas", {})
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            docs = DOCS.get(operation.get("operationId"), {})
+            for field in ("summary", "description"):
+                if docs.get(field):
+                    operation[field] = docs[field]
+            body = _json(operation.get("requestBody", {}).get("content"))
+            if body is not None:
+                body["example"] = docs.get("request", _synthesized(body.get("schema", {}), components))
+            success = next((r for code, r in sorted(operation.get("responses", {}).items()) if code.startswith("2")),
+                           {})
+            media = _json(success.get("content"))
+            if media is not None:
+                media["example"] = docs.get("response", _synthesized(media.get("schema", {}), components))
+    return result

@@ -527,7 +527,7 @@ export interface Paths {
     };
   };
   "/agent/conversations/{conversation_id}/cancel": {
-    /** agent_conversations_cancel_create */
+    /** Cancel what is pending or running */
     post: {
       path: { conversation_id: string };
       requestBody: ActionInput;
@@ -535,7 +535,7 @@ export interface Paths {
     };
   };
   "/agent/conversations/{conversation_id}/confirm": {
-    /** agent_conversations_confirm_create */
+    /** Confirm the pending operation */
     post: {
       path: { conversation_id: string };
       requestBody: ConfirmInput;
@@ -551,7 +551,7 @@ export interface Paths {
     };
   };
   "/agent/conversations/{conversation_id}/messages": {
-    /** agent_conversations_messages_create */
+    /** Send a message (one turn) */
     post: {
       path: { conversation_id: string };
       requestBody: MessageInput;
@@ -559,7 +559,7 @@ export interface Paths {
     };
   };
   "/agent/conversations/{conversation_id}/resume": {
-    /** agent_conversations_resume_create */
+    /** Resume an interrupted operation */
     post: {
       path: { conversation_id: string };
       requestBody: ActionInput;
@@ -567,7 +567,7 @@ export interface Paths {
     };
   };
   "/agent/conversations/{conversation_id}/undo": {
-    /** agent_conversations_undo_create */
+    /** Undo the last operation */
     post: {
       path: { conversation_id: string };
       requestBody: ActionInput;
@@ -575,7 +575,7 @@ export interface Paths {
     };
   };
   "/agent/executions/{execution_id}": {
-    /** agent_executions_retrieve */
+    /** An execution's full trace */
     get: {
       path: { execution_id: string };
       responses: { 200: ExecutionTrace };
@@ -590,7 +590,7 @@ export interface Paths {
     };
   };
   "/agent/executions/{execution_id}/pause": {
-    /** agent_executions_pause_create */
+    /** Pause an execution */
     post: {
       path: { execution_id: string };
       requestBody: ExecutionRuntimeControlInput;
@@ -598,7 +598,7 @@ export interface Paths {
     };
   };
   "/agent/executions/{execution_id}/resume": {
-    /** agent_executions_resume_create */
+    /** Resume a paused execution */
     post: {
       path: { execution_id: string };
       requestBody: ExecutionRuntimeControlInput;
@@ -635,68 +635,68 @@ export interface Paths {
     };
   };
   "/api/sst/companies": {
-    /** api_sst_companies_list */
+    /** Companies */
     get: {
       query: { q?: string };
       responses: { 200: NamedRef[] };
     };
   };
   "/api/sst/component-types": {
-    /** api_sst_component_types_list */
+    /** Component catalog */
     get: {
       query: { q?: string };
       responses: { 200: ComponentTypeOutput[] };
     };
   };
   "/api/sst/employees": {
-    /** api_sst_employees_list */
+    /** Employees */
     get: {
       query: { company?: number; q?: string };
       responses: { 200: EmployeeOutput[] };
     };
   };
   "/api/sst/employees/count": {
-    /** api_sst_employees_count_retrieve */
+    /** Count employees */
     get: {
       query: { company?: number; q?: string };
       responses: { 200: CountOutput };
     };
   };
   "/api/sst/employees/{id}": {
-    /** api_sst_employees_retrieve */
+    /** An employee */
     get: {
       path: { id: number };
       responses: { 200: EmployeeOutput };
     };
   };
   "/api/sst/inspections": {
-    /** api_sst_inspections_list */
+    /** Safety inspections */
     get: {
       query: { company?: number; company_name?: string; number?: string; q?: string; status?: "SCHEDULED" | "DONE" | "CANCELLED" };
       responses: { 200: InspectionOutput[] };
     };
-    /** api_sst_inspections_create */
+    /** Schedule an inspection */
     post: {
       requestBody: InspectionListInput;
       responses: { 201: InspectionOutput };
     };
   };
   "/api/sst/inspections/count": {
-    /** api_sst_inspections_count_retrieve */
+    /** Count inspections */
     get: {
       query: { company?: number; company_name?: string; number?: string; q?: string; status?: "SCHEDULED" | "DONE" | "CANCELLED" };
       responses: { 200: CountOutput };
     };
   };
   "/api/sst/inspections/{id}": {
-    /** api_sst_inspections_retrieve */
+    /** An inspection */
     get: {
       path: { id: number };
       responses: { 200: InspectionOutput };
     };
   };
   "/api/sst/inspections/{id}/cancel": {
-    /** api_sst_inspections_cancel_create */
+    /** Cancel an inspection */
     post: {
       path: { id: number };
       requestBody: InspectionCancelInput;
@@ -704,19 +704,19 @@ export interface Paths {
     };
   };
   "/api/sst/inspections/{id}/complete": {
-    /** api_sst_inspections_complete_create */
+    /** Complete an inspection */
     post: {
       path: { id: number };
       responses: { 200: InspectionOutput };
     };
   };
   "/api/sst/inspections/{id}/findings": {
-    /** api_sst_inspections_findings_list */
+    /** An inspection's findings */
     get: {
       path: { id: number };
       responses: { 200: FindingOutput[] };
     };
-    /** api_sst_inspections_findings_create */
+    /** Record a finding */
     post: {
       path: { id: number };
       requestBody: InspectionFindingsInput;
@@ -724,14 +724,14 @@ export interface Paths {
     };
   };
   "/api/sst/inspections/{id}/findings/{finding_id}": {
-    /** api_sst_inspections_findings_destroy */
+    /** Remove a finding */
     delete: {
       path: { finding_id: number; id: number };
       responses: { 204: void };
     };
   };
   "/api/sst/inspections/{id}/inspector": {
-    /** api_sst_inspections_inspector_create */
+    /** Assign the inspector */
     post: {
       path: { id: number };
       requestBody: InspectionInspectorInput;
@@ -739,7 +739,7 @@ export interface Paths {
     };
   };
   "/api/sst/inspections/{id}/reschedule": {
-    /** api_sst_inspections_reschedule_create */
+    /** Reschedule an inspection */
     post: {
       path: { id: number };
       requestBody: InspectionRescheduleInput;
@@ -747,51 +747,51 @@ export interface Paths {
     };
   };
   "/api/sst/permits": {
-    /** api_sst_permits_list */
+    /** Work permits */
     get: {
       query: { company?: number; company_name?: string; ids?: string; number?: string; q?: string; status?: "DRAFT" | "APPROVED" | "CANCELLED" | "CLOSED" };
       responses: { 200: PermitOutput[] };
     };
-    /** api_sst_permits_create */
+    /** Create a work permit */
     post: {
       requestBody: PermitListInput;
       responses: { 201: PermitOutput };
     };
   };
   "/api/sst/permits/count": {
-    /** api_sst_permits_count_retrieve */
+    /** Count work permits */
     get: {
       query: { company?: number; company_name?: string; ids?: string; number?: string; q?: string; status?: "DRAFT" | "APPROVED" | "CANCELLED" | "CLOSED" };
       responses: { 200: CountOutput };
     };
   };
   "/api/sst/permits/{id}": {
-    /** api_sst_permits_retrieve */
+    /** A work permit */
     get: {
       path: { id: number };
       responses: { 200: PermitOutput };
     };
-    /** api_sst_permits_partial_update */
+    /** Change a work permit */
     patch: {
       path: { id: number };
       requestBody: PatchedPermitDetailInput;
       responses: { 200: PermitOutput };
     };
-    /** api_sst_permits_destroy */
+    /** Delete a work permit */
     delete: {
       path: { id: number };
       responses: { 204: void };
     };
   };
   "/api/sst/permits/{id}/approve": {
-    /** api_sst_permits_approve_create */
+    /** Approve a work permit */
     post: {
       path: { id: number };
       responses: { 200: PermitOutput };
     };
   };
   "/api/sst/permits/{id}/cancel": {
-    /** api_sst_permits_cancel_create */
+    /** Cancel a work permit */
     post: {
       path: { id: number };
       requestBody: PermitCancelInput;
@@ -799,33 +799,33 @@ export interface Paths {
     };
   };
   "/api/sst/permits/{id}/checks/compliance": {
-    /** api_sst_permits_checks_compliance_retrieve */
+    /** Compliance check */
     get: {
       path: { id: number };
       responses: { 200: ComplianceOutput };
     };
   };
   "/api/sst/permits/{id}/checks/risk": {
-    /** api_sst_permits_checks_risk_retrieve */
+    /** Risk assessment */
     get: {
       path: { id: number };
       responses: { 200: RiskAssessmentOutput };
     };
   };
   "/api/sst/permits/{id}/checks/training": {
-    /** api_sst_permits_checks_training_retrieve */
+    /** Training check */
     get: {
       path: { id: number };
       responses: { 200: TrainingCheckOutput };
     };
   };
   "/api/sst/permits/{id}/components": {
-    /** api_sst_permits_components_list */
+    /** A permit's components */
     get: {
       path: { id: number };
       responses: { 200: PermitComponentOutput[] };
     };
-    /** api_sst_permits_components_create */
+    /** Add a component */
     post: {
       path: { id: number };
       requestBody: PermitComponentsInput;
@@ -833,25 +833,25 @@ export interface Paths {
     };
   };
   "/api/sst/permits/{id}/components/{component_id}": {
-    /** api_sst_permits_components_partial_update */
+    /** Change a component's notes */
     patch: {
       path: { component_id: number; id: number };
       requestBody: PatchedPermitComponentDetailInput;
       responses: { 200: PermitComponentWriteOutput };
     };
-    /** api_sst_permits_components_destroy */
+    /** Remove a component */
     delete: {
       path: { component_id: number; id: number };
       responses: { 204: void };
     };
   };
   "/api/sst/permits/{id}/evaluations": {
-    /** api_sst_permits_evaluations_list */
+    /** A permit's evaluations */
     get: {
       path: { id: number };
       responses: { 200: EvaluationOutput[] };
     };
-    /** api_sst_permits_evaluations_create */
+    /** Record an evaluation */
     post: {
       path: { id: number };
       requestBody: PermitEvaluationsInput;
@@ -859,7 +859,7 @@ export interface Paths {
     };
   };
   "/api/sst/permits/{id}/validity": {
-    /** api_sst_permits_validity_create */
+    /** Change a permit's validity */
     post: {
       path: { id: number };
       requestBody: PermitValidityInput;
@@ -867,12 +867,12 @@ export interface Paths {
     };
   };
   "/api/sst/permits/{id}/workers": {
-    /** api_sst_permits_workers_list */
+    /** A permit's workers */
     get: {
       path: { id: number };
       responses: { 200: PermitWorkerOutput[] };
     };
-    /** api_sst_permits_workers_create */
+    /** Add a worker */
     post: {
       path: { id: number };
       requestBody: PermitWorkersInput;
@@ -880,14 +880,14 @@ export interface Paths {
     };
   };
   "/api/sst/permits/{id}/workers/{employee_id}": {
-    /** api_sst_permits_workers_destroy */
+    /** Remove a worker */
     delete: {
       path: { employee_id: number; id: number };
       responses: { 204: void };
     };
   };
   "/api/sst/secondary/permits/{id}/checks/compliance": {
-    /** api_sst_secondary_permits_checks_compliance_retrieve */
+    /** Compliance check (secondary source) */
     get: {
       path: { id: number };
       responses: { 200: ComplianceOutput };

@@ -54,6 +54,10 @@ class KnowledgeIndex:
     by_semantic_id: dict[str, list[int]] = field(default_factory=dict)
     by_document_title: dict[str, list[int]] = field(default_factory=dict)
     keyword_phrases: dict[str, list[tuple[tuple[str, ...], int]]] = field(default_factory=dict)
+    # For a subsection (`<doc>#<heading>`): its document's lead section, and the terms of its own
+    # heading and body that the document title lacks (what a question must say to mean this part).
+    lead_of: dict[int, int] = field(default_factory=dict)
+    own_terms: dict[int, frozenset[str]] = field(default_factory=dict)
 
     @property
     def max_idf(self) -> float:
@@ -85,6 +89,7 @@ def build_index(*, tenant_id: str, package_id: int, version: int, label: str,
         for semantic_id in section.semantic_ids:
             index.by_semantic_id.setdefault(semantic_id.casefold(), []).append(doc)
         index.by_document_title.setdefault(fold(section.document_title), []).append(doc)
+    _link_leads(index)
     average = (sum(sum(bag.values()) for bag in bags) / len(bags)) if bags else 1.0
     postings: defaultdict[str, list[tuple[int, float]]] = defaultdict(list)
     for doc, bag in enumerate(bags):
@@ -95,6 +100,19 @@ def build_index(*, tenant_id: str, package_id: int, version: int, label: str,
     index.postings = dict(postings)
     index.idf = {term: math.log(1 + (total - len(p) + 0.5) / (len(p) + 0.5)) for term, p in postings.items()}
     return index
+
+
+def _link_leads(index: KnowledgeIndex) -> None:
+    leads = {(section.source, section.section_id): doc for doc, section in enumerate(index.sections)
+             if "#" not in section.section_id}
+    for doc, section in enumerate(index.sections):
+        lead = leads.get((section.source, section.section_id.split("#", 1)[0]))
+        if lead is None or lead == doc:
+            continue
+        index.lead_of[doc] = lead
+        inherited = set(index_terms(section.document_title, section.language))
+        heading = section.title.removeprefix(section.document_title)
+        index.own_terms[doc] = frozenset(index_terms(f"{heading} {section.body}", section.language)) - inherited
 
 
 class IndexCache:

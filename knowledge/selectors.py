@@ -178,10 +178,37 @@ def rank(
         ),
         key=lambda item: (-item[1], item[0]),
     )
+    ranked = _leads_first(index, ranked, query_terms(query) or terms, exact, keywords)
     if ranked:
         top_doc, top_score, _ = ranked[0]
         ranked += [(doc, 0.1 * top_score, False) for doc in _wikilinked(index, top_doc, [d for d, _, _ in ranked])]
     return ranked, terms + context_terms
+
+
+def _leads_first(index: KnowledgeIndex, ranked: list[tuple[int, float, bool]], question: Terms,
+                 exact: set[int], keywords: dict[int, int]) -> list[tuple[int, float, bool]]:
+    """A subsection comes after its document's lead section (the opening, where a document defines
+    its subject) unless the question names something only that subsection has ("resgate"), or the
+    subsection's own semantic id or keyword matched (`workPermit.validity`).
+
+    Semantic ids, keywords and the title words belong to the whole document, and BM25's length
+    normalisation makes a short subsection win on them alone: "O que é trabalho em altura?" would
+    otherwise quote the two-line rescue section instead of the definition.
+    """
+    placed: set[int] = set()
+    ordered: list[tuple[int, float, bool]] = []
+    for doc, score, is_exact in ranked:
+        lead = index.lead_of.get(doc)
+        asked_for = lead is not None and (
+            (doc in exact and lead not in exact) or keywords.get(doc, 0) > keywords.get(lead, 0)
+            or any(stems & index.own_terms.get(doc, frozenset()) for stems in question))
+        if lead is not None and lead not in placed and not asked_for:
+            ordered.append((lead, score, lead in exact))
+            placed.add(lead)
+        if doc not in placed:
+            ordered.append((doc, score, is_exact))
+            placed.add(doc)
+    return ordered
 
 
 def _semantic_ids(semantic_id: str | None, entity_type: str | None, entity: Mapping[str, Any] | None) -> list[str]:

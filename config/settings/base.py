@@ -117,6 +117,8 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # sst.check_apis names the same low/medium/high set `level` and `risk_level`: one enum, one name.
     "ENUM_NAME_OVERRIDES": {"RiskLevelEnum": ["low", "medium", "high"]},
+    # The default enum hook, then each operation's summary, description and examples (config/openapi_docs.py).
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.schema.describe_operations"],
 }
 
 GUARDIAN_RAISE_403 = False

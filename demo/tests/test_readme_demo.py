@@ -100,7 +100,9 @@ def _ran_the_undo(turn, tenant):
 def _explains_working_at_height(turn, tenant):
     response = turn["response"]
     assert response["type"] == "answer", response
-    assert response["citations"] and {c["source"] for c in response["citations"]} == {"trabalho-em-altura.md"}
+    assert [c["id"] for c in response["citations"]] == ["trabalho-em-altura"]
+    # The explanation leads with the document's opening (the definition), not a short subsection.
+    assert "Trabalho em altura é toda atividade executada acima de 2 metros" in response["message"], response
 
 
 # Each README sentence with what it must do, in order.

@@ -132,3 +132,32 @@ def test_a_question_about_something_else_beats_the_conversation_entity(tenant, c
     assert result.references[0].id == "trabalho-a-quente"
     vague = knowledge_search(tenant=tenant, query="Quais os cuidados desse componente?", entity=entity)
     assert vague.references[0].id.startswith("trabalho-em-altura")
+
+
+def test_what_is_a_component_quotes_its_documents_opening_not_a_short_subsection(tenant, corpus_package):
+    result = knowledge_search(tenant=tenant, query="O que é trabalho em altura?", topic="trabalho altura")
+    assert result.references[0].id == "trabalho-em-altura"
+    assert result.answer.text.startswith("Segundo “Trabalho em Altura”: Trabalho em altura é toda atividade")
+    assert "plano de resgate" not in result.answer.text
+
+
+def test_explaining_the_conversations_component_leads_with_the_definition(tenant, corpus_package):
+    entity = {"type": "component", "key": "workingAtHeight", "name": "Trabalho em Altura"}
+    result = knowledge_search(tenant=tenant, query="Explique esse componente", entity=entity, topic="altura")
+    assert [c.id for c in result.answer.citations] == ["trabalho-em-altura"]
+    assert "acima de 2 metros" in result.answer.text
+
+
+def test_a_subsection_the_question_names_still_comes_before_the_opening(tenant, corpus_package):
+    result = knowledge_search(tenant=tenant, query="como é o resgate no trabalho em altura?")
+    assert result.references[0].id == "trabalho-em-altura#resgate"
+
+
+def test_a_long_sections_quote_starts_with_its_opening_sentence(tenant):
+    filler = " ".join(f"A frase {n} fala de ancoragem e de cinto." for n in range(12))
+    knowledge_package_create(tenant=tenant, documents=[
+        {"title": "Andaimes", "body": f"Andaime é uma estrutura provisória de trabalho. {filler}"},
+    ])
+    result = knowledge_search(tenant=tenant, query="ancoragem do cinto no andaime")
+    assert result.answer.text.startswith("Segundo “Andaimes”: Andaime é uma estrutura provisória de trabalho.")
+    assert "ancoragem" in result.answer.text

@@ -30,6 +30,25 @@ def pytest_runtest_makereport(item, call):
 
 
 @pytest.fixture
+def worker_servers(transactional_db) -> Iterator:
+    """daphne and a real Celery worker on the test database, Redis as broker and channel layer."""
+    from tests.execution.worker import WorkerProcess, purge_queues
+
+    from .servers import AsgiServer
+
+    purge_queues()
+    worker, asgi = WorkerProcess(), AsgiServer()
+    worker.start()
+    asgi.start()
+    try:
+        yield asgi
+    finally:
+        asgi.stop()
+        worker.stop()
+        purge_queues()
+
+
+@pytest.fixture
 def new_context(request, live_server, transactional_db, monkeypatch) -> Iterator:
     """A factory of isolated browser contexts (one per person), screenshotted if the test fails.
 

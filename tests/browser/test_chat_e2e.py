@@ -20,8 +20,6 @@ from tenancy.models import Role
 from tests.conversations.conftest import build_world
 from tests.registry_fixtures import activate_manifest
 
-from .servers import AsgiServer
-
 pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
 ARTIFACTS = Path(settings.BASE_DIR) / "tests" / "artifacts"
@@ -30,20 +28,9 @@ SLOW_MS = 5000
 
 
 @pytest.fixture
-def servers(transactional_db, settings):
-    from tests.execution.worker import WorkerProcess, purge_queues
-
+def servers(worker_servers, settings):
     settings.AGENT_READ_WAIT_SECONDS = 3
-    purge_queues()
-    worker, asgi = WorkerProcess(), AsgiServer()
-    worker.start()
-    asgi.start()
-    try:
-        yield asgi
-    finally:
-        asgi.stop()
-        worker.stop()
-        purge_queues()
+    return worker_servers
 
 
 def timeline_state(page) -> dict:

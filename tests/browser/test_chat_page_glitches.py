@@ -59,8 +59,11 @@ def say(page, text: str) -> None:
 
 
 def shot(page, name: str) -> None:
+    # The whole conversation, not the log's scrolled tail, so the picture shows where each timeline sits.
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.evaluate("document.querySelector('#log').style.maxHeight = 'none'")
     page.screenshot(path=str(ARTIFACTS / f"chat_{name}.png"), full_page=True)
+    page.evaluate("document.querySelector('#log').style.maxHeight = ''")
 
 
 def no_blank_area(page) -> None:
@@ -99,8 +102,17 @@ def test_the_demo_script_in_the_browser_has_no_duplicate_no_empty_card_and_keeps
     say(page, "Abra a permissão 123")
     assert page.locator("#welcome").count() == 0
     say(page, "Adicione o componente de trabalho em altura")
-    page.locator(".card.confirm").last.get_by_role("button", name="Confirmar").click()
+    card = page.locator(".card.confirm").last
+    assert card.locator(".summary").inner_text() == "adicionar “Trabalho em Altura” à permissão 123 (Alfa Construções)"
+    assert card.locator(".risk").inner_text().lower() == "médio"
+    assert "123, Trabalho em Altura" in card.inner_text()
+    card.get_by_role("button", name="Confirmar").click()
     page.wait_for_selector(".timeline[data-status=completed]")
+    timeline = page.locator(".timeline")
+    assert timeline.locator(".status").inner_text() == "Concluído"
+    assert timeline.locator("[data-step] .label").all_inner_texts() == ["Adicionando componente…"]
+    assert timeline.locator("[data-step][data-status=completed]").count() == 1
+    assert timeline.locator("[data-action=cancel-execution]").count() == 0
     page.wait_for_timeout(1500)  # a duplicate would come from the terminal event's follow-up read
     assert structure(page) == ["you", "agent", "you", "agent", "you", "timeline:completed:1/1", "agent"]
     replies = page.locator("#log > li.msg.agent").all_inner_texts()
@@ -116,6 +128,8 @@ def test_the_demo_script_in_the_browser_has_no_duplicate_no_empty_card_and_keeps
     assert before_reload == ["you", "agent", "you", "agent", "you", "timeline:completed:1/1", "agent",
                              "you", "agent", "you", "agent"]
     assert not [t for t in before_reload if t.endswith(":0/0")]
+    assert page.locator("#log > li.msg.agent").last.inner_text().endswith("Operação cancelada. Nada foi executado.")
+    assert page.locator(".card.confirm.closed").count() == 2  # answered cards keep no live buttons
     no_blank_area(page)
     shot(page, "3_cancelled_no_empty_card")
 
@@ -132,3 +146,11 @@ def test_the_demo_script_in_the_browser_has_no_duplicate_no_empty_card_and_keeps
     assert page.locator("#log .timeline .head strong").inner_text() == "Execution"
     no_blank_area(page)
     shot(page, "5_after_language_switch")
+
+    # A greeting and a request for help are answered with examples, never "Não entendi".
+    for text in ("oi", "ajuda"):
+        say(page, text)
+        reply = page.locator("#log > li.msg.agent").last.inner_text()
+        assert "entendi" not in reply.lower() and "understand" not in reply.lower(), reply
+        assert any(example in reply for example in examples), reply
+    shot(page, "6_greeting_and_help")
