@@ -16,7 +16,7 @@ Output (BENCH.md): one JSON line — p50/p95/p99 per graded turn (ms, wall clock
 `per_category`, `per_tag`, `targets_met`. Failing cases go to stderr (utterance, expected, got).
 
     DATABASE_URL=postgres://…/sst_bench_u REDIS_URL=redis://…/11 .venv/bin/python bench/understanding.py \
-        [--only ID-PREFIX] [--split tuning|heldout]
+        [--only ID-PREFIX] [--split tuning|heldout] [--cases DIR]
 """
 
 from __future__ import annotations
@@ -361,9 +361,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--only", help="play only the cases whose id starts with this")
     parser.add_argument("--split", choices=["tuning", "heldout"])
+    parser.add_argument("--cases", type=Path, help="a folder with tuning/ and heldout/ case files to play instead "
+                                                    "(a probe of new phrasings, on the corpus's world)")
     args = parser.parse_args()
 
-    cases, world_spec = corpus_load(), world_load()
+    cases, world_spec = corpus_load(args.cases) if args.cases else corpus_load(), world_load()
     problems = corpus_problems(cases, world_spec)
     if problems:
         sys.exit("invalid corpus:\n" + "\n".join(problems))

@@ -68,6 +68,9 @@ SHIFT = re.compile(r"\b(?:(?:em|por|by) )?" + _N + " " + _UNIT
 _FROM_NOW_BEFORE = re.compile(r"\b(?:daqui a|daqui|dentro de|in|within|after|para|pra|to)\s*$")
 _FROM_NOW_AFTER = ("from now", "from today", "a partir de hoje")
 _ONE_UNIT = re.compile(r"\b(?:a|an|one|uma|um)\s+(dia|semana|mes|day|week|month)\b")
+# "em -3 dias", "by 2.5 days": a shift amount that is not a whole number of units (the digits the
+# shift rule sees are only what follows the sign or the decimal mark).
+_SIGNED_OR_FRACTION = re.compile(r"(?:^|\s)(?:(-|\u2212)\s*\d+|\d+[.,](\d+)) " + _UNIT + r"\b")
 _EARLIER = re.compile(r"\b(?:antecip\w*|adiant\w*|bring|brought|forward|antes|mais cedo|earlier|sooner|cedo)\b")
 
 
@@ -205,6 +208,14 @@ def shift_in(text: str, language: str) -> tuple[int, str] | None:
         earlier = direction is not None and direction.startswith(("antes", "mais cedo", "earlier", "sooner"))
         return (-days if earlier or _EARLIER.search(folded) else days), match.group(0)
     return None
+
+
+def shift_problem(text: str) -> str | None:
+    """"negative" or "fraction" when the message shifts a date by such an amount, else None."""
+    match = _SIGNED_OR_FRACTION.search(fold(text))
+    if match is None:
+        return None
+    return "negative" if match.group(1) else "fraction"
 
 
 def today() -> date:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .ellipsis import last_request
+from .navigation import navigate
 from .operations import operate
 from .question import field_answer, field_asked
 from .state import situation_for
@@ -63,5 +64,5 @@ def _request_again(turn: Turn, request: dict[str, Any], rest: list[str], allowed
         return False
     values = {name: [SlotValue.from_dict(v) for v in kept] for name, kept in (request.get("values") or {}).items()}
     values.update(changed)
-    operate(turn, cap, Extraction(values=values), rest)
+    (navigate if cap.kind == "navigation" else operate)(turn, cap, Extraction(values=values), rest)
     return True

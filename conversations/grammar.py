@@ -53,6 +53,7 @@ def verb_root(word: str) -> str:
 
 
 _NASAL = ((re.compile(r"oes$"), "ao"), (re.compile(r"aes$"), "ao"), (re.compile(r"ns$"), "m"))
+TYPO_SHORT_MIN = 5
 TYPO_MIN = 7  # shorter words are too often other real words one letter away ("remova"/"renova")
 
 
@@ -94,8 +95,13 @@ def _conjugated(word: str, infinitive: str) -> bool:
 
 
 def one_typo(a: str, b: str) -> bool:
-    """One letter added, dropped, changed or two swapped (rapidfuzz's OSA distance), in long words."""
-    return min(len(a), len(b)) >= TYPO_MIN and OSA.distance(a, b, score_cutoff=1) <= 1
+    """One letter added, dropped, changed or two swapped (rapidfuzz's OSA distance), in long words; in
+    words of five letters or more, only a letter dropped or added ("extnd") — a changed letter there
+    is too often another word ("remova"/"renova")."""
+    if min(len(a), len(b)) >= TYPO_MIN:
+        return OSA.distance(a, b, score_cutoff=1) <= 1
+    return (abs(len(a) - len(b)) == 1 and min(len(a), len(b)) >= TYPO_SHORT_MIN
+            and OSA.distance(a, b, score_cutoff=1) <= 1)
 
 
 def camel_parts(identifier: str) -> list[str]:
@@ -165,6 +171,8 @@ class CapabilityGrammar:
     examples: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # output field → folded phrases that ask for it ("local", "onde", "where"): `language.fields`
     fields: Mapping[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
+    # output field → language → its first phrase as written ("achados"): how an answer names the field
+    field_names: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def slot(self, name: str) -> SlotSpec | None:
         return next((s for s in self.slots if s.name == name), None)
@@ -327,7 +335,9 @@ def _capability(spec: CapabilitySpec) -> CapabilityGrammar | None:
                              keywords=frozenset(k for k in keywords if len(k) > 2), slots=slots, batch=batch,
                              examples=examples,
                              fields={str(f): tuple(p for words in langs.values() for p in _folded_list(words))
-                                     for f, langs in (language.get("fields") or {}).items()})
+                                     for f, langs in (language.get("fields") or {}).items()},
+                             field_names={str(f): {str(lang): str(words[0]) for lang, words in langs.items() if words}
+                                          for f, langs in (language.get("fields") or {}).items()})
 
 
 def grammar_build(snapshot: RegistrySnapshot) -> Grammar:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from rapidfuzz.distance import OSA
+
 from knowledge.text import fold, words
 
 _PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
@@ -365,6 +367,11 @@ wrong
 rather
 sorry
 ops
+opa
+ih
+xi
+putz
+eita
 opps
 oops
 whoops
@@ -389,6 +396,15 @@ PREVIOUS = frozenset(tokens("anterior ultimo ultima previous last"))
 CREATED = frozenset(tokens("ela ele nela nele dela dele it criada criado nova novo new created"))
 QUESTION_WORDS = frozenset(tokens("qual quais quanto quantos quantas quando que quem onde what which how when who "
                                   "where"))
+# Question words that ask for a value, not for yes or no ("quando …?", "who …?"); "que" is not one of
+# them ("será que … foi …?").
+OPEN_QUESTION_WORDS = QUESTION_WORDS - {"que"}
+
+
+def asks(parts: list[str], text: str) -> bool:
+    """A question: "?", a question word, or "que" opening it ("que dia…"; "pra semana que vem" asks nothing)."""
+    return (text.rstrip().endswith("?") or any(p in OPEN_QUESTION_WORDS for p in parts)
+            or parts[:1] == ["que"])
 # "how" alone asks how long, how far, how it is ("how long is it valid?"): "how many" counts by "many".
 COUNT_WORDS = frozenset(tokens("quantos quantas quanto many count total"))
 EXPLAIN_MARKERS = frozenset(tokens("explique explica explicar explain significa mean"))
@@ -457,12 +473,33 @@ def detect_language(text: str, default: str) -> str:
     return "pt-BR" if pt > en else "en"
 
 
+_OPENERS_LONGEST_FIRST = sorted((o for o in CORRECTION_OPENERS if o), key=len, reverse=True)
+
+
+# Units of a number, whose one-letter slips are read as the unit ("4 dyas", "10 dais", "2 semnas").
+_UNIT_WORDS = ("dia", "dias", "day", "days", "semana", "semanas", "week", "weeks", "meses", "month", "months")
+_NUMBER_THEN_WORD = re.compile(r"(\d+\s+)([^\W\d_]{4,9})\b")
+
+
+def units_spelled(text: str) -> str:
+    """The message with a misspelt unit after a number written right; everything else as typed."""
+    def fix(match: re.Match[str]) -> str:
+        word = fold(match.group(2))
+        if word in _UNIT_WORDS:
+            return match.group(0)
+        near = next((u for u in _UNIT_WORDS if len(u) >= 4 and OSA.distance(word, u, score_cutoff=1) <= 1), None)
+        return match.group(1) + near if near else match.group(0)
+    return _NUMBER_THEN_WORD.sub(fix, text)
+
+
 def correction_remainder(text: str) -> list[str] | None:
     """The words after a correction opener ("Não, a da Beta" → ["a", "da", "beta"]), or None."""
     parts = tokens(text)
     while parts and parts[0] in FILLER - NEGATIONS:
         parts = parts[1:]
-    for opener in sorted(CORRECTION_OPENERS, key=len, reverse=True):
-        if opener and tuple(parts[: len(opener)]) == opener and len(parts) > len(opener):
-            return parts[len(opener):]
-    return None
+    found = False
+    while True:  # "opa, na verdade é a 310", "oops, no, 312": an interjection, then another opener
+        opener = next((o for o in _OPENERS_LONGEST_FIRST if tuple(parts[:len(o)]) == o and len(parts) > len(o)), None)
+        if opener is None:
+            return parts if found else None
+        parts, found = parts[len(opener):], True

@@ -12,6 +12,7 @@ from policy.services import evaluate
 
 from . import messages
 from .clarify import clarify
+from .ellipsis import remember_capability
 from .flow import clarification_drop, rest
 from .grammar import CapabilityGrammar
 from .intents import intent_state, slot_values
@@ -69,6 +70,7 @@ def navigate_state(turn: Turn, cap: CapabilityGrammar, state: Mapping[str, Any])
     tab = values.get(tab_slot.field) if tab_slot else None
     context["active_tab"] = tab
     context["last_navigation"] = {"intent": dict(state), "capability": cap.id}
+    remember_capability(context, cap.id, state["slots"])  # "e a 311?" opens the next one
     turn.conversation.context = context
     turn.conversation.active_intent = dict(state)
     turn.event("CONTEXT_UPDATED", {"active_entity": {"type": target["type"], "id": str(target["id"])},

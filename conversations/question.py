@@ -65,7 +65,12 @@ def field_answer(turn: Turn, slot: SlotSpec, body: Mapping[str, Any], field: str
 
 
 def _field_label(turn: Turn, field: str) -> str:
-    """A field as replies name it: the label of a slot that fills it (manifest), else the term."""
+    """A field as replies name it: the first phrase the manifest lists for it in `language.fields`, else
+    the label of a slot that fills it, else the term."""
+    for cap in turn.grammar.capabilities.values():
+        named = (cap.field_names.get(field) or {}).get(turn.language)
+        if named:
+            return named
     for cap in turn.grammar.capabilities.values():
         for slot in cap.slots:
             if field in (slot.field, slot.name) and (slot.label or slot.type in turn.grammar.nouns):
@@ -90,6 +95,11 @@ def _field_words(turn: Turn, field: str) -> set[str]:
     return words
 
 
+def _numbered(parts: list[str], after: int) -> bool:
+    """"a vistoria número 60": a word right before a number labels the reference, it asks no field."""
+    return after < len(parts) and parts[after].isdigit()
+
+
 def field_asked(fields: Mapping[str, tuple[tuple[str, ...], ...]], parts: list[str],
                  body: Mapping[str, Any], phrases_with: frozenset[str] = frozenset()) -> str | None:
     """The field whose phrases (manifest `language.fields`: "quem responde", "onde", "where") the
@@ -102,7 +112,8 @@ def field_asked(fields: Mapping[str, tuple[tuple[str, ...], ...]], parts: list[s
             if phrases_with and not phrases_with & set(phrase):
                 continue
             n = len(phrase)
-            if any(all(same_word(parts[i + k], w) for k, w in enumerate(phrase)) for i in range(len(parts) - n + 1)):
+            if any(all(same_word(parts[i + k], w) for k, w in enumerate(phrase)) and not _numbered(parts, i + n)
+                   for i in range(len(parts) - n + 1)):
                 if best is None or n > best[0]:
                     best = (n, name)
     return None if best is None else best[1]
@@ -110,8 +121,8 @@ def field_asked(fields: Mapping[str, tuple[tuple[str, ...], ...]], parts: list[s
 
 def _field_named(turn: Turn, parts: list[str], body: Mapping[str, Any]) -> str | None:
     nouns = {w for phrases in turn.grammar.synonyms.values() for p in phrases for w in p}
-    content = [p for p in parts if p not in lexicon.ARTICLES and p not in lexicon.QUESTION_WORDS and len(p) > 3
-               and p not in nouns]
+    content = [p for i, p in enumerate(parts) if p not in lexicon.ARTICLES and p not in lexicon.QUESTION_WORDS
+               and len(p) > 3 and p not in nouns and not _numbered(parts, i + 1)]
     for field in body:
         if any(same_word(p, w) for p in content for w in lexicon.tokens(field.replace("_", " "))):
             return field

@@ -35,7 +35,7 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     # that entity's data before any capability whose verb the question happens to contain.
     if state_question(turn, parts):  # "… 54 foi cancelada?": a state asked, before "cancelar" is read as a verb
         return
-    asks = any(p in lexicon.QUESTION_WORDS for p in parts) or turn.text.rstrip().endswith("?")
+    asks = lexicon.asks(parts, turn.text)
     counts = any(p in lexicon.COUNT_WORDS for p in parts)
     if asks and field_question(turn, parts, phrases_with=lexicon.COUNT_WORDS if counts else None):
         return
@@ -79,11 +79,17 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str],
     """Among close candidates, prefer the one the message itself fills best with the tenant's data."""
     top = ranked[0].score
     scored: list[tuple[float, int, Ranked, Extraction]] = []
+    named = extractor.named_numbers(parts)
     for order, item in enumerate([r for r in ranked if r.score >= top - 8][:5]):
         extraction = extractor.extract(item.cap, parts)
-        bonus = 0.0
+        # "… the responsible of permit 311": an entity the message names that the capability has no
+        # place for (a create of that entity, another entity's operation) is evidence against it.
+        bonus = -4.0 if named - extraction.used else 0.0
         for slot in item.cap.slots:
-            if slot.name in extraction.from_text:
+            if slot.name in extraction.from_text and slot.parse == "text" and _holds_a_name(extraction, slot.name,
+                                                                                            parts, extractor):
+                pass  # "põe o <nome> na 57": a name of the tenant's is a value of a slot that resolves it
+            elif slot.name in extraction.from_text:
                 bonus += 4 if slot.required else 1
             elif slot.name in extraction.ambiguous:
                 bonus += 2
@@ -110,6 +116,12 @@ def clone_extraction(turn: Turn, cap: CapabilityGrammar, parts: list[str], extra
     else:
         extraction.values["source"] = [source]
     return extraction
+
+
+def _holds_a_name(extraction: Extraction, slot: str, parts: list[str], extractor: Extractor) -> bool:
+    names = {parts[i] for i in extractor.data[1] if i < len(parts)}
+    said = set(lexicon.tokens(" ".join(str(v.label) for v in extraction.values.get(slot) or ())))
+    return bool(names & said)
 
 
 def unparsed(turn: Turn, parts: list[str]) -> None:

@@ -65,6 +65,7 @@ def handle(turn: Turn, kind: str, *, confirmation_id: Any = None) -> None:
 def message(turn: Turn) -> None:
     text = turn.text
     turn.event("MESSAGE_RECEIVED", {"text": text[:2000], "language": turn.language}, actor="user")
+    text = turn.text = lexicon.units_spelled(text)  # "adia 4 dyas": read as typed meant, kept as typed
     control = _control(lexicon.phrase(text))
     if control is not None:
         return control(turn)

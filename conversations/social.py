@@ -47,7 +47,7 @@ HELP = frozenset({"ajuda", "socorro", "help", "menu", "comandos", "o que voce po
 # Words that may come along without changing the kind ("oi, tudo bem?", "valeu pela ajuda!").
 _ALONG = frozenset(tokens("por favor pela pelo ajuda a o voce vc amigo agente assistente entao ai bem muito me mim "
                           "pra hoje gente pessoal galera please for the your you there again so much pal to today "
-                          "guys everyone"))
+                          "guys everyone aqui here"))
 # "como você pode me ajudar com isso?", "how can you help me with …?": help about a topic (a few words, no
 # number) is still help.
 _TOPIC_OPENERS = frozenset(tokens("com sobre em no na nos nas with about on regarding"))

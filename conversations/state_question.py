@@ -23,8 +23,10 @@ _STATE_VERBS = frozenset(lexicon.tokens("foi foram esta estao ta tao ja ainda co
 
 
 def state_question(turn: Turn, parts: list[str]) -> bool:
-    asks = turn.text.rstrip().endswith("?") or any(p in lexicon.QUESTION_WORDS for p in parts)
+    asks = lexicon.asks(parts, turn.text)
     if not asks or not any(p in _STATE_VERBS for p in parts):
+        return False
+    if any(p in lexicon.OPEN_QUESTION_WORDS for p in parts):  # "when is … scheduled?" asks a value
         return False
     for cap in turn.grammar.capabilities.values():
         slot = next((s for s in cap.slots if s.parse == "reference"), None)

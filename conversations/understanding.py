@@ -19,9 +19,10 @@ from datetime import date, timedelta
 from typing import Any
 
 from . import metrics
-from .dates import date_in, date_label, shift_in, today
+from .dates import date_in, date_label, shift_in, shift_problem, today
 from .freetext import leftover_value, marked_value, quoted_values
 from .grammar import CapabilityGrammar, Grammar, SlotSpec, Verb, camel_parts, find_phrase, same_word
+from .increments import increment_sign
 from .lexicon import ARTICLES, CREATED, DEMONSTRATIVES, PREVIOUS, tokens
 from .matching import Mention, mention
 from .numbers import numbers_in, numerals_of, reference_number, value_problem
@@ -45,7 +46,9 @@ class Ranked:
 
 
 def _content(parts: list[str]) -> tuple[list[str], list[int]]:
-    index = [i for i, p in enumerate(parts) if p not in ARTICLES]
+    """The words a verb is found in: articles left out, and a blanked name one word however long it is
+    ("make <first last> its inspector" has the gap of "make <name> its inspector")."""
+    index = [i for i, p in enumerate(parts) if p not in ARTICLES and not (p == MASK and i and parts[i - 1] == MASK)]
     return [parts[i] for i in index], index
 
 
@@ -174,6 +177,7 @@ def _evidence(grammar: Grammar, item: Ranked, parts: list[str], named: Mapping[s
 
 number_positions = numbers_in
 MASK = "\x00"  # a word that matches nothing: the place of a name's word (data_spans.py)
+_NUMBER_WORDS = frozenset(tokens("numero n no nº num number nr"))
 _VALUE_PARSES = frozenset({"reference", "integer", "enum"})  # read from words outside names
 
 
@@ -370,6 +374,20 @@ class Extractor:
         takes_value = any(s.parse == "integer" for s in cap.slots)
         return reference_number(parts, set(used), takes_value=takes_value, named_at=named_at)
 
+    def named_numbers(self, parts: list[str]) -> set[int]:
+        """Positions of numbers an entity noun names ("permissão 311", "inspection 62"): references,
+        never a quantity — whichever capability reads the message."""
+        phrases = [p for type_ in self.grammar.referenced for p in self.grammar.synonyms.get(type_, ())]
+        named = set()
+        for i, _, unit in number_positions(parts):
+            start = i  # back over "número", "nº", articles between the noun and the number
+            while start > 0 and (parts[start - 1] in ARTICLES or parts[start - 1] in _NUMBER_WORDS):
+                start -= 1
+            if not unit and any(find_phrase(parts[max(0, start - len(p)):start], p) == (0, len(p))
+                                for p in phrases if start >= len(p)):
+                named.add(i)
+        return named
+
     # dates --------------------------------------------------------------------------------
 
     def _date(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction) -> None:
@@ -389,6 +407,11 @@ class Extractor:
         shift = shift_in(self.text, self.language)
         target = next((v[0] for s in cap.slots if s.parse == "reference" and (v := out.values.get(s.name))), None)
         if shift is None or target is None or not (target.entity or {}).get("type"):
+            return
+        problem = shift_problem(self.text)
+        if problem is not None:
+            out.missing.remove(slot.name)
+            out.invalid[slot.name] = {"said": shift[1], "problem": problem}
             return
         current = (self.reader.entity(str(target.entity["type"]), target.value) or {}).get(slot.field)
         try:
@@ -426,6 +449,9 @@ class Extractor:
 
     def _narrow_by_company(self, items: list[dict[str, Any]], parts: list[str]) -> list[dict[str, Any]]:
         companies = [i["company"] for i in items if isinstance(i.get("company"), Mapping)]
+        # The names are blanked in the words a reference is read from; here a name is what is wanted.
+        if self.data and len(self.data[0]) == len(parts):
+            parts = self.data[0]
         hit = mention(parts, companies, "name")
         if hit is not None and len({c.get("id") for c in hit.items}) == 1:
             wanted = hit.items[0].get("id")
@@ -438,7 +464,8 @@ class Extractor:
         return items
 
     def _integer(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction) -> None:
-        numbers = [(i, d, u) for i, d, u in number_positions(parts) if i not in out.used]
+        named = self.named_numbers(parts)
+        numbers = [(i, d, u) for i, d, u in number_positions(parts) if i not in out.used and i not in named]
         with_unit = [(i, d) for i, d, u in numbers if u]
         chosen = with_unit[0] if with_unit else (numbers[0][:2] if numbers else None)
         if chosen is None:
@@ -447,12 +474,24 @@ class Extractor:
         numeral = numerals_of(parts, self.text).get(chosen[0])
         spec = self.reader.spec(cap.id)
         schema = ((spec.input_schema if spec else {}).get("properties") or {}).get(slot.field)
-        problem = value_problem(numeral, chosen[1], schema)
+        digits = chosen[1]
+        current = self._current(cap, slot, out) if increment_sign(parts, chosen[0]) else None
+        if current is not None:  # "10 more days": the entity's current value, changed by the amount
+            digits = str(current + increment_sign(parts, chosen[0]) * int(digits))
+        problem = value_problem(numeral, digits, schema) if not digits.startswith("-") else "negative"
         if problem is not None:
             shown = numeral.text if numeral is not None else chosen[1]
             out.invalid[slot.name] = {"said": shown, "problem": problem, **_range_of(schema)}
             return
-        out.values[slot.name] = [SlotValue(int(chosen[1]), chosen[1])]
+        out.values[slot.name] = [SlotValue(int(digits), digits)]
+
+    def _current(self, cap: CapabilityGrammar, slot: SlotSpec, out: Extraction) -> int | None:
+        """The integer the capability's target holds now in the slot's field (None without a target)."""
+        target = next((v[0] for s in cap.slots if s.parse == "reference" and (v := out.values.get(s.name))), None)
+        if target is None or not (target.entity or {}).get("type"):
+            return None
+        current = (self.reader.entity(str(target.entity["type"]), target.value) or {}).get(slot.field)
+        return current if isinstance(current, int) else None
 
     # names --------------------------------------------------------------------------------
 

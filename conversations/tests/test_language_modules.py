@@ -27,6 +27,7 @@ from conversations.social import social_kind
     ("waht can you do for me?", "help"), ("o que eu posso pedir pra você?", "help"),
     ("me ajuda com a permissão 311", None), ("help me with removing Tiago from permit 5", None),
     ("pode me ajudar a cancelar a inspeção 52?", None), ("valeu, agora abre a 52", None),
+    ("me ajuda, o que dá pra fazer aqui?", "help"), ("what can I do here?", "help"),
 ])
 def test_social_kind(text, kind):
     assert social_kind(tokens(text)) == kind
@@ -38,6 +39,8 @@ def test_social_kind(text, kind):
     ("double it", Change("mul", 2)), ("halve it", Change("mul", 0.5)), ("reduce by 4", Change("sub", 4)),
     ("aumenta para 50", None), ("tira eletricidade", None), ("mude a validade para 40 dias", None),
     ("mais 10 dias na permissão 9", None), ("10", None),
+    ("make it 5 days longer", Change("add", 5)), ("deixa com 3 dias a menos", Change("sub", 3)),
+    ("2 days shorter", Change("sub", 2)), ("deixa 20 dias", None), ("make it 5 days", None),
 ])
 def test_relative_change(text, expected):
     assert relative_change(tokens(text)) == expected
