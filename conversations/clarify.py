@@ -15,10 +15,10 @@ from . import messages
 from .flow import pending_clarification, rest
 from .models import Clarification, PendingStatus
 from .reads import entity_ref
-from .state import clarification_view
+from .state import clarification_view, situation_for
 from .statemachine import Status
 from .turns import Turn
-from .understanding import Extraction
+from .understanding import Extraction, Extractor
 
 
 def _candidate_label(ref: Mapping[str, Any]) -> str:
@@ -71,7 +71,9 @@ def clarify(turn: Turn, state: Mapping[str, Any], extraction: Extraction) -> Non
             question = turn.say("clarify.missing", field=_slot_term(turn, slot, slot_name))
             template = "clarify.missing"
             if slot is not None and slot.resolver:
-                items = turn.reader.catalog(slot)
+                # The children of the entity already named ("o <item> da <entidade> 51"), else the catalog.
+                items = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
+                                  text=turn.text, language=turn.language).catalog(slot, extraction)
                 label = str(slot.resolver.get("label", "name"))
                 value_key = str(slot.resolver.get("value", "id"))
                 if 0 < len(items) <= 8:

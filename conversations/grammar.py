@@ -95,13 +95,15 @@ def _conjugated(word: str, infinitive: str) -> bool:
 
 
 def one_typo(a: str, b: str) -> bool:
-    """One letter added, dropped, changed or two swapped (rapidfuzz's OSA distance), in long words; in
-    words of five letters or more, only a letter dropped or added ("extnd") — a changed letter there
-    is too often another word ("remova"/"renova")."""
-    if min(len(a), len(b)) >= TYPO_MIN:
-        return OSA.distance(a, b, score_cutoff=1) <= 1
-    return (abs(len(a) - len(b)) == 1 and min(len(a), len(b)) >= TYPO_SHORT_MIN
-            and OSA.distance(a, b, score_cutoff=1) <= 1)
+    """One letter added, dropped, changed or two swapped (rapidfuzz's OSA distance), in long words."""
+    return min(len(a), len(b)) >= TYPO_MIN and OSA.distance(a, b, score_cutoff=1) <= 1
+
+
+def dropped_letter(word: str, verb: str) -> bool:
+    """"extnd" for "extend": a verb of five letters or more with one letter dropped or added. Only for a
+    verb's first word — elsewhere a shorter word is too often another word ("estao"/"estado")."""
+    return (abs(len(word) - len(verb)) == 1 and min(len(word), len(verb)) >= TYPO_SHORT_MIN
+            and OSA.distance(word, verb, score_cutoff=1) <= 1)
 
 
 def camel_parts(identifier: str) -> list[str]:
@@ -171,7 +173,7 @@ class CapabilityGrammar:
     examples: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # output field → folded phrases that ask for it ("local", "onde", "where"): `language.fields`
     fields: Mapping[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
-    # output field → language → its first phrase as written ("achados"): how an answer names the field
+    # output field → language → its first phrase as written ("<campo>"): how an answer names the field
     field_names: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def slot(self, name: str) -> SlotSpec | None:

@@ -1,4 +1,4 @@
-"""A quantity said as a change of the current one inside a full request: "gimme 10 more days on permit
+"""A quantity said as a change of the current one inside a full request: "gimme 10 more days on <entity>
 311", "estende a 310 por mais 5 dias", "deixa a 312 com 3 dias a menos". The words are the closed
 class of the two languages (like lexicon.py); the field and its current value are the caller's.
 """

@@ -367,11 +367,6 @@ wrong
 rather
 sorry
 ops
-opa
-ih
-xi
-putz
-eita
 opps
 oops
 whoops
@@ -473,6 +468,7 @@ def detect_language(text: str, default: str) -> str:
     return "pt-BR" if pt > en else "en"
 
 
+_INTERJECTIONS = frozenset(tokens("opa ih xi putz eita hmm hum"))
 _OPENERS_LONGEST_FIRST = sorted((o for o in CORRECTION_OPENERS if o), key=len, reverse=True)
 
 
@@ -496,6 +492,10 @@ def correction_remainder(text: str) -> list[str] | None:
     """The words after a correction opener ("Não, a da Beta" → ["a", "da", "beta"]), or None."""
     parts = tokens(text)
     while parts and parts[0] in FILLER - NEGATIONS:
+        parts = parts[1:]
+    # "opa, na verdade é a 310": an interjection that also greets opens a correction only before an opener
+    # ("opa, abre a 312" is a request).
+    if parts[:1] and parts[0] in _INTERJECTIONS and correction_remainder(" ".join(parts[1:])) is not None:
         parts = parts[1:]
     found = False
     while True:  # "opa, na verdade é a 310", "oops, no, 312": an interjection, then another opener

@@ -96,7 +96,7 @@ def _field_words(turn: Turn, field: str) -> set[str]:
 
 
 def _numbered(parts: list[str], after: int) -> bool:
-    """"a vistoria número 60": a word right before a number labels the reference, it asks no field."""
+    """"a <entidade> número 60": a word right before a number labels the reference, it asks no field."""
     return after < len(parts) and parts[after].isdigit()
 
 
@@ -114,8 +114,11 @@ def field_asked(fields: Mapping[str, tuple[tuple[str, ...], ...]], parts: list[s
             n = len(phrase)
             if any(all(same_word(parts[i + k], w) for k, w in enumerate(phrase)) and not _numbered(parts, i + n)
                    for i in range(len(parts) - n + 1)):
-                if best is None or n > best[0]:
-                    best = (n, name)
+                # The phrase that says most wins: "quem responde" over "quem", and "responsável" over
+                # "quem tá" in "quem tá de responsável" (question words say nothing of the field).
+                weight = sum(len(w) for w in phrase if w not in lexicon.QUESTION_WORDS)
+                if best is None or weight > best[0]:
+                    best = (weight, name)
     return None if best is None else best[1]
 
 

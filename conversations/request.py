@@ -82,7 +82,7 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str],
     named = extractor.named_numbers(parts)
     for order, item in enumerate([r for r in ranked if r.score >= top - 8][:5]):
         extraction = extractor.extract(item.cap, parts)
-        # "… the responsible of permit 311": an entity the message names that the capability has no
+        # "… the <field> of <entity> 311": an entity the message names that the capability has no
         # place for (a create of that entity, another entity's operation) is evidence against it.
         bonus = -4.0 if named - extraction.used else 0.0
         for slot in item.cap.slots:

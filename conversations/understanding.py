@@ -21,7 +21,7 @@ from typing import Any
 from . import metrics
 from .dates import date_in, date_label, shift_in, shift_problem, today
 from .freetext import leftover_value, marked_value, quoted_values
-from .grammar import CapabilityGrammar, Grammar, SlotSpec, Verb, camel_parts, find_phrase, same_word
+from .grammar import CapabilityGrammar, Grammar, SlotSpec, Verb, camel_parts, dropped_letter, find_phrase, same_word
 from .increments import increment_sign
 from .lexicon import ARTICLES, CREATED, DEMONSTRATIVES, PREVIOUS, tokens
 from .matching import Mention, mention
@@ -47,7 +47,7 @@ class Ranked:
 
 def _content(parts: list[str]) -> tuple[list[str], list[int]]:
     """The words a verb is found in: articles left out, and a blanked name one word however long it is
-    ("make <first last> its inspector" has the gap of "make <name> its inspector")."""
+    ("make <first last> its <field>" has the gap of "make <name> its <field>")."""
     index = [i for i, p in enumerate(parts) if p not in ARTICLES and not (p == MASK and i and parts[i - 1] == MASK)]
     return [parts[i] for i in index], index
 
@@ -84,7 +84,7 @@ def verb_matches(grammar: Grammar, parts: list[str], allowed: set[str]) -> dict[
 def find_verb(words: list[str], verb: tuple[str, ...], max_gap: int = 2) -> tuple[int, int] | None:
     """A verb phrase in order, allowing a few words between its parts ("switch to the workers tab")."""
     for start, word in enumerate(words):
-        if not same_word(word, verb[0]):
+        if not (same_word(word, verb[0]) or dropped_letter(word, verb[0])):
             continue
         position, ok = start, True
         for part in verb[1:]:
@@ -375,7 +375,7 @@ class Extractor:
         return reference_number(parts, set(used), takes_value=takes_value, named_at=named_at)
 
     def named_numbers(self, parts: list[str]) -> set[int]:
-        """Positions of numbers an entity noun names ("permissão 311", "inspection 62"): references,
+        """Positions of numbers an entity noun names ("<entidade> 311", "<entity> 62"): references,
         never a quantity — whichever capability reads the message."""
         phrases = [p for type_ in self.grammar.referenced for p in self.grammar.synonyms.get(type_, ())]
         named = set()

@@ -126,6 +126,7 @@ def test_control_phrases(text, kind):
 @pytest.mark.parametrize(("text", "rest"), [
     ("não, a 124", ["a", "124"]), ("ops, a 312", ["a", "312"]), ("oops, inspection 54", ["inspection", "54"]),
     ("foi mal, é a 53", ["e", "a", "53"]), ("my bad, permit 311", ["permit", "311"]), ("opa, abre a 312", None),
+    ("opa, na verdade é a 310", ["e", "a", "310"]),
     ("abre a 312", None),
 ])
 def test_correction_remainder(text, rest):

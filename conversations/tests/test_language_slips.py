@@ -1,0 +1,51 @@
+"""Table tests of the language layer's handling of slips and amounts (issue #15 point 7)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conversations.dates import shift_problem
+from conversations.grammar import dropped_letter
+from conversations.increments import increment_sign
+from conversations.lexicon import asks, tokens, units_spelled
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("postpone it by 4 dyas", "postpone it by 4 dias"), ("adia 10 dais", "adia 10 dias"),
+    ("2 semnas depois", "2 semanas depois"), ("30 dias", "30 dias"), ("10 days", "10 days"),
+    ("o 12 das permissões", "o 12 das permissões"), ("abre a 12 agora", "abre a 12 agora"),
+])
+def test_units_spelled(text, expected):
+    assert units_spelled(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("adia em -3 dias", "negative"), ("by -4 days", "negative"), ("adia em 1,5 dia", "fraction"),
+    ("postpone by 2.5 days", "fraction"), ("adia em 3 dias", None), ("para 12/12", None),
+])
+def test_shift_problem(text, expected):
+    assert shift_problem(text) == expected
+
+
+@pytest.mark.parametrize(("word", "verb", "expected"), [
+    ("extnd", "extend", True), ("aprova", "aprovar", True), ("remova", "renova", False), ("tira", "tiras", False),
+    ("estao", "estado", True),  # a verb's first word only: field words use same_word, which refuses this
+])
+def test_dropped_letter(word, verb, expected):
+    assert dropped_letter(word, verb) is expected
+
+
+@pytest.mark.parametrize(("text", "at", "expected"), [
+    ("gimme 10 more days on x 311", 1, 1), ("estende por mais 5 dias", 3, 1), ("com 3 dias a menos", 1, -1),
+    ("para 20 dias", 1, 0), ("make it 5 days longer", 2, 1),
+])
+def test_increment_sign(text, at, expected):
+    assert increment_sign(tokens(text), at) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("joga a 57 pra semana que vem", False), ("que dia é a 57", True), ("when is 62 scheduled", True),
+    ("abre a 57", False), ("abre a 57?", True),
+])
+def test_asks(text, expected):
+    assert asks(tokens(text), text) is expected
