@@ -132,6 +132,12 @@ nope
 no
 no thanks
 nao obrigado
+espera
+pera
+perai
+calma
+wait
+hold on
 nao precisa
 melhor nao
 acho melhor nao
@@ -441,6 +447,26 @@ def _run_of_confirmations(parts: tuple[str, ...]) -> bool:
             piece = parts[start:start + n]
             if " ".join(piece) in CONFIRM or (n == 1 and piece[0] in CONFIRM_WORDS):
                 reach.add(start + n)
+    return len(parts) in reach
+
+
+_INTERJECTION_LEADS = frozenset(tokens("oops ops opa whoops ah ih hmm hum putz"))
+
+
+def run_of(phrases: frozenset[str], text: str) -> bool:
+    """The whole message is phrases of one kind end to end, maybe after an interjection: "never mind,
+    forget it", "não, espera", "oops, undo that"."""
+    parts = text.split()
+    if parts[:1] and parts[0] in _INTERJECTION_LEADS:
+        parts = parts[1:]
+    if not parts:
+        return False
+    longest = max(len(p.split()) for p in phrases)
+    reach = {0}
+    for start in range(len(parts)):
+        if start in reach:
+            reach.update(start + n for n in range(1, min(longest, len(parts) - start) + 1)
+                         if " ".join(parts[start:start + n]) in phrases)
     return len(parts) in reach
 
 

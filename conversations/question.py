@@ -100,6 +100,11 @@ def _numbered(parts: list[str], after: int) -> bool:
     return after < len(parts) and parts[after].isdigit()
 
 
+def _right_after_question_word(parts: list[str], phrase: tuple[str, ...]) -> bool:
+    return any(parts[i - 1] in lexicon.QUESTION_WORDS and all(same_word(parts[i + k], w) for k, w in enumerate(phrase))
+               for i in range(1, len(parts) - len(phrase) + 1))
+
+
 def field_asked(fields: Mapping[str, tuple[tuple[str, ...], ...]], parts: list[str],
                  body: Mapping[str, Any], phrases_with: frozenset[str] = frozenset()) -> str | None:
     """The field whose phrases (manifest `language.fields`: "quem responde", "onde", "where") the
@@ -117,6 +122,7 @@ def field_asked(fields: Mapping[str, tuple[tuple[str, ...], ...]], parts: list[s
                 # The phrase that says most wins: "quem responde" over "quem", and "responsável" over
                 # "quem tá" in "quem tá de responsável" (question words say nothing of the field).
                 weight = sum(len(w) for w in phrase if w not in lexicon.QUESTION_WORDS)
+                weight += 20 if _right_after_question_word(parts, phrase) else 0  # "qual <campo> …?"
                 if best is None or weight > best[0]:
                     best = (weight, name)
     return None if best is None else best[1]

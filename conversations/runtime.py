@@ -99,7 +99,7 @@ def _control(phrase: str):
         return confirm
     for words, handler in ((lexicon.DECLINE, decline), (lexicon.CANCEL, cancel), (lexicon.UNDO, undo_request),
                            (lexicon.RETRY, retry), (lexicon.RESUME, resume)):
-        if phrase in words:
+        if phrase in words or lexicon.run_of(words, phrase):
             return handler
     return None
 

@@ -7,7 +7,7 @@ import pytest
 from conversations.dates import shift_problem
 from conversations.grammar import dropped_letter
 from conversations.increments import increment_sign
-from conversations.lexicon import asks, tokens, units_spelled
+from conversations.lexicon import asks, run_of, tokens, units_spelled
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -49,3 +49,15 @@ def test_increment_sign(text, at, expected):
 ])
 def test_asks(text, expected):
     assert asks(tokens(text), text) is expected
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("nao, espera", "decline"), ("never mind, forget it", "cancel"), ("oops, undo that", "undo"),
+    ("não, abre a 310", None), ("cancela a 312", None), ("oops", None),
+])
+def test_run_of_control_phrases(text, kind):
+    from conversations.lexicon import CANCEL, DECLINE, UNDO, phrase
+
+    found = [name for name, phrases in (("decline", DECLINE), ("cancel", CANCEL), ("undo", UNDO))
+             if run_of(phrases, phrase(text))]
+    assert found == ([kind] if kind else [])
