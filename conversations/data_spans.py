@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .grammar import Grammar, SlotSpec, find_phrase
+from .grammar import Grammar, SlotSpec, camel_parts, find_phrase
 from .matching import find_exact
 from .numbers import numbers_in
 from .reads import Reader
@@ -31,6 +31,11 @@ def data_spans(
         label = str((slot.resolver or {}).get("label", "name"))
         long_names = [i for i in items if len(str(i.get(label, "")).split()) >= 2]
         for _item, (start, end) in find_exact(parts, long_names, label):
+            masked.update(range(start, end))
+        # A catalog key said as words ("working at height" for workingAtHeight) is a name too.
+        keyed = [{"_words": words} for i in items if len((words := " ".join(camel_parts(str(i.get("key") or "")))
+                                                          ).split()) >= 2]
+        for _item, (start, end) in find_exact(parts, keyed, "_words"):
             masked.update(range(start, end))
     return frozenset(masked)
 

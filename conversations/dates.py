@@ -63,7 +63,7 @@ RULES: list[tuple[str, re.Pattern[str]]] = [
 # A shift of a date already known: "N units" said "by"/"em"/"por" or bare, or "N units later/earlier",
 # never after a from-now marker ("daqui a 20 dias", "in 2 weeks" are dates from today). Whether the
 # message moves a known date is the caller's (a capability that changes an existing entity's date).
-SHIFT = re.compile(r"\b(?:(?:em|por|by) )?" + _N + " " + _UNIT
+SHIFT = re.compile(r"\b(?:(?:em|por|by) )?(?:mais )?" + _N + " (?:(?:more|mais|extra) )?" + _UNIT
                    + r"(?: (mais tarde|depois|later|antes|mais cedo|earlier|sooner))?\b")
 _FROM_NOW_BEFORE = re.compile(r"\b(?:daqui a|daqui|dentro de|in|within|after|para|pra|to)\s*$")
 _FROM_NOW_AFTER = ("from now", "from today", "a partir de hoje")

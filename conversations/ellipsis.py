@@ -19,8 +19,20 @@ _OPENERS = tuple(tuple(tokens(p)) for p in (
 MAX_WORDS = 6
 
 
+_ALSO = frozenset(tokens("tambem too also idem"))
+
+
+def says_also(parts: list[str]) -> bool:
+    """"a 311 também", "<entity> 312 too": the same again, for another target — a write included (it is
+    proposed and confirmed like any other)."""
+    return bool(parts) and parts[-1] in _ALSO
+
+
 def ellipsis_rest(parts: list[str]) -> list[str] | None:
-    """The words after the opener when the message is an ellipsis, else None."""
+    """The words after the opener (or before a closing "também"/"too") when the message is an ellipsis,
+    else None."""
+    if says_also(parts) and 0 < len(parts) - 1 <= MAX_WORDS:
+        return parts[:-1]
     for opener in sorted(_OPENERS, key=len, reverse=True):
         n = len(opener)
         if tuple(parts[:n]) == opener and 0 < len(parts) - n <= MAX_WORDS:
@@ -29,9 +41,8 @@ def ellipsis_rest(parts: list[str]) -> list[str] | None:
 
 
 def remember_capability(context: dict[str, Any], capability: str, values: dict[str, Any]) -> None:
-    """Keep the request a later ellipsis reuses (reads and navigation only: an ellipsis never repeats
-    a write by itself — it would need a new confirmation anyway, and "e a 457?" after a change is a
-    question)."""
+    """Keep the request a later ellipsis reuses. A write is repeated only by "também"/"too" (and is then
+    proposed for confirmation): "e a 457?" after a change is a question."""
     context["last_request"] = {"kind": "capability", "capability": capability, "values": values}
 
 

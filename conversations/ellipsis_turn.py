@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .ellipsis import last_request
+from . import lexicon
+from .ellipsis import last_request, says_also
 from .navigation import navigate
 from .operations import operate
 from .question import field_answer, field_asked
@@ -56,7 +57,7 @@ def _field_again(turn: Turn, request: dict[str, Any], rest: list[str]) -> bool:
 
 def _request_again(turn: Turn, request: dict[str, Any], rest: list[str], allowed: set[str]) -> bool:
     cap = turn.grammar.capabilities.get(str(request.get("capability")))
-    if cap is None or cap.id not in allowed:
+    if cap is None or cap.id not in allowed or (cap.kind == "write" and not says_also(lexicon.tokens(turn.text))):
         return False
     fresh = _extractor(turn).extract(cap, rest, use_context=False)
     changed = {name: values for name, values in fresh.values.items() if values and values[0].source == "text"}

@@ -100,8 +100,11 @@ def one_typo(a: str, b: str) -> bool:
 
 
 def dropped_letter(word: str, verb: str) -> bool:
-    """"extnd" for "extend": a verb of five letters or more with one letter dropped or added. Only for a
+    """"extnd" for "extend": a verb of five letters or more with one letter dropped or added, or of four
+    or more with two neighbours swapped ("opne"). Only for a
     verb's first word — elsewhere a shorter word is too often another word ("estao"/"estado")."""
+    if len(word) == len(verb) >= 4 and sorted(word) == sorted(verb) and word != verb:
+        return OSA.distance(word, verb, score_cutoff=1) <= 1  # two letters swapped: "opne" for "open"
     return (abs(len(word) - len(verb)) == 1 and min(len(word), len(verb)) >= TYPO_SHORT_MIN
             and OSA.distance(word, verb, score_cutoff=1) <= 1)
 
@@ -141,6 +144,7 @@ class SlotSpec:
     noun: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # language → one/many/gender
     label: Mapping[str, str] = field(default_factory=dict)  # language → the field's name in replies
     not_before: str | None = None  # "today": a date slot refusing past dates (manifest)
+    named_by: tuple[str, ...] = ()  # a reference's item fields that also name one (attributes.py)
 
     def value_label(self, value: str, language: str) -> str:
         return (self.value_labels.get(value) or {}).get(language) or value
@@ -297,6 +301,7 @@ def _slot(raw: Mapping[str, Any]) -> SlotSpec:
         noun={str(lang): dict(forms) for lang, forms in (raw.get("noun") or {}).items()},
         label={str(lang): str(text) for lang, text in (raw.get("label") or {}).items()},
         not_before=raw.get("not_before"),
+        named_by=tuple(str(p) for p in raw.get("named_by") or ()),
     )
 
 

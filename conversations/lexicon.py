@@ -453,6 +453,10 @@ def _run_of_confirmations(parts: tuple[str, ...]) -> bool:
 _INTERJECTION_LEADS = frozenset(tokens("oops ops opa whoops ah ih hmm hum putz"))
 
 
+# "sim, já pode concluir", "yes, go ahead and approve it now": words of time that change nothing.
+NOW_WORDS = frozenset(tokens("ja agora entao logo now then already right away ahead and"))
+
+
 def run_of(phrases: frozenset[str], text: str) -> bool:
     """The whole message is phrases of one kind end to end, maybe after an interjection: "never mind,
     forget it", "não, espera", "oops, undo that"."""
@@ -511,7 +515,23 @@ def units_spelled(text: str) -> str:
             return match.group(0)
         near = next((u for u in _UNIT_WORDS if len(u) >= 4 and OSA.distance(word, u, score_cutoff=1) <= 1), None)
         return match.group(1) + near if near else match.group(0)
-    return _NUMBER_THEN_WORD.sub(fix, text)
+    return _WEEKDAY_AFTER_MARKER.sub(_weekday_fixed, _NUMBER_THEN_WORD.sub(fix, text))
+
+
+# "next Monay", "na proxima segnda": a weekday of six letters or more with one slip, after a word that
+# announces a day (shorter weekdays are too close to other words: "terça"/"cerca").
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "segunda", "sabado",
+             "domingo")
+_WEEKDAY_AFTER_MARKER = re.compile(r"\b((?:next|last|this|on|until|by|proxima|próxima|proximo|próximo|na|no|"
+                                   r"ate|até)\s+)([^\W\d_]{5,10})\b", re.IGNORECASE)
+
+
+def _weekday_fixed(match: re.Match[str]) -> str:
+    word = fold(match.group(2))
+    if word in _WEEKDAYS:
+        return match.group(0)
+    near = next((d for d in _WEEKDAYS if OSA.distance(word, d, score_cutoff=1) <= 1), None)
+    return match.group(1) + near if near else match.group(0)
 
 
 def correction_remainder(text: str) -> list[str] | None:

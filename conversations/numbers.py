@@ -75,8 +75,15 @@ def value_problem(numeral: Numeral | None, digits: str, schema: Mapping[str, Any
 
 
 def numbers_in(parts: list[str]) -> list[tuple[int, str, bool]]:
-    """(index, digits, followed by a day unit) for each number in the message."""
-    return [(i, p, i + 1 < len(parts) and parts[i + 1] in DAY_UNITS) for i, p in enumerate(parts) if p.isdigit()]
+    """(index, digits, followed by a day unit — "3 dias", "3 more days") for each number in the message."""
+    def unit_after(i: int) -> bool:
+        following = parts[i + 1:i + 3]
+        return bool(following) and (following[0] in DAY_UNITS or (following[0] in _MORE and following[1:2] != []
+                                                                  and following[1] in DAY_UNITS))
+    return [(i, p, unit_after(i)) for i, p in enumerate(parts) if p.isdigit()]
+
+
+_MORE = frozenset({"more", "mais", "extra", "additional", "adicionais"})
 
 
 def reference_number(parts: list[str], used: set[int], *, takes_value: bool,

@@ -63,7 +63,7 @@ def operate(turn: Turn, cap: CapabilityGrammar, extraction: Extraction, parts: l
     if not extraction.complete:
         return clarify(turn, state, extraction)
     activate_targets(turn, state)
-    if cap.kind == "read":  # "e as canceladas?" next asks it again with another filter
+    if cap.kind in ("read", "write"):  # "e as canceladas?" / "a 311 também" next ask it again
         context = dict(turn.conversation.context or {})
         remember_capability(context, cap.id, state["slots"])
         turn.conversation.context = context

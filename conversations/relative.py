@@ -13,7 +13,8 @@ from .lexicon import ARTICLES, DAY_UNITS, FILLER, tokens
 _ADD = frozenset(tokens("mais aumenta aumente aumentar acrescenta acrescente acrescentar soma some somar adiciona "
                         "adicione estende estenda prorroga prorrogue more add increase extend plus"))
 _SUB = frozenset(tokens("menos reduz reduza reduzir diminui diminua diminuir tira tire subtrai subtraia corta "
-                        "corte encurta encurte less minus reduce decrease subtract cut shorten remove"))
+                        "corte encurta encurte less minus reduce decrease subtract cut shorten remove knock "
+                        "trim shave"))
 _FACTORS = {"dobra": 2, "dobre": 2, "dobrar": 2, "dobro": 2, "duplica": 2, "duplique": 2, "double": 2, "triplica": 3,
             "triplique": 3, "triple": 3, "metade": 0.5, "halve": 0.5, "half": 0.5}
 # "make it 5 days longer", "deixa com 3 dias a menos": a comparative after the amount.
@@ -22,7 +23,7 @@ _LESS_AFTER = frozenset(tokens("shorter less fewer menos"))
 _MAKE = frozenset(tokens("make makes deixa deixe deixar faz faca torna torne com"))
 _ABSOLUTE = frozenset(tokens("para pra pro to"))  # "aumenta para 50" sets the value: not relative
 _NOISE = ARTICLES | FILLER | DAY_UNITS | frozenset(tokens("em de it by isso that ela ele outros outras more mais "
-                                                          "o a os as vezes times"))
+                                                          "o a os as vezes times off"))
 
 
 def _comparative(parts: list[str], at: int) -> str | None:

@@ -10,8 +10,9 @@ from .batch import batch_request
 from .data_spans import data_spans
 from .explain import explain
 from .flow import rest
-from .grammar import CapabilityGrammar
+from .grammar import CapabilityGrammar, Grammar
 from .llm import llm_understand
+from .lone import lone_turn
 from .navigation import navigate
 from .operations import operate
 from .question import field_question
@@ -39,11 +40,13 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     counts = any(p in lexicon.COUNT_WORDS for p in parts)
     if asks and field_question(turn, parts, phrases_with=lexicon.COUNT_WORDS if counts else None):
         return
-    if not ranked:
-        return unparsed(turn, parts)
     extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation, text=turn.text,
                           language=turn.language, data=(parts, spans))
-    best, extraction = choose(turn, ranked, parts, extractor)
+    if not ranked and lone_turn(turn, parts, allowed, extractor):  # "57", "<entidades>"
+        return
+    if not ranked:
+        return unparsed(turn, parts)
+    best, extraction = choose(turn, ranked, parts, extractor, allowed)
     cap = best.cap
     # "vê aí a <campo> da 311": showing a field the manifest names is a field question too.
     if cap.kind == "read" and cap.intent == "show" and field_question(turn, parts, phrases_with=frozenset()):
@@ -74,17 +77,24 @@ def _page_of(turn: Turn, cap: CapabilityGrammar, parts: list[str], allowed: set[
                  and c.entity == cap.entity and c.intent == "open"), None)
 
 
-def choose(turn: Turn, ranked: list[Ranked], parts: list[str],
-           extractor: Extractor) -> tuple[Ranked, Extraction]:
+def choose(turn: Turn, ranked: list[Ranked], parts: list[str], extractor: Extractor,
+           allowed: set[str]) -> tuple[Ranked, Extraction]:
     """Among close candidates, prefer the one the message itself fills best with the tenant's data."""
     top = ranked[0].score
     scored: list[tuple[float, int, Ranked, Extraction]] = []
     named = extractor.named_numbers(parts)
+    many = plural_types(turn.grammar, parts) if not any(p.isdigit() for p in parts) else set()
+    # Only when the verb's best reading is about the entity said in the plural ("vá para os <filhos>"
+    # opens a tab of another entity's page: no list there).
+    many &= {ranked[0].cap.entity}
+    ranked = _with_lists(turn, ranked, many, allowed)
     for order, item in enumerate([r for r in ranked if r.score >= top - 8][:5]):
         extraction = extractor.extract(item.cap, parts)
         # "… the <field> of <entity> 311": an entity the message names that the capability has no
         # place for (a create of that entity, another entity's operation) is evidence against it.
         bonus = -4.0 if named - extraction.used else 0.0
+        if item.cap.entity in many:  # "as <entidades> em rascunho da X": many of them, no number — a list
+            bonus += 6.0 if item.cap.intent in _MANY_INTENTS else -3.0
         for slot in item.cap.slots:
             if slot.name in extraction.from_text and slot.parse == "text" and _holds_a_name(extraction, slot.name,
                                                                                             parts, extractor):
@@ -116,6 +126,33 @@ def clone_extraction(turn: Turn, cap: CapabilityGrammar, parts: list[str], extra
     else:
         extraction.values["source"] = [source]
     return extraction
+
+
+_MANY_INTENTS = frozenset({"search", "list", "count"})
+
+
+def _with_lists(turn: Turn, ranked: list[Ranked], many: set[str], allowed: set[str]) -> list[Ranked]:
+    """"me mostra as <entidades> …": a show verb said of many is the entity's search, even when the
+    search lists other verbs."""
+    extra = []
+    for item in ranked:
+        if item.cap.entity in many and item.cap.kind == "read" and item.cap.intent not in _MANY_INTENTS:
+            extra += [Ranked(cap, item.score, item.verb, item.verb_span) for cap in turn.grammar.capabilities.values()
+                      if cap.entity == item.cap.entity and cap.kind == "read" and cap.intent == "search"
+                      and cap.id in allowed and all(r.cap.id != cap.id for r in ranked + extra)]
+    return sorted(ranked + extra, key=lambda r: -r.score)
+
+
+def plural_types(grammar: Grammar, parts: list[str]) -> set[str]:
+    """Entity types the message names in the plural ("<entidades>", "<entities>")."""
+    found = set()
+    for type_, languages in grammar.nouns.items():
+        many = {lexicon.tokens(forms.get("many", ""))[-1:] and lexicon.tokens(forms["many"])[-1]
+                for forms in languages.values() if forms.get("many")}
+        singular = {w for p in grammar.synonyms.get(type_, ()) if len(p) == 1 for w in p}
+        if any(p in many or (p.endswith("s") and p[:-1] in singular) for p in parts):
+            found.add(type_)
+    return found
 
 
 def _holds_a_name(extraction: Extraction, slot: str, parts: list[str], extractor: Extractor) -> bool:

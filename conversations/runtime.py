@@ -123,7 +123,7 @@ def _confirms_naming_it(turn: Turn, words: list[str], allowed: set[str]) -> bool
     start, end = max(spans, key=lambda span: span[1] - span[0])
     others = rest[:start] + rest[end:]
     return all(w in lexicon.FILLER or w in lexicon.ARTICLES or w in lexicon.CREATED or w in lexicon.DEMONSTRATIVES
-               or w in lexicon.CONFIRM_WORDS for w in others)
+               or w in lexicon.CONFIRM_WORDS or w in lexicon.NOW_WORDS for w in others)
 
 
 def _follow_up(turn: Turn, words: list[str], parts: list[str], allowed: set[str]) -> bool:

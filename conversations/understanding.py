@@ -19,6 +19,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from . import metrics
+from .attributes import named_by_attribute
 from .dates import date_in, date_label, shift_in, shift_problem, today
 from .freetext import leftover_value, marked_value, quoted_values
 from .grammar import CapabilityGrammar, Grammar, SlotSpec, Verb, camel_parts, dropped_letter, find_phrase, same_word
@@ -424,6 +425,8 @@ class Extractor:
     def _numbered_entity(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction,
                          use_context: bool) -> None:
         found = self.explicit_number(slot, parts, cap, out.used)
+        if found is None and self._by_attribute(slot, out):
+            return
         if found is None:
             if use_context:
                 ref = reference(slot.type, parts, self.situation)
@@ -433,6 +436,18 @@ class Extractor:
         index, number = found
         out.used.add(index)
         self.resolve_number(slot, number, parts, out)
+
+    def _by_attribute(self, slot: SlotSpec, out: Extraction) -> bool:
+        """"the <place> <entity>": the entities whose named_by field the message says (names are data:
+        read in the message as typed, never as a verb)."""
+        items = named_by_attribute(self.reader, slot, self.data[0]) if self.data[0] else []
+        label_key = str((slot.resolver or {}).get("label", "number"))
+        refs = [entity_ref(slot.type, item, label_field=label_key) for item in items]
+        if len(refs) == 1:
+            out.values[slot.name] = [SlotValue(refs[0]["id"], refs[0]["label"], refs[0], "text")]
+        elif refs:
+            out.ambiguous[slot.name] = refs
+        return bool(refs)
 
     def resolve_number(self, slot: SlotSpec, number: str, parts: list[str], out: Extraction) -> None:
         items = self.reader.search(slot, number)

@@ -152,6 +152,8 @@ _SLOT = {
         "parse": {"enum": ["integer", "text", "enum", "reference", "date"]},
         # A date slot whose API refuses earlier dates: said earlier, it is asked again before any plan.
         "not_before": {"enum": ["today"]},
+        # A reference slot: fields of its resolver's items that name one too ("<field>", "<relation>.name").
+        "named_by": {"type": "array", "items": {"type": "string", "pattern": r"^[a-z_][a-z0-9_.]*$"}},
         "values": {"type": "array", "items": {"type": "string"}},
         "resolver": {
             "type": "object",

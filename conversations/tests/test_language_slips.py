@@ -61,3 +61,18 @@ def test_run_of_control_phrases(text, kind):
     found = [name for name, phrases in (("decline", DECLINE), ("cancel", CANCEL), ("undo", UNDO))
              if run_of(phrases, phrase(text))]
     assert found == ([kind] if kind else [])
+
+
+@pytest.mark.parametrize(("word", "verb", "expected"), [("opne", "open", True), ("aprvoa", "aprova", True),
+                                                       ("lsit", "list", True), ("abre", "abra", False)])
+def test_swapped_letters_in_a_verb(word, verb, expected):
+    assert dropped_letter(word, verb) is expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("move inspection 52 to next Monay", "move inspection 52 to next monday"),
+    ("adia pra próxima segnda", "adia pra próxima segunda"), ("next monday", "next monday"),
+    ("na cerca", "na cerca"), ("on fridya", "on friday"), ("no domngo", "no domingo"),
+])
+def test_weekday_slips(text, expected):
+    assert units_spelled(text) == expected

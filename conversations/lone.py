@@ -1,0 +1,51 @@
+"""A message that is only a reference or only an entity noun, with nothing pending: "57", "a 312",
+"<entidades>", "<entities>". A lone number opens the one entity that has it (the navigation
+capability of each entity type is asked, through the normal extraction); a lone noun lists that
+entity's items (its search capability, no filter). Nothing here knows an entity.
+"""
+
+from __future__ import annotations
+
+from .flow import pending_confirmation
+from .grammar import CapabilityGrammar, find_phrase
+from .lexicon import ARTICLES
+from .navigation import navigate
+from .operations import operate
+from .turns import Turn
+from .understanding import Extraction, Extractor
+
+
+def lone_turn(turn: Turn, parts: list[str], allowed: set[str], extractor: Extractor) -> bool:
+    if pending_confirmation(turn) is not None:  # "312" then is about the operation on screen
+        return False
+    content = [p for p in parts if p not in ARTICLES]
+    if len(content) == 1 and content[0].isdigit():
+        return _open_the_one(turn, content, allowed, extractor)
+    return _list_them(turn, content, allowed)
+
+
+def _open_the_one(turn: Turn, content: list[str], allowed: set[str], extractor: Extractor) -> bool:
+    found: list[tuple[CapabilityGrammar, Extraction]] = []
+    for cap in turn.grammar.capabilities.values():
+        if cap.id not in allowed or cap.kind != "navigation" or cap.intent != "open":
+            continue
+        extraction = extractor.extract(cap, content, use_context=False)
+        if extraction.values or extraction.ambiguous:
+            found.append((cap, extraction))
+    if len(found) != 1:  # none has it, or several types do: not a guess
+        return False
+    navigate(turn, found[0][0], found[0][1], content)
+    return True
+
+
+def _list_them(turn: Turn, content: list[str], allowed: set[str]) -> bool:
+    if not content or len(content) > 3:
+        return False
+    named = [type_ for type_, phrases in turn.grammar.synonyms.items()
+             if any(find_phrase(content, p) == (0, len(content)) for p in phrases)]
+    lists = [cap for cap in turn.grammar.capabilities.values() if cap.id in allowed and cap.kind == "read"
+             and cap.intent == "search" and cap.entity in named]
+    if len(lists) != 1:
+        return False
+    operate(turn, lists[0], Extraction(), content)
+    return True
