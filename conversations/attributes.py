@@ -6,7 +6,7 @@ of those fields said word for word picks the entities that have it. Nothing here
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .grammar import SlotSpec
@@ -23,15 +23,22 @@ def _at(item: Mapping[str, Any], path: str) -> Any:
     return value
 
 
-def named_by_attribute(reader: Reader, slot: SlotSpec, parts: list[str]) -> list[dict[str, Any]]:
-    """The entities of `slot`'s type one of whose `named_by` values the message says, or []."""
+def named_by_attribute(reader: Reader, slot: SlotSpec, parts: list[str],
+                       enums: Iterable[tuple[str, str]] = ()) -> tuple[list[dict[str, Any]], set[int]]:
+    """The entities of `slot`'s type one of whose `named_by` values the message says, and the positions
+    of those words; ([], set()) when none. `enums`: (field, value) the message also says ("a <entidade>
+    aprovada da X"), which narrow several down when some have them."""
     if not slot.named_by:
-        return []
+        return [], set()
     items = reader.catalog(slot)
     for path in slot.named_by:
         values = {str(v) for item in items if isinstance(v := _at(item, path), str) and v.strip()}
-        said = {row["_v"] for row, _span in find_exact(parts, [{"_v": v} for v in values], "_v")}
+        hits = find_exact(parts, [{"_v": v} for v in values], "_v")
+        said = {row["_v"] for row, _span in hits}
         chosen = [item for item in items if _at(item, path) in said]
+        for field, value in enums:
+            narrowed = [item for item in chosen if item.get(field) == value]
+            chosen = narrowed or chosen
         if 0 < len(chosen) <= MAX_CANDIDATES:
-            return chosen
-    return []
+            return chosen, {i for _row, (a, b) in hits for i in range(a, b)}
+    return [], set()

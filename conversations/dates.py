@@ -52,7 +52,7 @@ RULES: list[tuple[str, re.Pattern[str]]] = [
     ("ahead", re.compile(r"\b(?:daqui a|daqui|dentro de|em|in|within|after) " + _N + " " + _UNIT + r"\b")),
     ("from_now", re.compile(r"\b" + _N + " " + _UNIT + r" (?:from now|from today|a partir de hoje)\b")),
     ("after_tomorrow", re.compile(r"\b(?:depois de amanha|the day after tomorrow|day after tomorrow)\b")),
-    ("tomorrow", re.compile(r"\b(?:amanha|tomorrow)\b")),
+    ("tomorrow", re.compile(r"\b(?:amanha|tomorrow|tmrw|tmw|tomorow|tommorow|amnha)\b")),
     ("today", re.compile(r"\b(?:hoje|today)\b")),
     ("next_week", re.compile(r"\b(?:semana que vem|proxima semana|next week)\b")),
     ("last_weekday", re.compile(r"\b(?:last " + _WEEKDAY + r"|(?:na |no |a |o )?" + _WEEKDAY
@@ -84,13 +84,13 @@ _WEEKDAY_WORD = re.compile(r"\b(segunda|terca|quarta|quinta|sexta)\b")
 _MASKED = re.compile(r"\bwd(segunda|terca|quarta|quinta|sexta)\b")
 
 
-def _numbers(text: str, language: str) -> str:
+def _numbers(text: str, language: str, threshold: int = 0) -> str:
     """Number words as digits ("duas semanas" → "2 semanas"); Portuguese weekdays are ordinals to
     text2num ("sexta" → "6ª"), so they are masked around the call."""
     lang = "en" if language.startswith("en") else "pt"
     masked = _WEEKDAY_WORD.sub(r"wd\1", text)
     try:
-        converted = alpha2digit(masked, lang, threshold=0)
+        converted = alpha2digit(masked, lang, threshold=threshold)
     except Exception:  # noqa: BLE001 - text2num refuses odd input; the digits already there still count
         converted = masked
     return _MASKED.sub(r"\1", converted)
@@ -208,6 +208,16 @@ def shift_in(text: str, language: str) -> tuple[int, str] | None:
         earlier = direction is not None and direction.startswith(("antes", "mais cedo", "earlier", "sooner"))
         return (-days if earlier or _EARLIER.search(folded) else days), match.group(0)
     return None
+
+
+def numbers_as_digits(text: str, language: str) -> str:
+    """"a permissão trezentos e dez", "sessenta dias": numbers of three or more in words, as digits
+    (one and two stay words: "um trabalhador" is an article, not a quantity)."""
+    converted = _numbers(text, language, threshold=3)
+    return text if _ORDINAL.search(converted) else converted
+
+
+_ORDINAL = re.compile(r"\d+(?:ª|º|st|nd|rd|th)\b")
 
 
 def shift_problem(text: str) -> str | None:

@@ -14,24 +14,26 @@ from .lexicon import tokens
 
 _OPENERS = tuple(tuple(tokens(p)) for p in (
     "e quanto a", "e quanto ao", "e quanto aos", "e quanto as", "e sobre", "e para", "e pra", "e com", "e",
-    "what about", "how about", "and what about", "and for", "and", "also",
+    "what about", "how about", "and what about", "and for", "and", "also", "same for", "the same for",
+    "o mesmo para", "o mesmo pra", "mesma coisa para", "mesma coisa pra", "same with",
 ))
 MAX_WORDS = 6
 
 
 _ALSO = frozenset(tokens("tambem too also idem"))
+_SAME = tuple(tuple(tokens(p)) for p in ("same for", "the same for", "same with", "o mesmo", "mesma coisa"))
 
 
 def says_also(parts: list[str]) -> bool:
     """"a 311 também", "<entity> 312 too": the same again, for another target — a write included (it is
     proposed and confirmed like any other)."""
-    return bool(parts) and parts[-1] in _ALSO
+    return bool(parts) and (parts[-1] in _ALSO or any(tuple(parts[:len(o)]) == o for o in _SAME))
 
 
 def ellipsis_rest(parts: list[str]) -> list[str] | None:
     """The words after the opener (or before a closing "também"/"too") when the message is an ellipsis,
     else None."""
-    if says_also(parts) and 0 < len(parts) - 1 <= MAX_WORDS:
+    if parts and parts[-1] in _ALSO and 0 < len(parts) - 1 <= MAX_WORDS:
         return parts[:-1]
     for opener in sorted(_OPENERS, key=len, reverse=True):
         n = len(opener)
@@ -40,10 +42,10 @@ def ellipsis_rest(parts: list[str]) -> list[str] | None:
     return None
 
 
-def remember_capability(context: dict[str, Any], capability: str, values: dict[str, Any]) -> None:
+def remember_capability(context: dict[str, Any], capability: str, values: dict[str, Any], text: str = "") -> None:
     """Keep the request a later ellipsis reuses. A write is repeated only by "também"/"too" (and is then
     proposed for confirmation): "e a 457?" after a change is a question."""
-    context["last_request"] = {"kind": "capability", "capability": capability, "values": values}
+    context["last_request"] = {"kind": "capability", "capability": capability, "values": values, "text": text}
 
 
 def remember_field(context: dict[str, Any], entity_type: str, entity_id: Any, field: str) -> None:

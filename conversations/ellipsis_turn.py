@@ -10,13 +10,16 @@ What the message changes is found by the normal extraction, so nothing here know
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from . import lexicon
 from .ellipsis import last_request, says_also
+from .lexicon import DAY_UNITS
 from .navigation import navigate
 from .operations import operate
 from .question import field_answer, field_asked
+from .request import understand
 from .state import situation_for
 from .turns import Turn
 from .understanding import Extraction, Extractor, SlotValue
@@ -55,15 +58,49 @@ def _field_again(turn: Turn, request: dict[str, Any], rest: list[str]) -> bool:
     return False
 
 
+def _other_target(extractor: Extractor, cap: Any, rest: list[str]) -> dict[str, list[SlotValue]]:
+    slot = next((s for s in cap.slots if s.parse == "reference" and s.type == cap.entity), None)
+    bare = [p for i, p in enumerate(rest) if p.isdigit() and not (i + 1 < len(rest) and rest[i + 1] in DAY_UNITS)]
+    if slot is None or len(bare) != 1:
+        return {}
+    out = Extraction()
+    extractor.resolve_number(slot, bare[0], rest, out)
+    return {slot.name: out.values[slot.name]} if out.values.get(slot.name) else {}
+
+
+def _said_again(turn: Turn, cap: Any, request: dict[str, Any], before: dict[str, list[SlotValue]],
+                changed: dict[str, list[SlotValue]], allowed: set[str]) -> bool:
+    """"postpone 51 by 2 days" then "same for 52": the first request's words said again with the new
+    target in place of the old one, so that what was relative to the target (a shift, "N more days")
+    is computed for the new one."""
+    text = str(request.get("text") or "")
+    swaps = [(str(before[name][0].label), str(values[0].label)) for name, values in changed.items()
+             if before.get(name) and any(s.name == name and s.parse == "reference" for s in cap.slots)]
+    if len(swaps) != 1 or len(changed) != 1:
+        return False
+    old, new = swaps[0]
+    pattern = re.compile(rf"(?<![\w-]){re.escape(old)}(?![\w-])")
+    if len(pattern.findall(text)) != 1:
+        return False
+    turn.text = pattern.sub(new, text)
+    understand(turn, lexicon.strip_filler(lexicon.tokens(turn.text)), allowed)
+    return True
+
+
 def _request_again(turn: Turn, request: dict[str, Any], rest: list[str], allowed: set[str]) -> bool:
     cap = turn.grammar.capabilities.get(str(request.get("capability")))
     if cap is None or cap.id not in allowed or (cap.kind == "write" and not says_also(lexicon.tokens(turn.text))):
         return False
-    fresh = _extractor(turn).extract(cap, rest, use_context=False)
+    extractor = _extractor(turn)
+    fresh = extractor.extract(cap, rest, use_context=False)
     changed = {name: values for name, values in fresh.values.items() if values and values[0].source == "text"}
+    if cap.kind == "write":  # "a 311 também": a bare number is the other target, never a new quantity
+        changed = _other_target(extractor, cap, rest) or changed
     if not changed:
         return False
     values = {name: [SlotValue.from_dict(v) for v in kept] for name, kept in (request.get("values") or {}).items()}
+    if cap.kind == "write" and _said_again(turn, cap, request, values, changed, allowed):
+        return True
     values.update(changed)
     (navigate if cap.kind == "navigation" else operate)(turn, cap, Extraction(values=values), rest)
     return True

@@ -402,6 +402,15 @@ QUESTION_WORDS = frozenset(tokens("qual quais quanto quantos quantas quando que 
 OPEN_QUESTION_WORDS = QUESTION_WORDS - {"que"}
 
 
+# "você poderia prorrogar…?", "can u add that?": a request phrased as a question.
+_POLITE = tuple(tuple(tokens(p)) for p in ("poderia", "poderia me", "pode", "consegue", "conseguiria", "da pra",
+                                          "could you", "can you", "can u", "would you", "will you", "could u"))
+
+
+def polite(parts: list[str]) -> bool:
+    return any(tuple(parts[i:i + len(p)]) == p for p in _POLITE for i in range(len(parts)))
+
+
 def asks(parts: list[str], text: str) -> bool:
     """A question: "?", a question word, or "que" opening it ("que dia…"; "pra semana que vem" asks nothing)."""
     return (text.rstrip().endswith("?") or any(p in OPEN_QUESTION_WORDS for p in parts)
@@ -450,7 +459,7 @@ def _run_of_confirmations(parts: tuple[str, ...]) -> bool:
     return len(parts) in reach
 
 
-_INTERJECTION_LEADS = frozenset(tokens("oops ops opa whoops ah ih hmm hum putz"))
+_INTERJECTION_LEADS = frozenset(tokens("oops ops opa whoops ah ih hmm hum putz actually"))
 
 
 # "sim, já pode concluir", "yes, go ahead and approve it now": words of time that change nothing.
@@ -465,6 +474,8 @@ def run_of(phrases: frozenset[str], text: str) -> bool:
         parts = parts[1:]
     if not parts:
         return False
+    if len(parts) == 1 and parts[0] not in phrases and len(parts[0]) >= 6:  # "cofirma": one slip in one word
+        return any(" " not in p and len(p) >= 6 and OSA.distance(parts[0], p, score_cutoff=1) <= 1 for p in phrases)
     longest = max(len(p.split()) for p in phrases)
     reach = {0}
     for start in range(len(parts)):

@@ -21,13 +21,25 @@ def lone_turn(turn: Turn, parts: list[str], allowed: set[str], extractor: Extrac
     content = [p for p in parts if p not in ARTICLES]
     if len(content) == 1 and content[0].isdigit():
         return _open_the_one(turn, content, allowed, extractor)
+    if 1 < len(content) <= 4 and content[-1].isdigit():  # "inspecton 53": a noun (a slip allowed) and a number
+        types = _named_whole(turn, content[:-1])
+        return bool(types) and _open_the_one(turn, content, allowed, extractor, types)
     return _list_them(turn, content, allowed)
 
 
-def _open_the_one(turn: Turn, content: list[str], allowed: set[str], extractor: Extractor) -> bool:
+def _named_whole(turn: Turn, words: list[str]) -> set[str]:
+    """The entity types one of whose nouns is exactly `words`."""
+    return {type_ for type_, phrases in turn.grammar.synonyms.items()
+            if any(find_phrase(words, p) == (0, len(words)) for p in phrases)}
+
+
+def _open_the_one(turn: Turn, content: list[str], allowed: set[str], extractor: Extractor,
+                  types: set[str] | None = None) -> bool:
     found: list[tuple[CapabilityGrammar, Extraction]] = []
     for cap in turn.grammar.capabilities.values():
         if cap.id not in allowed or cap.kind != "navigation" or cap.intent != "open":
+            continue
+        if types is not None and cap.entity not in types:
             continue
         extraction = extractor.extract(cap, content, use_context=False)
         if extraction.values or extraction.ambiguous:

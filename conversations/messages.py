@@ -6,6 +6,7 @@ catalogue lacks, so a missing translation degrades to the other language, never 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 PT: dict[str, str] = {
@@ -63,6 +64,7 @@ PT: dict[str, str] = {
     "undo.expired": "O prazo para desfazer essa operação passou; ela não pode ser desfeita automaticamente.",
     "retry.asks_again": "Vou tentar novamente: {action}.",
     "policy.denied": "Não posso executar essa operação: {reason}.",
+    "policy.denied_action": "Não posso {action}: {reason}.",
     "plan.invalid": "Não consegui montar essa operação: {reason}.",
     "execution.started": "Executando: {action}.",
     "execution.completed": "Concluído: {action}.",
@@ -134,6 +136,7 @@ EN: dict[str, str] = {
     "undo.expired": "The time to undo this operation has passed; it cannot be undone automatically.",
     "retry.asks_again": "Trying again: {action}.",
     "policy.denied": "I cannot run this operation: {reason}.",
+    "policy.denied_action": "I cannot {action}: {reason}.",
     "plan.invalid": "I could not build this operation: {reason}.",
     "execution.started": "Running: {action}.",
     "execution.completed": "Done: {action}.",
@@ -206,6 +209,7 @@ REASONS: dict[str, dict[str, str]] = {
         "REVIEW_NOT_APPROVED": "a revisão ainda não foi aprovada",
         "APPROVAL_NOT_BY_ACTOR": "a confirmação não é sua",
         "NO_PLAN_FOR_INTENT": "não sei executar esse pedido",
+        "RULE": "uma regra do sistema não permite essa operação agora",
         "SLOT_MISSING": "falta uma informação",
         "TARGET_MISSING": "não sei sobre qual registro agir",
     },
@@ -224,6 +228,7 @@ REASONS: dict[str, dict[str, str]] = {
         "REVIEW_NOT_APPROVED": "the review is not approved yet",
         "APPROVAL_NOT_BY_ACTOR": "the confirmation is not yours",
         "NO_PLAN_FOR_INTENT": "I do not know how to do that",
+        "RULE": "a rule of the system does not allow this operation now",
         "SLOT_MISSING": "some information is missing",
         "TARGET_MISSING": "I do not know which record to act on",
     },
@@ -233,13 +238,15 @@ RISK_WORDS = {"pt-BR": {"read": "nenhum", "low": "baixo", "medium": "médio", "h
               "en": {"read": "none", "low": "low", "medium": "medium", "high": "high", "critical": "critical"}}
 
 
-def reason_text(codes: list[str], language: str) -> str:
+def reason_text(codes: list[str], language: str, said: Mapping[str, str] | None = None) -> str:
+    """The reasons as the user reads them: a precondition's own words (manifest `says`), the catalogue's,
+    else a plain sentence — never the code itself."""
     table = REASONS.get(language, REASONS["pt-BR"])
     texts = []
     for code in codes:
         if code.startswith("RISK_") or code == "CONFIRMATION_REQUIRED":
             continue
-        text = table.get(code, code)
+        text = (said or {}).get(code) or table.get(code) or table["RULE"]
         if text not in texts:
             texts.append(text)
     return "; ".join(texts) or table.get("NO_PLAN_FOR_INTENT", "")

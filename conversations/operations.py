@@ -65,7 +65,7 @@ def operate(turn: Turn, cap: CapabilityGrammar, extraction: Extraction, parts: l
     activate_targets(turn, state)
     if cap.kind in ("read", "write"):  # "e as canceladas?" / "a 311 também" next ask it again
         context = dict(turn.conversation.context or {})
-        remember_capability(context, cap.id, state["slots"])
+        remember_capability(context, cap.id, state["slots"], turn.text)
         turn.conversation.context = context
     if cap.kind == "read" and not is_count(cap):
         return read_answer_direct(turn, cap, state)
@@ -143,7 +143,8 @@ def plan_and_decide(turn: Turn, state: Mapping[str, Any], *, reuse_soft_of: str 
         turn.go(Status.FAILED)
         turn.event("EXECUTION_FAILED", {"code": "POLICY_DENIED", "reasons": decision.codes},
                    operation_id=operation["operation_id"])
-        turn.error("POLICY_DENIED", "policy.denied", reason=messages.reason_text(decision.codes, turn.language))
+        turn.error("POLICY_DENIED", "policy.denied_action", action=action,
+                   reason=messages.reason_text(decision.codes, turn.language, decision.says(turn.language)))
         return
     if decision.outcome == Outcome.ALLOW:
         start(turn, plan, receipt.pk, action=action)

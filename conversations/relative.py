@@ -23,7 +23,7 @@ _LESS_AFTER = frozenset(tokens("shorter less fewer menos"))
 _MAKE = frozenset(tokens("make makes deixa deixe deixar faz faca torna torne com"))
 _ABSOLUTE = frozenset(tokens("para pra pro to"))  # "aumenta para 50" sets the value: not relative
 _NOISE = ARTICLES | FILLER | DAY_UNITS | frozenset(tokens("em de it by isso that ela ele outros outras more mais "
-                                                          "o a os as vezes times off"))
+                                                          "o a os as vezes times off another outro outros to"))
 
 
 def _comparative(parts: list[str], at: int) -> str | None:
@@ -49,9 +49,10 @@ class Change:
 
 def relative_change(parts: list[str]) -> Change | None:
     """The change a short message asks for, or None when it is not only a relative change."""
-    if not parts or len(parts) > 6 or any(p in _ABSOLUTE for p in parts):
-        return None
     numbers = [p for p in parts if p.isdigit()]
+    first = next((i for i, p in enumerate(parts) if p.isdigit()), len(parts))
+    if not parts or len(parts) > 6 or any(p in _ABSOLUTE for p in parts[:first]):  # "aumenta para 50"
+        return None
     factor = next((_FACTORS[p] for p in parts if p in _FACTORS), None)
     if factor is not None and not numbers:
         op, amount = "mul", float(factor)

@@ -36,7 +36,8 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     # that entity's data before any capability whose verb the question happens to contain.
     if state_question(turn, parts):  # "… 54 foi cancelada?": a state asked, before "cancelar" is read as a verb
         return
-    asks = lexicon.asks(parts, turn.text)
+    # "você poderia prorrogar a 311?": a write asked politely is a request, not a question about a field.
+    asks = lexicon.asks(parts, turn.text) and not (ranked and ranked[0].cap.kind == "write" and lexicon.polite(parts))
     counts = any(p in lexicon.COUNT_WORDS for p in parts)
     if asks and field_question(turn, parts, phrases_with=lexicon.COUNT_WORDS if counts else None):
         return

@@ -21,6 +21,7 @@ from .clarification import clarification_answer
 from .confirm import confirm
 from .corrections import correction_apply
 from .courtesy import courtesy
+from .dates import numbers_as_digits
 from .ellipsis import ellipsis_rest
 from .ellipsis_turn import ellipsis_apply
 from .flow import allowed_capabilities, expire_pending, pending_clarification, pending_confirmation, rest
@@ -65,7 +66,8 @@ def handle(turn: Turn, kind: str, *, confirmation_id: Any = None) -> None:
 def message(turn: Turn) -> None:
     text = turn.text
     turn.event("MESSAGE_RECEIVED", {"text": text[:2000], "language": turn.language}, actor="user")
-    text = turn.text = lexicon.units_spelled(text)  # "adia 4 dyas": read as typed meant, kept as typed
+    # "adia 4 dyas", "a trezentos e dez": read as meant; the event keeps what was typed
+    text = turn.text = numbers_as_digits(lexicon.units_spelled(text), turn.language)
     control = _control(lexicon.phrase(text))
     if control is not None:
         return control(turn)
@@ -95,7 +97,7 @@ def message(turn: Turn) -> None:
 
 def _control(phrase: str):
     """The handler of a control phrase ("sim", "não", "cancela", "desfaça", "tente de novo", "continue")."""
-    if lexicon.is_confirmation(phrase):
+    if lexicon.is_confirmation(phrase) or lexicon.run_of(lexicon.CONFIRM, phrase):
         return confirm
     for words, handler in ((lexicon.DECLINE, decline), (lexicon.CANCEL, cancel), (lexicon.UNDO, undo_request),
                            (lexicon.RETRY, retry), (lexicon.RESUME, resume)):

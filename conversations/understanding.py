@@ -425,7 +425,7 @@ class Extractor:
     def _numbered_entity(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction,
                          use_context: bool) -> None:
         found = self.explicit_number(slot, parts, cap, out.used)
-        if found is None and self._by_attribute(slot, out):
+        if found is None and self._by_attribute(cap, slot, parts, out):
             return
         if found is None:
             if use_context:
@@ -437,10 +437,14 @@ class Extractor:
         out.used.add(index)
         self.resolve_number(slot, number, parts, out)
 
-    def _by_attribute(self, slot: SlotSpec, out: Extraction) -> bool:
+    def _by_attribute(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction) -> bool:
         """"the <place> <entity>": the entities whose named_by field the message says (names are data:
         read in the message as typed, never as a verb)."""
-        items = named_by_attribute(self.reader, slot, self.data[0]) if self.data[0] else []
+        said = self.data[0] or parts
+        enums = [(s.field, v) for c in self.grammar.capabilities.values() if c.entity == cap.entity for s in c.slots
+                 if s.parse == "enum" and s.values and (v := self.grammar.enum_value(s, said))]
+        items, at = named_by_attribute(self.reader, slot, said, enums)
+        out.used.update(at)
         label_key = str((slot.resolver or {}).get("label", "number"))
         refs = [entity_ref(slot.type, item, label_field=label_key) for item in items]
         if len(refs) == 1:
@@ -493,9 +497,11 @@ class Extractor:
         current = self._current(cap, slot, out) if increment_sign(parts, chosen[0]) else None
         if current is not None:  # "10 more days": the entity's current value, changed by the amount
             digits = str(current + increment_sign(parts, chosen[0]) * int(digits))
-        problem = value_problem(numeral, digits, schema) if not digits.startswith("-") else "negative"
+        negative = digits.startswith("-") or _said_negative(parts, chosen[0])
+        problem = value_problem(numeral, digits, schema) if not negative else "negative"
         if problem is not None:
             shown = numeral.text if numeral is not None else chosen[1]
+            shown = f"-{shown}" if negative and not shown.startswith("-") else shown
             out.invalid[slot.name] = {"said": shown, "problem": problem, **_range_of(schema)}
             return
         out.values[slot.name] = [SlotValue(int(digits), digits)]
@@ -562,6 +568,12 @@ class Extractor:
             if isinstance(company, Mapping) and company.get("id"):
                 return SlotValue(company["id"], str(company.get("name")), {"type": slot.type, **company}, "context")
         return None
+
+
+def _said_negative(parts: list[str], at: int) -> bool:
+    """"valid for minus 5 days", "para menos 5 dias": a sign in words right before the amount."""
+    before = parts[at - 1] if at else ""
+    return before == "minus" or (before == "menos" and at > 1 and parts[at - 2] in ("para", "pra", "to", "for"))
 
 
 def parent_input(reader: Reader, slot: SlotSpec) -> str | None:
