@@ -40,7 +40,9 @@ def correction_apply(turn: Turn, remainder: list[str]) -> None:
     §48-§49); the earlier confirmation is invalidated and policy runs again. Nothing to correct (or
     nothing changed): the words are a new request (request.understand)."""
     base = _base_intent(turn)
-    parts = list(remainder)
+    # "não, não é a 60, é a 62": the number denied anywhere in the message is never the one meant
+    denied = lexicon.denied_numbers(turn.text)
+    parts = [p for p in remainder if p not in denied]
     while parts and (parts[0] in lexicon.CORRECTION_LEADS or parts[0] in lexicon.FILLER):
         parts = parts[1:]
     if base is None or base.get("capability") not in turn.grammar.capabilities:

@@ -211,8 +211,8 @@ def shift_in(text: str, language: str) -> tuple[int, str] | None:
 
 
 def numbers_as_digits(text: str, language: str) -> str:
-    """"a permissão trezentos e dez", "sessenta dias": numbers of three or more in words, as digits
-    (one and two stay words: "um trabalhador" is an article, not a quantity)."""
+    """"a <entidade> trezentos e dez", "sessenta dias": numbers of three or more in words, as digits
+    (one and two stay words: "um <item>" is an article, not a quantity)."""
     converted = _numbers(text, language, threshold=3)
     return text if _ORDINAL.search(converted) else converted
 

@@ -42,10 +42,10 @@ def ellipsis_rest(parts: list[str]) -> list[str] | None:
     return None
 
 
-def remember_capability(context: dict[str, Any], capability: str, values: dict[str, Any], text: str = "") -> None:
+def remember_capability(context: dict[str, Any], capability: str, values: dict[str, Any]) -> None:
     """Keep the request a later ellipsis reuses. A write is repeated only by "também"/"too" (and is then
     proposed for confirmation): "e a 457?" after a change is a question."""
-    context["last_request"] = {"kind": "capability", "capability": capability, "values": values, "text": text}
+    context["last_request"] = {"kind": "capability", "capability": capability, "values": values}
 
 
 def remember_field(context: dict[str, Any], entity_type: str, entity_id: Any, field: str) -> None:

@@ -73,7 +73,12 @@ def _said_again(turn: Turn, cap: Any, request: dict[str, Any], before: dict[str,
     """"postpone 51 by 2 days" then "same for 52": the first request's words said again with the new
     target in place of the old one, so that what was relative to the target (a shift, "N more days")
     is computed for the new one."""
-    text = str(request.get("text") or "")
+    # The words come from the intent the conversation keeps (retention redacts them there).
+    conversation = turn.conversation
+    intents = [conversation.active_intent, (conversation.last_result or {}).get("intent"),
+               (conversation.active_operation or {}).get("intent")]
+    text = next((str(i.get("text") or "") for i in intents if isinstance(i, dict) and i.get("capability") == cap.id
+                 and i.get("text")), "")
     swaps = [(str(before[name][0].label), str(values[0].label)) for name, values in changed.items()
              if before.get(name) and any(s.name == name and s.parse == "reference" for s in cap.slots)]
     if len(swaps) != 1 or len(changed) != 1:

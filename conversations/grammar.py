@@ -99,6 +99,14 @@ def one_typo(a: str, b: str) -> bool:
     return min(len(a), len(b)) >= TYPO_MIN and OSA.distance(a, b, score_cutoff=1) <= 1
 
 
+def english_form(word: str, verb: str) -> bool:
+    """"moved"/"move", "approving"/"approve", "opens"/"open": an English verb's regular forms."""
+    if len(verb) < 3 or not word.startswith(verb[:-1]):
+        return False
+    stem = verb[:-1] if verb.endswith("e") else verb
+    return word in {verb + "s", verb + "es", verb + "d", verb + "ed", stem + "ed", stem + "ing", verb + "ing"}
+
+
 def dropped_letter(word: str, verb: str) -> bool:
     """"extnd" for "extend": a verb of five letters or more with one letter dropped or added, or of four
     or more with two neighbours swapped ("opne"). Only for a

@@ -352,10 +352,43 @@ por favor, favor, obrigado, obrigada, valeu, entao, então, agora, ah, ai, aí, 
 thank you, well, then, now, oh, e, and
 """))
 NEGATIONS = frozenset({"nao", "no", "not", "nope"})
+_SMALL = frozenset(tokens("e a o as os da do na no the a an is it that its"))
+
+
+def without_negated(parts: list[str]) -> list[str]:
+    """"não é a 60, é a 62", "not <entity> 311, I meant 310": the words without what is denied (a negation,
+    then the number a few small words and at most one other word later), so that only the meant is read."""
+    out: list[str] = []
+    i = 0
+    while i < len(parts):
+        j = i + 1
+        if parts[i] in NEGATIONS:
+            while j < len(parts) and j - i <= 4 and not parts[j].isdigit():
+                j += 1
+            others = [w for w in parts[i + 1:j] if w not in _SMALL]
+            if j < len(parts) and parts[j].isdigit() and len(others) <= 1:
+                i = j + 1
+                continue
+        out.append(parts[i])
+        i += 1
+    return out
+
+
+def denied_numbers(text: str) -> set[str]:
+    """The numbers a message denies, clause by clause: "não é a 60, é a 62" → {"60"}; in "Ah, não. É a
+    456" or "não, a 310" the "não" closes its clause and denies nothing."""
+    denied: set[str] = set()
+    for clause in re.split(r"[,.;:!?]+", text):
+        said = tokens(clause)
+        denied |= {p for p in said if p.isdigit()} - {p for p in without_negated(said) if p.isdigit()}
+    return denied
+
+
 # A correction opens with one of these (then says what is right).
 CORRECTION_OPENERS = tuple(tuple(tokens(p)) for p in """
 nao
 no
+not
 na verdade
 ah nao
 errado
@@ -509,7 +542,7 @@ def detect_language(text: str, default: str) -> str:
     return "pt-BR" if pt > en else "en"
 
 
-_INTERJECTIONS = frozenset(tokens("opa ih xi putz eita hmm hum"))
+_INTERJECTIONS = frozenset(tokens("opa ih xi putz eita hmm hum wait espera pera"))
 _OPENERS_LONGEST_FIRST = sorted((o for o in CORRECTION_OPENERS if o), key=len, reverse=True)
 
 

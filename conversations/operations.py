@@ -65,7 +65,7 @@ def operate(turn: Turn, cap: CapabilityGrammar, extraction: Extraction, parts: l
     activate_targets(turn, state)
     if cap.kind in ("read", "write"):  # "e as canceladas?" / "a 311 também" next ask it again
         context = dict(turn.conversation.context or {})
-        remember_capability(context, cap.id, state["slots"], turn.text)
+        remember_capability(context, cap.id, state["slots"])
         turn.conversation.context = context
     if cap.kind == "read" and not is_count(cap):
         return read_answer_direct(turn, cap, state)

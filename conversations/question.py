@@ -117,8 +117,8 @@ def field_asked(fields: Mapping[str, tuple[tuple[str, ...], ...]], parts: list[s
             if phrases_with and not phrases_with & set(phrase):
                 continue
             n = len(phrase)
-            if any(all(same_word(parts[i + k], w) for k, w in enumerate(phrase)) and not _numbered(parts, i + n)
-                   for i in range(len(parts) - n + 1)):
+            if any(all(same_word(parts[i + k], w) for k, w in enumerate(phrase))
+                   and not (n == 1 and _numbered(parts, i + n)) for i in range(len(parts) - n + 1)):
                 # The phrase that says most wins: "quem responde" over "quem", and "responsável" over
                 # "quem tá" in "quem tá de responsável" (question words say nothing of the field).
                 weight = sum(len(w) for w in phrase if w not in lexicon.QUESTION_WORDS)

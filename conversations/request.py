@@ -84,7 +84,8 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str], extractor: Extrac
     top = ranked[0].score
     scored: list[tuple[float, int, Ranked, Extraction]] = []
     named = extractor.named_numbers(parts)
-    many = plural_types(turn.grammar, parts) if not any(p.isdigit() for p in parts) else set()
+    view = masked(parts, extractor.data[1]) if parts == extractor.data[0] else parts  # names are not numbers
+    many = plural_types(turn.grammar, view) if not any(p.isdigit() for p in view) else set()
     # Only when the verb's best reading is about the entity said in the plural ("vá para os <filhos>"
     # opens a tab of another entity's page: no list there).
     many &= {ranked[0].cap.entity}

@@ -13,6 +13,7 @@ retry, resume, clarification, corrections, request), and the helpers they share 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from . import lexicon
@@ -21,22 +22,23 @@ from .clarification import clarification_answer
 from .confirm import confirm
 from .corrections import correction_apply
 from .courtesy import courtesy
+from .data_spans import data_spans
 from .dates import numbers_as_digits
 from .ellipsis import ellipsis_rest
 from .ellipsis_turn import ellipsis_apply
 from .flow import allowed_capabilities, expire_pending, pending_clarification, pending_confirmation, rest
-from .grammar import find_phrase
+from .grammar import find_phrase, same_word
 from .relative import relative_change
 from .relative_turn import relative_apply
 from .request import understand
 from .resume import resume
 from .retry import retry
 from .social import social_kind
-from .state import hints_for
+from .state import hints_for, situation_for
 from .statemachine import Status
 from .supersede import on_screen, supersede
 from .turns import Turn
-from .understanding import rank
+from .understanding import Extractor, rank
 from .undo import undo_request
 
 
@@ -76,6 +78,9 @@ def message(turn: Turn) -> None:
     allowed = allowed_capabilities(turn)
     if _confirms_naming_it(turn, words, allowed):
         return confirm(turn)
+    remarked = _answer_with_a_remark(turn, text, allowed)
+    if remarked is not None:  # "sim, pode concluir, já conferi tudo", "no, not yet, the team hasn't finished"
+        return remarked(turn)
     social = social_kind(words)
     if social is not None:  # a courtesy never fills a slot nor confirms: answered, the rest kept
         return courtesy(turn, social, allowed)
@@ -93,6 +98,40 @@ def message(turn: Turn) -> None:
     asked = on_screen(turn)
     understand(turn, parts, allowed)
     supersede(turn, asked)
+
+
+_CLAUSES = re.compile(r"[,;.!?]+")
+_REMARK_WORDS = 8
+
+
+def _answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
+    """A yes or a no to the confirmation on screen, then a remark that asks for nothing: no number, no
+    verb of another request (the pending operation's own verb aside)."""
+    pending = pending_confirmation(turn)
+    clauses = [c for c in _CLAUSES.split(text) if c.strip()]
+    if pending is None or len(clauses) < 2:
+        return None
+    handler = _control(lexicon.phrase(clauses[0]))
+    if handler not in (confirm, decline, cancel):
+        return None
+    cap = turn.grammar.capabilities.get(str((pending.intent or {}).get("capability")))
+    own = {w for verb in (cap.verbs if cap else ()) for w in verb.words}
+    rest = [w for w in lexicon.tokens(" ".join(clauses[1:])) if w not in lexicon.CONFIRM_WORDS
+            and w not in lexicon.NOW_WORDS and w not in lexicon.FILLER and w not in lexicon.NEGATIONS
+            and not any(same_word(w, v) for v in own)]
+    if (len(rest) > _REMARK_WORDS or any(any(c.isdigit() for c in w) for w in rest)
+            or any(w in lexicon.CORRECTION_LEADS for w in rest) or turn.grammar.types_named_in(rest)
+            or data_spans(turn.grammar, turn.reader, rest) or _commands(turn, rest, allowed)
+            or (cap is not None and _changes_the_pending(turn, cap, rest))):
+        return None  # "Não. Quero <outro nome>", "no, <entity> 311": a correction, not a remark
+    return handler
+
+
+def _changes_the_pending(turn: Turn, cap: Any, rest: list[str]) -> bool:
+    """Does the remark fill a slot of the pending operation ("não, espaço confinado")?"""
+    extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
+                          text=" ".join(rest), language=turn.language)
+    return bool(extractor.extract(cap, rest, use_context=False).from_text)
 
 
 def _control(phrase: str):

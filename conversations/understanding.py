@@ -22,7 +22,17 @@ from . import metrics
 from .attributes import named_by_attribute
 from .dates import date_in, date_label, shift_in, shift_problem, today
 from .freetext import leftover_value, marked_value, quoted_values
-from .grammar import CapabilityGrammar, Grammar, SlotSpec, Verb, camel_parts, dropped_letter, find_phrase, same_word
+from .grammar import (
+    CapabilityGrammar,
+    Grammar,
+    SlotSpec,
+    Verb,
+    camel_parts,
+    dropped_letter,
+    english_form,
+    find_phrase,
+    same_word,
+)
 from .increments import increment_sign
 from .lexicon import ARTICLES, CREATED, DEMONSTRATIVES, PREVIOUS, tokens
 from .matching import Mention, mention
@@ -85,7 +95,7 @@ def verb_matches(grammar: Grammar, parts: list[str], allowed: set[str]) -> dict[
 def find_verb(words: list[str], verb: tuple[str, ...], max_gap: int = 2) -> tuple[int, int] | None:
     """A verb phrase in order, allowing a few words between its parts ("switch to the workers tab")."""
     for start, word in enumerate(words):
-        if not (same_word(word, verb[0]) or dropped_letter(word, verb[0])):
+        if not (same_word(word, verb[0]) or dropped_letter(word, verb[0]) or english_form(word, verb[0])):
             continue
         position, ok = start, True
         for part in verb[1:]:
@@ -425,7 +435,9 @@ class Extractor:
     def _numbered_entity(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction,
                          use_context: bool) -> None:
         found = self.explicit_number(slot, parts, cap, out.used)
-        if found is None and self._by_attribute(cap, slot, parts, out):
+        # "a <entidade> da Subestação 2": a number inside a name the entity has is that name's
+        if (found is None or found[0] not in self.named_numbers(parts)) and self._by_attribute(
+                cap, slot, parts, out, covering=found[0] if found else None):
             return
         if found is None:
             if use_context:
@@ -437,13 +449,16 @@ class Extractor:
         out.used.add(index)
         self.resolve_number(slot, number, parts, out)
 
-    def _by_attribute(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction) -> bool:
+    def _by_attribute(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction,
+                      covering: int | None = None) -> bool:
         """"the <place> <entity>": the entities whose named_by field the message says (names are data:
         read in the message as typed, never as a verb)."""
         said = self.data[0] or parts
         enums = [(s.field, v) for c in self.grammar.capabilities.values() if c.entity == cap.entity for s in c.slots
                  if s.parse == "enum" and s.values and (v := self.grammar.enum_value(s, said))]
         items, at = named_by_attribute(self.reader, slot, said, enums)
+        if covering is not None and covering not in at:
+            return False
         out.used.update(at)
         label_key = str((slot.resolver or {}).get("label", "number"))
         refs = [entity_ref(slot.type, item, label_field=label_key) for item in items]

@@ -76,3 +76,24 @@ def test_swapped_letters_in_a_verb(word, verb, expected):
 ])
 def test_weekday_slips(text, expected):
     assert units_spelled(text) == expected
+
+
+@pytest.mark.parametrize(("word", "verb", "expected"), [
+    ("moved", "move", True), ("approving", "approve", True), ("opens", "open", True), ("opened", "open", True),
+    ("needed", "need", True), ("mover", "move", False), ("remover", "remove", False),
+])
+def test_english_forms_of_a_verb(word, verb, expected):
+    from conversations.grammar import english_form
+
+    assert english_form(word, verb) is expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("não é a 60, é a 62", ["e", "a", "62"]), ("not 311 i meant permit 310", ["i", "meant", "permit", "310"]),
+    ("nao a 312", []), ("e a 312", ["e", "a", "312"]),
+    ("não adiciona nada na 311, adiciona na 312", ["nao", "adiciona", "nada", "na", "311", "adiciona", "na", "312"]),
+])
+def test_without_negated(text, expected):
+    from conversations.lexicon import without_negated
+
+    assert without_negated(tokens(text)) == expected

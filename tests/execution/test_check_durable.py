@@ -36,7 +36,10 @@ def _crash(pg: Postgres) -> None:
     # Each of its processes is a session of its own (setsid): they are killed one by one, children first.
     doomed = [*_children(postmaster), postmaster]
     for pid in doomed:
-        os.kill(pid, signal.SIGKILL)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:  # a backend that ended on its own between the listing and the kill
+            continue
     pg.process.wait(timeout=20)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and any(_alive(pid) for pid in doomed):
