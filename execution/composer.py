@@ -59,19 +59,35 @@ def execution_result(execution: Execution) -> dict[str, Any]:
     }
 
 
+_UNAVAILABLE = frozenset({"TIMEOUT", "RATE_LIMIT", "TEMPORARY_UNAVAILABLE", "NETWORK", "SERVER_ERROR"})
+
+
 def _failure_reason(execution: Execution, language: str) -> str:
+    """Why the execution failed, in words: the failed step as the plan names it and what kind of
+    refusal it met — never a step id or an error code (those are in the timeline and the logs)."""
     error = execution.error or {}
     step_error = error.get("step_error") or {}
     code = error.get("code") or "UNKNOWN"
-    if isinstance(step_error.get("message"), Mapping):
-        return step_error["message"].get(language) or step_error["message"].get("pt-BR")
+    label = _step_label(execution, error.get("step_id"), language)
     if code in ("CONFLICT", "KILL_SWITCH", "VERIFICATION_FAILED"):
-        return text(language, f"error.{code}", expected="?", current="?")
+        return text(language, f"error.{code}")
     if code == "STEP_UNKNOWN":
-        return text(language, "error.UNKNOWN", label=error.get("step_id"))
+        return text(language, "error.UNKNOWN", label=label)
     if step_error.get("policy"):
-        return text(language, "error.POLICY", code=code)
-    return text(language, "error.GENERIC", label=error.get("step_id"), code=code)
+        return text(language, "error.POLICY", label=label)
+    kind = str(step_error.get("class") or "")
+    why = "UNAVAILABLE" if kind in _UNAVAILABLE else kind if kind in _WHY else "OTHER"
+    return text(language, "error.GENERIC", label=label, why=text(language, f"why.{why}"))
+
+
+_WHY = frozenset({"VALIDATION", "BUSINESS_RULE", "NOT_FOUND", "FORBIDDEN", "UNAUTHORIZED", "CONFLICT"})
+
+
+def _step_label(execution: Execution, step_id: Any, language: str) -> str:
+    """The failed step as the plan words it (its label, else its capability's description)."""
+    step = PlanStep.objects.for_tenant(execution.tenant_id).filter(plan=execution.plan_id, step_id=step_id).first()
+    label = (step.label if step is not None and isinstance(step.label, Mapping) else None) or {}
+    return str(label.get(language) or label.get("pt-BR") or text(language, "step.unnamed"))
 
 
 def compose(execution: Execution, language: str = "pt-BR") -> str:

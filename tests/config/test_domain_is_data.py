@@ -66,7 +66,7 @@ BASELINE: dict[str, int] = {
     "conversations/understanding.py": 18,
     "conversations/undo.py": 1,
     "execution/composer.py": 23,
-    "execution/messages.py": 18,
+    "execution/messages.py": 16,
     "planning/conditions.py": 2,
     "registry/apis.py": 1,
 }
