@@ -283,6 +283,13 @@ roll back
 rollback
 desfazer a ultima
 desfazer a ultima acao
+desfazer a ultima alteracao
+desfaz a ultima alteracao
+desfaca a ultima alteracao
+desfaz a ultima mudanca
+desfaca a ultima mudanca
+undo the last update
+undo my last change
 desfazer a ultima operacao
 desfaca a ultima acao
 desfaz a ultima
