@@ -8,11 +8,11 @@ example taken from the manifest's phrasings (placeholders shown as the slot's na
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from rapidfuzz.distance import OSA
 
-from .grammar import CapabilityGrammar, Grammar
+from .grammar import CapabilityGrammar, Grammar, SlotSpec
 from .lexicon import ARTICLES, tokens
 
 GREETING = frozenset({"oi", "oie", "oii", "ola", "opa", "eai", "eae", "iae", "salve", "fala", "fala ai", "hello", "hi",
@@ -107,9 +107,11 @@ def social_kind(parts: list[str]) -> str | None:
     return found[0]
 
 
-def examples(grammar: Grammar, allowed: Iterable[str], language: str, limit: int = EXAMPLES_PER_REPLY) -> list[str]:
+def examples(grammar: Grammar, allowed: Iterable[str], language: str, limit: int = EXAMPLES_PER_REPLY,
+             value_of: Callable[[SlotSpec], str | None] | None = None) -> list[str]:
     """One example per capability the user may use, spread over entities and kinds (navigation, reads,
-    writes), from the manifest's phrasings in `language`."""
+    writes), from the manifest's phrasings in `language`; `value_of` gives a real value for a slot (the
+    tenant's first item: "abre a <entidade> 310"), else the slot's name stands in brackets."""
     caps = [grammar.capabilities[c] for c in sorted(allowed) if c in grammar.capabilities]
     order = {"navigation": 0, "read": 1, "write": 2}
     caps.sort(key=lambda c: (order.get(c.kind, 3), c.id))
@@ -120,20 +122,22 @@ def examples(grammar: Grammar, allowed: Iterable[str], language: str, limit: int
             key = (cap.entity, cap.kind)
             if (key in seen) != bool(rounds) or len(chosen) >= limit:
                 continue
-            example = _example(grammar, cap, language)
+            example = _example(grammar, cap, language, value_of)
             if example and example not in chosen:
                 chosen.append(example)
                 seen.add(key)
     return chosen
 
 
-def _example(grammar: Grammar, cap: CapabilityGrammar, language: str) -> str | None:
+def _example(grammar: Grammar, cap: CapabilityGrammar, language: str,
+             value_of: Callable[[SlotSpec], str | None] | None = None) -> str | None:
     phrasings = cap.examples.get(language) or cap.examples.get("en" if language == "pt-BR" else "pt-BR") or ()
     if not phrasings:
         return None
 
     def placeholder(match: re.Match[str]) -> str:
         slot = cap.slot(match.group(1))
-        return f"<{grammar.slot_label(slot, language) if slot is not None else match.group(1)}>"
+        real = value_of(slot) if value_of is not None and slot is not None else None
+        return real or f"<{grammar.slot_label(slot, language) if slot is not None else match.group(1)}>"
 
     return _PLACEHOLDER.sub(placeholder, phrasings[0])
