@@ -33,11 +33,13 @@ test: install
 lint: install
 	$(VENV)/bin/ruff check .
 
-# Play the acceptance scenarios in-process against the test services (worlds are created and removed).
+# Play our scenarios (and the shared acceptance ones when ../shared is there) in-process against the test
+# services (worlds are created and removed).
 scenarios: install
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) scripts/ensure_database.py
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) manage.py migrate --noinput -v0
-	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) manage.py run_scenarios ../shared/scenarios
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) manage.py run_scenarios tests/conversations/scenarios \
+		$(wildcard ../shared/scenarios) $(wildcard ../shared/scenarios/inspections)
 
 # Every bench/*.py script, then bench/RESULTS.md (../shared/design/BENCH.md).
 bench: install
