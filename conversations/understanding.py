@@ -1,13 +1,9 @@
 """The deterministic intent engine (PRD-010 §58-§59): which capability a message asks for, and
 its slots, from the registry's language metadata and the tenant's data — no LLM.
 
-Ranking, in words: a capability is a candidate when one of its verbs occurs in the message (the
-earliest verb is the main one: "crie … e coloque …" creates), or when it is a sibling (same entity
-and kind) of such a capability — "vá para os componentes" opens the permit's components *tab*.
-Evidence then moves the score: the capability's own keywords (from its phrasings), entity
-synonyms the message names (+) or names against it (−), numbers with a unit for integer slots,
-enum values, the field in the UI focus and the conversation topic (for follow-ups such as "mude
-para 60"), and finally which required slots the message itself fills with the tenant's data.
+ranking.py orders the candidate capabilities from cheap evidence; this module extracts each one's
+slots from the message, the conversation and the tenant's data (the Extractor), and request.choose
+then prefers the candidate the message itself fills best.
 """
 
 from __future__ import annotations
@@ -22,172 +18,14 @@ from . import metrics
 from .attributes import named_by_attribute
 from .dates import date_in, date_label, shift_in, shift_problem, today
 from .freetext import leftover_value, marked_value, quoted_values
-from .grammar import (
-    CapabilityGrammar,
-    Grammar,
-    SlotSpec,
-    Verb,
-    camel_parts,
-    dropped_letter,
-    english_form,
-    find_phrase,
-    same_word,
-)
+from .grammar import CapabilityGrammar, Grammar, SlotSpec, camel_parts, find_phrase
 from .increments import increment_sign
 from .lexicon import ARTICLES, CREATED, DEMONSTRATIVES, PREVIOUS, tokens
 from .matching import Mention, mention
-from .numbers import numbers_in, numerals_of, reference_number, value_problem
+from .numbers import numerals_of, reference_number, value_problem
+from .ranking import MASK, Hints, Ranked, number_positions, rank  # noqa: F401 - the engine's public names
 from .reads import Reader, entity_ref
 
-
-@dataclass
-class Hints:
-    focus_field: str | None = None
-    focus_words: list[str] = field(default_factory=list)
-    topic_words: list[str] = field(default_factory=list)
-    entity_types: tuple[str, ...] = ()  # types of the entities on screen, in focus, then recent
-
-
-@dataclass
-class Ranked:
-    cap: CapabilityGrammar
-    score: float
-    verb: Verb | None = None
-    verb_span: tuple[int, int] | None = None
-
-
-def _content(parts: list[str]) -> tuple[list[str], list[int]]:
-    """The words a verb is found in: articles left out, and a blanked name one word however long it is
-    ("make <first last> its <field>" has the gap of "make <name> its <field>")."""
-    index = [i for i, p in enumerate(parts) if p not in ARTICLES and not (p == MASK and i and parts[i - 1] == MASK)]
-    return [parts[i] for i in index], index
-
-
-def _same_family(a: str, b: str) -> bool:
-    """"openTab" is a kind of "open", "updateValidity" of "update"; "create" is no kind of "update"."""
-    return bool(a and b) and (a.startswith(b) or b.startswith(a))
-
-
-def _related(a: str, b: str) -> bool:
-    if a == b:
-        return True
-    common = set(camel_parts(a)) & set(camel_parts(b))
-    return bool(common - {"type"})
-
-
-def verb_matches(grammar: Grammar, parts: list[str], allowed: set[str]) -> dict[str, tuple[Verb, tuple[int, int]]]:
-    words, index = _content(parts)
-    found: dict[str, tuple[Verb, tuple[int, int]]] = {}
-    for cap in grammar.capabilities.values():
-        if cap.id not in allowed:
-            continue
-        for verb in cap.verbs:
-            at = find_verb(words, verb.words)
-            if at is None:
-                continue
-            span = (index[at[0]], index[at[1] - 1] + 1)
-            best = found.get(cap.id)
-            if best is None or (len(verb.words), -span[0]) > (len(best[0].words), -best[1][0]):
-                found[cap.id] = (verb, span)
-    return found
-
-
-def find_verb(words: list[str], verb: tuple[str, ...], max_gap: int = 2) -> tuple[int, int] | None:
-    """A verb phrase in order, allowing a few words between its parts ("switch to the workers tab")."""
-    for start, word in enumerate(words):
-        if not (same_word(word, verb[0]) or dropped_letter(word, verb[0]) or english_form(word, verb[0])):
-            continue
-        position, ok = start, True
-        for part in verb[1:]:
-            window = range(position + 1, min(len(words), position + 2 + max_gap))
-            position = next((i for i in window if same_word(words[i], part)), -1)
-            if position < 0:
-                ok = False
-                break
-        if ok:
-            return start, position + 1
-    return None
-
-
-def rank(grammar: Grammar, parts: list[str], allowed: set[str], hints: Hints) -> list[Ranked]:
-    """Candidates, best first, from cheap evidence (no reads)."""
-    matches = verb_matches(grammar, parts, allowed)
-    if not matches:
-        return []
-    first = min(span[0] for _, span in matches.values())
-    ranked: dict[str, Ranked] = {}
-    for cap_id, (verb, span) in matches.items():
-        score = 10 + 3 * len(verb.words) - (4 if span[0] > first else 0)
-        ranked[cap_id] = Ranked(grammar.capabilities[cap_id], score, verb, span)
-    for base in list(ranked.values()):
-        for sibling in grammar.capabilities.values():
-            if (sibling.id in allowed and sibling.id not in ranked and sibling.entity == base.cap.entity
-                    and sibling.kind == base.cap.kind and _same_family(sibling.intent, base.cap.intent)):
-                ranked[sibling.id] = Ranked(sibling, base.score - 5, base.verb, base.verb_span)
-    named = grammar.types_named_in(parts)
-    _same_verb_other_entity(grammar, ranked, allowed, named, parts)
-    for item in ranked.values():
-        item.score += _evidence(grammar, item, parts, named, hints)
-    return sorted(ranked.values(), key=lambda r: -r.score)
-
-
-def _same_verb_other_entity(grammar: Grammar, ranked: dict[str, Ranked], allowed: set[str],
-                            named: Mapping[str, tuple[int, int]], parts: list[str]) -> None:
-    """"cancela a vistoria 46", "quantas vistorias…": a verb said of an entity the message names, whose
-    capabilities list other verbs, counts for that entity's capability of the same kind and intent."""
-    for base in list(ranked.values()):
-        if base.verb is None or base.cap.types & named.keys():
-            continue
-        for other in grammar.capabilities.values():
-            if (other.id in allowed and other.id not in ranked and other.kind == base.cap.kind
-                    and other.intent == base.cap.intent and (other.types & named.keys() or _bare(named, parts))):
-                # Named: as good as the verb's own entity. A bare number ("abre a 52") may name any entity:
-                # a little behind, so the extraction (which one has a 52?) decides between them.
-                ranked[other.id] = Ranked(other, base.score - (0 if named else 3), base.verb, base.verb_span)
-
-
-def _bare(named: Mapping[str, tuple[int, int]], parts: list[str]) -> bool:
-    """No entity noun in the message, but a number that may name one."""
-    return not named and any(p.isdigit() for p in parts)
-
-
-def _evidence(grammar: Grammar, item: Ranked, parts: list[str], named: Mapping[str, tuple[int, int]],
-              hints: Hints) -> float:
-    cap, score = item.cap, 0.0
-    verb_span = set(range(*item.verb_span)) if item.verb_span else set()
-    synonym_span = {i for a, b in named.values() for i in range(a, b)}
-    for i, word in enumerate(parts):
-        if i in verb_span or word in ARTICLES or word.isdigit():
-            continue
-        if any(same_word(word, k) for k in cap.keywords):
-            score += 1 if i in synonym_span else 2
-    for type_ in named:
-        if type_ in cap.types:
-            score += 3
-        elif not any(_related(type_, t) for t in cap.types):
-            score -= 3
-    numbers = number_positions(parts)
-    for slot in cap.slots:
-        if slot.parse == "integer" and numbers:
-            score += 3 if any(unit for _, _, unit in numbers) else 2
-        elif slot.parse == "enum" and slot.values and grammar.enum_value(slot, parts):
-            score += 4 if slot.required else 1
-        if hints.focus_field and hints.focus_field in (slot.name, slot.field):
-            score += 4
-    focus = next((t for t in hints.entity_types if t in grammar.referenced), None)
-    if focus and not named and any(s.parse == "reference" and s.type == focus for s in cap.slots):
-        score += 2  # "assign Peter" on an entity's page: the capability of the entity in focus
-    for word in hints.focus_words:
-        if any(same_word(word, k) for k in cap.keywords):
-            score += 2
-    for word in hints.topic_words:
-        if any(same_word(word, k) for k in cap.keywords):
-            score += 3
-    return score
-
-
-number_positions = numbers_in
-MASK = "\x00"  # a word that matches nothing: the place of a name's word (data_spans.py)
 _NUMBER_WORDS = frozenset(tokens("numero n no nº num number nr"))
 _VALUE_PARSES = frozenset({"reference", "integer", "enum"})  # read from words outside names
 
