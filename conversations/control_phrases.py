@@ -1,0 +1,341 @@
+"""The whole-message control phrases of the two languages: yes, no, cancel, undo, retry, resume
+(lexicon.py reads them; runtime._control answers them). Closed-class words, not domain vocabulary;
+compared on folded text, so "não", "nao" and "NÃO" are the same phrase.
+"""
+
+from __future__ import annotations
+
+from knowledge.text import fold, words
+
+
+def _set(text: str) -> frozenset[str]:
+    return frozenset(" ".join(words(fold(line))) for line in text.strip().splitlines() if line.strip())
+
+
+# Whole-message phrases (after dropping FILLER words at either end).
+CONFIRM = _set("""
+sim
+s
+confirmo
+confirma
+confirmado
+confirmar
+pode
+pode sim
+pode seguir
+pode ir
+pode fazer
+pode executar
+pode continuar
+ok
+okay
+claro
+claro que sim
+isso
+isso mesmo
+exato
+certo
+correto
+positivo
+manda ver
+vai
+segue
+siga
+prossiga
+faz
+faca
+faca isso
+sim pode
+sim confirmo
+beleza
+fechado
+combinado
+perfeito
+tudo certo
+pode ser
+isso ai
+bora
+ta bom
+ta certo
+ta
+pode mandar
+manda
+fechou
+demorou
+show
+vamos
+vamos la
+yes
+y
+yeah
+yep
+yup
+sure
+confirm
+confirmed
+go ahead
+do it
+proceed
+correct
+right
+yes please
+of course
+manda bala
+vai fundo
+vai la
+pode prosseguir
+pode confirmar
+pode fazer isso
+sim por favor
+sim claro
+com certeza
+certamente
+aham
+uhum
+sim senhor
+sounds good
+looks good
+go for it
+go on
+alright
+all right
+absolutely
+definitely
+sure thing
+please do
+do that
+yes do it
+ok go
+affirmative
+""")
+DECLINE = _set("""
+nao
+n
+nao quero
+negativo
+nope
+no
+no thanks
+nao obrigado
+espera
+pera
+perai
+calma
+wait
+hold on
+nao precisa
+melhor nao
+acho melhor nao
+agora nao
+ainda nao
+nao agora
+nao quero nao
+nao vou querer
+nem pensar
+de jeito nenhum
+dispenso
+deixa quieto
+nao deixa
+nao deixa quieto
+nao mexe
+nao mexa
+nah
+not
+no thank you
+no need
+not now
+not yet
+better not
+rather not
+id rather not
+i d rather not
+no way
+absolutely not
+definitely not
+leave it
+leave it as is
+no leave it
+dont bother
+don t bother
+""")
+CANCEL = _set("""
+cancela
+cancele
+cancelar
+cancelado
+cancela isso
+cancela tudo
+cancele isso
+cancelar isso
+cancela a operacao
+cancele a operacao
+esquece
+esqueca
+esquece isso
+esqueca isso
+nao faca
+nao faz
+nao faca isso
+pare
+para
+parar
+para tudo
+pare tudo
+deixa pra la
+deixa para la
+deixe pra la
+deixe para la
+deixa
+desisto
+aborta
+aborte
+abortar
+cancel
+cancel it
+cancel that
+cancel this
+stop
+stop it
+never mind
+nevermind
+forget it
+forget that
+abort
+dont
+don t
+do not
+dont do it
+don t do it
+do not do it
+desiste
+desista
+desistir
+desisti
+esquece tudo
+esquece isso ai
+esquece o que eu disse
+esquece o que eu falei
+esqueca o que eu disse
+deixa isso
+deixa isso pra la
+deixa pra depois
+nao precisa mais
+nao quero mais
+mudei de ideia
+cancela ai
+cancela isso ai
+cancela essa
+para com isso
+cancel the operation
+cancel everything
+cancel the request
+cancel all
+scratch that
+scrap that
+forget about it
+never mind that
+changed my mind
+i changed my mind
+i ve changed my mind
+drop it
+call it off
+stop that
+stop everything
+hold off
+""")
+UNDO = _set("""
+desfaca
+desfaz
+desfazer
+desfaca isso
+desfaz isso
+desfazer isso
+desfaca a ultima
+desfaca a ultima operacao
+volta atras
+volte atras
+reverte
+reverta
+reverter
+undo
+undo it
+undo that
+undo this
+revert
+revert it
+revert that
+roll back
+rollback
+desfazer a ultima
+desfazer a ultima acao
+desfazer a ultima alteracao
+desfaz a ultima alteracao
+desfaca a ultima alteracao
+desfaz a ultima mudanca
+desfaca a ultima mudanca
+undo the last update
+undo my last change
+desfazer a ultima operacao
+desfaca a ultima acao
+desfaz a ultima
+desfaz a ultima acao
+desfaz a ultima operacao
+desfaz o que voce fez
+desfaca o que voce fez
+desfaz o ultimo
+volta como estava
+volta como era
+voltar atras
+reverte isso
+reverta isso
+undo the last
+undo the last action
+undo the last change
+undo the last one
+undo last
+undo what you did
+revert the last change
+revert that change
+take that back
+roll it back
+roll that back
+""")
+# "não, deixa", "no, don't", "stop, cancel that": a refusal or a stop word, then another refusal or
+# cancel phrase, is still the whole message declining or cancelling (never a request in disguise).
+_REFUSALS = ("nao", "no", "nope", "nah", "negativo")
+_STOPS = ("pare", "para", "espera", "stop", "wait", "hold on")
+DECLINE = DECLINE | frozenset(f"{r} {d}" for r in _REFUSALS for d in DECLINE | CANCEL if not d.startswith(r + " ")
+                              and d != r)
+CANCEL = CANCEL | frozenset(f"{s} {c}" for s in _STOPS for c in CANCEL if c != s)
+RETRY = _set("""
+tente novamente
+tenta novamente
+tente de novo
+tenta de novo
+tentar novamente
+tentar de novo
+de novo
+novamente
+repete
+repita
+refaca
+refaz
+try again
+retry
+try it again
+again
+redo
+one more time
+""")
+RESUME = _set("""
+continue
+continua
+continuar
+retome
+retoma
+retomar
+retomar operacao
+resume
+carry on
+continue please
+""")
