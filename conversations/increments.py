@@ -8,17 +8,17 @@ from __future__ import annotations
 from .lexicon import ARTICLES, DAY_UNITS, tokens
 
 _MORE_BEFORE = frozenset(tokens("mais more extra another outros outras"))
-_MORE_AFTER = frozenset(tokens("more extra mais adicionais additional longer"))
+MORE_AFTER = frozenset(tokens("more extra mais adicionais additional longer"))
 _LESS_BEFORE = frozenset(tokens("menos"))
-_LESS_AFTER = frozenset(tokens("less fewer menos shorter"))
+LESS_AFTER = frozenset(tokens("less fewer menos shorter"))
 
 
 def increment_sign(parts: list[str], at: int) -> int:
     """+1 when the number at `at` is said as more of the current value, -1 as less, 0 as a value."""
     before = next((p for p in reversed(parts[:at]) if p not in ARTICLES), None)
     after = next((p for p in parts[at + 1:] if p not in ARTICLES and p not in DAY_UNITS), None)
-    if before in _MORE_BEFORE or after in _MORE_AFTER:
+    if before in _MORE_BEFORE or after in MORE_AFTER:
         return 1
-    if before in _LESS_BEFORE or after in _LESS_AFTER:
+    if before in _LESS_BEFORE or after in LESS_AFTER:
         return -1
     return 0

@@ -151,22 +151,17 @@ def is_confirmation(phrase_text: str) -> bool:
     if phrase_text in CONFIRM:
         return True
     parts = phrase_text.split()
-    return len(parts) > 1 and _run_of_confirmations(tuple(parts))
+    return len(parts) > 1 and _end_to_end(parts, CONFIRM, CONFIRM_WORDS)
 
 
-_CONFIRM_LONGEST = max(len(p.split()) for p in CONFIRM)
-
-
-def _run_of_confirmations(parts: tuple[str, ...]) -> bool:
-    """The words split into confirmation phrases and words, end to end."""
+def _end_to_end(parts: list[str], phrases: frozenset[str], words: frozenset[str] = frozenset()) -> bool:
+    """The words split into `phrases` (and single `words`), end to end."""
+    longest = max(len(p.split()) for p in phrases)
     reach = {0}
     for start in range(len(parts)):
-        if start not in reach:
-            continue
-        for n in range(1, min(_CONFIRM_LONGEST, len(parts) - start) + 1):
-            piece = parts[start:start + n]
-            if " ".join(piece) in CONFIRM or (n == 1 and piece[0] in CONFIRM_WORDS):
-                reach.add(start + n)
+        if start in reach:
+            reach.update(start + n for n in range(1, min(longest, len(parts) - start) + 1)
+                         if " ".join(parts[start:start + n]) in phrases or (n == 1 and parts[start] in words))
     return len(parts) in reach
 
 
@@ -187,13 +182,7 @@ def run_of(phrases: frozenset[str], text: str) -> bool:
         return False
     if len(parts) == 1 and parts[0] not in phrases and len(parts[0]) >= 6:  # "cofirma": one slip in one word
         return any(" " not in p and len(p) >= 6 and OSA.distance(parts[0], p, score_cutoff=1) <= 1 for p in phrases)
-    longest = max(len(p.split()) for p in phrases)
-    reach = {0}
-    for start in range(len(parts)):
-        if start in reach:
-            reach.update(start + n for n in range(1, min(longest, len(parts) - start) + 1)
-                         if " ".join(parts[start:start + n]) in phrases)
-    return len(parts) in reach
+    return _end_to_end(parts, phrases)
 
 
 def strip_filler(parts: list[str]) -> list[str]:
@@ -229,7 +218,7 @@ _UNIT_WORDS = ("dia", "dias", "day", "days", "semana", "semanas", "week", "weeks
 _NUMBER_THEN_WORD = re.compile(r"(\d+\s+)([^\W\d_]{4,9})\b")
 
 
-def units_spelled(text: str) -> str:
+def spelled_as_meant(text: str) -> str:
     """The message with a misspelt unit after a number written right; everything else as typed."""
     def fix(match: re.Match[str]) -> str:
         word = fold(match.group(2))

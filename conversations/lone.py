@@ -53,8 +53,7 @@ def _open_the_one(turn: Turn, content: list[str], allowed: set[str], extractor: 
 def _list_them(turn: Turn, content: list[str], allowed: set[str]) -> bool:
     if not content or len(content) > 3:
         return False
-    named = [type_ for type_, phrases in turn.grammar.synonyms.items()
-             if any(find_phrase(content, p) == (0, len(content)) for p in phrases)]
+    named = _named_whole(turn, content)
     lists = [cap for cap in turn.grammar.capabilities.values() if cap.id in allowed and cap.kind == "read"
              and cap.intent == "search" and cap.entity in named]
     if len(lists) != 1:

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .increments import MORE_AFTER
 from .lexicon import DAY_UNITS
 
 # A numeral as typed: an optional sign (only at a word start, so ISO dates keep their dashes),
@@ -78,12 +79,10 @@ def numbers_in(parts: list[str]) -> list[tuple[int, str, bool]]:
     """(index, digits, followed by a day unit — "3 dias", "3 more days") for each number in the message."""
     def unit_after(i: int) -> bool:
         following = parts[i + 1:i + 3]
-        return bool(following) and (following[0] in DAY_UNITS or (following[0] in _MORE and following[1:2] != []
+        return bool(following) and (following[0] in DAY_UNITS or (following[0] in MORE_AFTER and following[1:2] != []
                                                                   and following[1] in DAY_UNITS))
     return [(i, p, unit_after(i)) for i, p in enumerate(parts) if p.isdigit()]
 
-
-_MORE = frozenset({"more", "mais", "extra", "additional", "adicionais"})
 
 
 def reference_number(parts: list[str], used: set[int], *, takes_value: bool,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .increments import LESS_AFTER, MORE_AFTER, increment_sign
 from .lexicon import ARTICLES, DAY_UNITS, FILLER, tokens
 
 _ADD = frozenset(tokens("mais aumenta aumente aumentar acrescenta acrescente acrescentar soma some somar adiciona "
@@ -17,21 +18,11 @@ _SUB = frozenset(tokens("menos reduz reduza reduzir diminui diminua diminuir tir
                         "trim shave"))
 _FACTORS = {"dobra": 2, "dobre": 2, "dobrar": 2, "dobro": 2, "duplica": 2, "duplique": 2, "double": 2, "triplica": 3,
             "triplique": 3, "triple": 3, "metade": 0.5, "halve": 0.5, "half": 0.5}
-# "make it 5 days longer", "deixa com 3 dias a menos": a comparative after the amount.
-_MORE_AFTER = frozenset(tokens("longer more extra mais"))
-_LESS_AFTER = frozenset(tokens("shorter less fewer menos"))
+# "make it 5 days longer", "deixa com 3 dias a menos": a comparative after the amount (increments.py).
 _MAKE = frozenset(tokens("make makes deixa deixe deixar faz faca torna torne com"))
 _ABSOLUTE = frozenset(tokens("para pra pro to"))  # "aumenta para 50" sets the value: not relative
 _NOISE = ARTICLES | FILLER | DAY_UNITS | frozenset(tokens("em de it by isso that ela ele outros outras more mais "
                                                           "o a os as vezes times off another outro outros to"))
-
-
-def _comparative(parts: list[str], at: int) -> str | None:
-    """"add"/"sub" when the amount is followed (units and articles aside) by "longer"/"a menos"."""
-    following = [p for p in parts[at + 1:] if p not in DAY_UNITS and p not in ARTICLES]
-    if not following:
-        return None
-    return "add" if following[0] in _MORE_AFTER else "sub" if following[0] in _LESS_AFTER else None
 
 
 @dataclass(frozen=True)
@@ -58,10 +49,10 @@ def relative_change(parts: list[str]) -> Change | None:
         op, amount = "mul", float(factor)
     elif len(numbers) == 1 and parts[0] in _ADD | _SUB:
         op, amount = ("add" if parts[0] in _ADD else "sub"), float(numbers[0])
-    elif len(numbers) == 1 and (after := _comparative(parts, parts.index(numbers[0]))):
-        op, amount = after, float(numbers[0])
+    elif len(numbers) == 1 and (sign := increment_sign(parts, parts.index(numbers[0]))):
+        op, amount = ("add" if sign > 0 else "sub"), float(numbers[0])
     else:
         return None
     leftover = [p for p in parts if not p.isdigit() and p not in _ADD | _SUB | set(_FACTORS) | _NOISE | _MAKE
-                | _MORE_AFTER | _LESS_AFTER]
+                | MORE_AFTER | LESS_AFTER]
     return None if leftover else Change(op, amount)

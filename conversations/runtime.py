@@ -69,7 +69,7 @@ def message(turn: Turn) -> None:
     text = turn.text
     turn.event("MESSAGE_RECEIVED", {"text": text[:2000], "language": turn.language}, actor="user")
     # "adia 4 dyas", "a trezentos e dez": read as meant; the event keeps what was typed
-    text = turn.text = numbers_as_digits(lexicon.units_spelled(text), turn.language)
+    text = turn.text = numbers_as_digits(lexicon.spelled_as_meant(text), turn.language)
     control = _control(lexicon.phrase(text))
     if control is not None:
         return control(turn)

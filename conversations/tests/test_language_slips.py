@@ -7,7 +7,7 @@ import pytest
 from conversations.dates import shift_problem
 from conversations.grammar import dropped_letter
 from conversations.increments import increment_sign
-from conversations.lexicon import asks, run_of, tokens, units_spelled
+from conversations.lexicon import asks, run_of, spelled_as_meant, tokens
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -15,8 +15,8 @@ from conversations.lexicon import asks, run_of, tokens, units_spelled
     ("2 semnas depois", "2 semanas depois"), ("30 dias", "30 dias"), ("10 days", "10 days"),
     ("o 12 das permissões", "o 12 das permissões"), ("abre a 12 agora", "abre a 12 agora"),
 ])
-def test_units_spelled(text, expected):
-    assert units_spelled(text) == expected
+def test_spelled_as_meant(text, expected):
+    assert spelled_as_meant(text) == expected
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -75,7 +75,7 @@ def test_swapped_letters_in_a_verb(word, verb, expected):
     ("na cerca", "na cerca"), ("on fridya", "on friday"), ("no domngo", "no domingo"),
 ])
 def test_weekday_slips(text, expected):
-    assert units_spelled(text) == expected
+    assert spelled_as_meant(text) == expected
 
 
 @pytest.mark.parametrize(("word", "verb", "expected"), [
