@@ -154,6 +154,17 @@ absolutely not
 definitely not
 leave it
 leave it as is
+leave it like that
+leave it alone
+keep it as is
+keep it
+deixa assim
+deixa assim mesmo
+deixa como esta
+deixa como ta
+deixa do jeito que esta
+deixa do jeito que ta
+deixa como estava
 no leave it
 dont bother
 don t bother

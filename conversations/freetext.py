@@ -31,7 +31,7 @@ from knowledge.text import fold, words
 
 from .dates import date_spans
 from .grammar import same_word
-from .lexicon import ARTICLES
+from .lexicon import ARTICLES, REQUEST_OPENERS
 
 QUOTED = re.compile(r"[\"“”«]([^\"“”«»]{1,500})[\"“”»]|(?<!\w)'([^']{1,500})'(?!\w)")
 # A colon that opens a value: not inside a time or a ratio ("14:30") nor a URL ("https://").
@@ -106,6 +106,8 @@ def structure(text: str, parts: list[str], offset: int, used: set[int], skip_wor
         if fixed & set(inside):
             fixed.update(inside)
     content = [i for i, part in enumerate(parts) if part not in ARTICLES]
+    while content and parts[content[0]] in REQUEST_OPENERS and content[0] not in fixed:
+        fixed.add(content.pop(0))  # "preciso agendar…": the opener, then the verb's place
     candidates = {i for i in content if parts[i] in skip_words}
     if content and content[0] not in fixed and _verb_like(parts[content[0]], skip_words):
         candidates.add(content[0])

@@ -30,6 +30,11 @@ por favor, favor, obrigado, obrigada, valeu, entao, então, agora, ah, ai, aí, 
 thank you, well, then, now, oh, e, and
 """))
 NEGATIONS = frozenset({"nao", "no", "not", "nope"})
+# Words that open a request before its verb ("preciso agendar…", "I need to schedule…", "can we…"):
+# never part of a value the message carries.
+REQUEST_OPENERS = frozenset(tokens("""preciso precisamos quero queremos queria gostaria gostariamos vou vamos tenho
+temos de que pode poderia voce vc consegue me da pra i we you u need want would like d to can could please pls let lets
+us s"""))
 _SMALL = frozenset(tokens("e a o as os da do na no the a an is it that its"))
 
 
@@ -115,7 +120,9 @@ OPEN_QUESTION_WORDS = QUESTION_WORDS - {"que"}
 
 # "você poderia prorrogar…?", "can u add that?": a request phrased as a question.
 _POLITE = tuple(tuple(tokens(p)) for p in ("poderia", "poderia me", "pode", "consegue", "conseguiria", "da pra",
-                                          "could you", "can you", "can u", "would you", "will you", "could u"))
+                                          "da para", "podemos", "poderiamos", "could you", "can you", "can u",
+                                          "would you", "will you", "could u", "can we", "could we", "can i",
+                                          "could i"))
 
 
 def polite(parts: list[str]) -> bool:
@@ -183,6 +190,52 @@ def run_of(phrases: frozenset[str], text: str) -> bool:
     if len(parts) == 1 and parts[0] not in phrases and len(parts[0]) >= 6:  # "cofirma": one slip in one word
         return any(" " not in p and len(p) >= 6 and OSA.distance(parts[0], p, score_cutoff=1) <= 1 for p in phrases)
     return _end_to_end(parts, phrases)
+
+
+# Said before a control phrase, they change nothing: "opa, errei, desfaz isso", "sorry, my bad, undo that".
+_SELF_CORRECTIONS = frozenset({"errei", "erro meu", "foi mal", "desculpa", "desculpe", "my bad", "sorry", "my mistake",
+                               "oh", "oh no", "ai", "xi", "eita", "whoops"})
+_KINDS = (("confirm", CONFIRM), ("decline", DECLINE), ("cancel", CANCEL), ("undo", UNDO), ("retry", RETRY),
+          ("resume", RESUME))
+_ACTIONS = frozenset({"undo", "retry", "resume"})
+_LONGEST_CONTROL = max(len(p.split()) for _, phrases in _KINDS for p in phrases)
+
+
+def control_run(text: str) -> str | None:
+    """The kind of a message made of control phrases of several kinds, end to end (after interjections
+    and "errei"/"my bad"): "wait no, undo that" is an undo — refusals and stops before one request to
+    act (undo, retry, resume) lead up to it; "deixa pra lá, não precisa mais não" cancels — refusals
+    and cancels together are the first of them; a yes mixed with a no is nothing."""
+    parts = text.split()
+    while parts and parts[0] in _INTERJECTION_LEADS:
+        parts = parts[1:]
+    kinds = _segment(parts)
+    if not kinds:
+        return None
+    found = set(kinds) - {"lead"}
+    actions = found & _ACTIONS
+    if len(actions) == 1 and found - actions <= {"decline", "cancel"} and kinds[-1] in actions:
+        return next(iter(actions))
+    if found and found <= {"decline", "cancel"}:
+        return next(k for k in kinds if k != "lead")
+    return None
+
+
+def _segment(parts: list[str]) -> list[str] | None:
+    """The kinds of the phrases `parts` split into end to end, fewest phrases first; None if they don't."""
+    best: dict[int, list[str]] = {0: []}
+    for start in range(len(parts)):
+        if start not in best:
+            continue
+        for n in range(1, min(_LONGEST_CONTROL, len(parts) - start) + 1):
+            piece = " ".join(parts[start:start + n])
+            opening = all(k == "lead" for k in best[start])  # "errei" only before the first control phrase
+            kind = ("lead" if opening and piece in _SELF_CORRECTIONS
+                    else next((k for k, phrases in _KINDS if piece in phrases), None))
+            end = start + n
+            if kind is not None and (end not in best or len(best[end]) > len(best[start]) + 1):
+                best[end] = [*best[start], kind]
+    return best.get(len(parts)) or None
 
 
 def strip_filler(parts: list[str]) -> list[str]:

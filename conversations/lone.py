@@ -1,7 +1,8 @@
 """A message that is only a reference or only an entity noun, with nothing pending: "57", "a 312",
-"<entidades>", "<entities>". A lone number opens the one entity that has it (the navigation
-capability of each entity type is asked, through the normal extraction); a lone noun lists that
-entity's items (its search capability, no filter). Nothing here knows an entity.
+"<entidades>", "<entities>", "<entidade> do <atributo>". A lone number opens the one entity that
+has it (the navigation capability of each entity type is asked, through the normal extraction); a
+lone noun lists that entity's items (its search capability, no filter); a noun followed by what names
+one of its items (the manifest's named_by) opens that one. Nothing here knows an entity.
 """
 
 from __future__ import annotations
@@ -24,7 +25,22 @@ def lone_turn(turn: Turn, parts: list[str], allowed: set[str], extractor: Extrac
     if 1 < len(content) <= 4 and content[-1].isdigit():  # "inspecton 53": a noun (a slip allowed) and a number
         types = _named_whole(turn, content[:-1])
         return bool(types) and _open_the_one(turn, content, allowed, extractor, types)
-    return _list_them(turn, content, allowed)
+    if _list_them(turn, content, allowed):
+        return True
+    # "<entidade> do <atributo>": a noun, then what names one of its items (manifest named_by), no number
+    types = _leading_noun(turn, content)
+    return (bool(types) and len(content) <= _ATTRIBUTE_WORDS and not any(p.isdigit() for p in content)
+            and _open_the_one(turn, content, allowed, extractor, types))
+
+
+_ATTRIBUTE_WORDS = 6
+
+
+def _leading_noun(turn: Turn, content: list[str]) -> set[str]:
+    """The entity types whose noun opens the message, with words after it."""
+    return {type_ for type_, phrases in turn.grammar.synonyms.items()
+            if any((at := find_phrase(content, p)) is not None and at[0] == 0 and at[1] < len(content)
+                   for p in phrases)}
 
 
 def _named_whole(turn: Turn, words: list[str]) -> set[str]:

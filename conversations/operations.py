@@ -231,7 +231,8 @@ def start(turn: Turn, plan: ExecutionPlan, receipt_id: Any, *, action: str, lead
     operation = turn.conversation.active_operation or {}
     try:
         execution = execution_start(plan=plan, receipt_id=receipt_id, actor=turn.user, tenant=turn.tenant,
-                                    receipt=receipt, steps=steps, defer_start=not turn.strict)
+                                    receipt=receipt, steps=steps, defer_start=not turn.strict,
+                                    inline=True)
     except ExecutionError as exc:
         turn.go(Status.FAILED)
         operation["status"] = "failed"

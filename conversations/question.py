@@ -10,7 +10,7 @@ from typing import Any
 from . import lexicon, messages
 from .ellipsis import remember_field
 from .flow import rest, topic_set
-from .grammar import SlotSpec, same_word
+from .grammar import SlotSpec, dropped_letter, same_word
 from .reads import entity_ref
 from .state import entity_activate, situation_for
 from .turns import Turn
@@ -39,9 +39,17 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
             continue
         field = field_asked(cap.fields, parts, body, phrases_with) if phrases_with is not None else (
             field_asked(cap.fields, parts, body) or _field_named(turn, parts, body))
+        counted = None
+        if field is None and phrases_with:  # "quantos <itens> tem a <entidade> 51?": a list field, counted
+            counted = field_asked(cap.fields, parts, body)
+            field = counted if isinstance(body.get(counted), list) else None
         if field is None:
             continue
-        field_answer(turn, slot, body, field, parts)
+        if counted:
+            field_answer(turn, slot, body, field, parts, template="answer.field_count",
+                         extra={"count": len(body[field])})
+        else:
+            field_answer(turn, slot, body, field, parts)
         return True
     return False
 
@@ -117,7 +125,7 @@ def field_asked(fields: Mapping[str, tuple[tuple[str, ...], ...]], parts: list[s
             if phrases_with and not phrases_with & set(phrase):
                 continue
             n = len(phrase)
-            if any(all(same_word(parts[i + k], w) for k, w in enumerate(phrase))
+            if any(all(_same_field_word(parts[i + k], w) for k, w in enumerate(phrase))
                    and not (n == 1 and _numbered(parts, i + n)) for i in range(len(parts) - n + 1)):
                 # The phrase that says most wins: "quem responde" over "quem", and "responsável" over
                 # "quem tá" in "quem tá de responsável" (question words say nothing of the field).
@@ -126,6 +134,11 @@ def field_asked(fields: Mapping[str, tuple[tuple[str, ...], ...]], parts: list[s
                 if best is None or weight > best[0]:
                     best = (weight, name)
     return None if best is None else best[1]
+
+
+def _same_field_word(word: str, expected: str) -> bool:
+    """A field's word as typed: inflected, or with a letter dropped or added ("satus", "valdade")."""
+    return same_word(word, expected) or (len(expected) >= 5 and dropped_letter(word, expected))
 
 
 def _field_named(turn: Turn, parts: list[str], body: Mapping[str, Any]) -> str | None:

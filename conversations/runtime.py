@@ -142,7 +142,8 @@ def _control(phrase: str):
                            (lexicon.RETRY, retry), (lexicon.RESUME, resume)):
         if phrase in words or lexicon.run_of(words, phrase):
             return handler
-    return None
+    return {"decline": decline, "cancel": cancel, "undo": undo_request, "retry": retry,
+            "resume": resume}.get(lexicon.control_run(phrase) or "")
 
 
 def _confirms_naming_it(turn: Turn, words: list[str], allowed: set[str]) -> bool:

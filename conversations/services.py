@@ -4,8 +4,8 @@ tell it about a review decision, and sweep expired pending state.
 Every turn (and every hook) locks the conversation row, checks the version it read, applies one
 transition, bumps the version and appends its events — in one transaction (§30, §35). Nothing is
 kept in process memory between requests. A turn whose execution ran inline (eager Celery) is
-answered with the settled outcome; a read waits briefly for its execution so a question gets its
-answer in the same response.
+answered with the settled outcome; a read plan runs in the request after the commit, and waits
+briefly for any step it had to hand to a worker, so a question gets its answer in the same response.
 """
 
 from __future__ import annotations
@@ -199,9 +199,10 @@ def _read_wait(turn: Turn) -> float:
 
 
 def _settles_after_commit(turn: Turn) -> bool:
-    """A read waits for its answer, and an inline (eager) execution runs at the commit: their reply
-    is read back afterwards. Anything else is answered with what this transaction wrote."""
-    return bool(turn.started_execution) and bool(_read_wait(turn) or current_app.conf.task_always_eager)
+    """A read plan runs in this request at the commit (execution/inline.py), and so does every
+    execution when Celery is eager: their reply is read back afterwards. Anything else is answered
+    with what this transaction wrote."""
+    return bool(turn.started_execution) and (turn.started_read or current_app.conf.task_always_eager)
 
 
 def _result(turn: Turn, conversation: Conversation, response: Any, events: list[Any],

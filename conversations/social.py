@@ -19,7 +19,9 @@ GREETING = frozenset({"oi", "oie", "oii", "ola", "opa", "eai", "eae", "iae", "sa
                       "hey", "hiya", "howdy", "greetings", "yo", "bom dia", "boa tarde", "boa noite", "e ai",
                       "good morning", "good afternoon", "good evening", "good day", "tudo bem", "tudo bom",
                       "tudo certo", "como vai", "como vai voce", "beleza", "tudo joia", "how are you",
-                      "how s it going", "what s up", "whats up", "hey there"})
+                      "how s it going", "what s up", "whats up", "hey there", "how s your day", "how is your day",
+                      "how are you doing", "how are things", "how have you been", "como foi seu dia",
+                      "como voce esta", "como vc esta", "como vc ta", "tudo tranquilo", "tudo em ordem"})
 THANKS = frozenset({"obrigado", "obrigada", "obrigadao", "brigado", "brigada", "brigadao", "obg", "valeu", "vlw",
                     "valeu mesmo", "valeu demais", "agradeco", "agradecido", "agradecida", "grato", "grata",
                     "muito obrigado", "muito obrigada", "perfeito obrigado", "ajudou", "me ajudou", "ajudou muito",
@@ -47,7 +49,7 @@ HELP = frozenset({"ajuda", "socorro", "help", "menu", "comandos", "o que voce po
 # Words that may come along without changing the kind ("oi, tudo bem?", "valeu pela ajuda!").
 _ALONG = frozenset(tokens("por favor pela pelo ajuda a o voce vc amigo agente assistente entao ai bem muito me mim "
                           "pra hoje gente pessoal galera please for the your you there again so much pal to today "
-                          "guys everyone aqui here"))
+                          "guys everyone aqui here lot going"))
 # "como você pode me ajudar com isso?", "how can you help me with …?": help about a topic (a few words, no
 # number) is still help.
 _TOPIC_OPENERS = frozenset(tokens("com sobre em no na nos nas with about on regarding"))

@@ -25,6 +25,7 @@ from tenancy.db import write_in_one_statement
 from tenancy.models import Tenant
 
 from .engine import advance, dispatch, settle
+from .inline import read_only, run_here_after_commit
 from .models import Execution, ExecutionStatus, StepRun, StepStatus, TimelineEntry, TimelineType
 from .priority import started_at_note
 from .timeline import conversation_event, timeline_add
@@ -62,14 +63,15 @@ def _receipt(*, tenant: Tenant, actor: Any, plan: ExecutionPlan, receipt_id: Any
 
 def execution_start(*, plan: ExecutionPlan, receipt_id: Any, actor: Any, tenant: Tenant,
                     receipt: PolicyReceipt | None = None, steps: list[PlanStep] | None = None,
-                    defer_start: bool = False) -> Execution:
+                    defer_start: bool = False, inline: bool = False) -> Execution:
     """Start executing an approved plan; the ready steps are enqueued after commit (inline when eager).
 
     Starting the same plan twice returns the first execution (a plan runs once; a retry is a new
     plan): the plan's conditional move to RUNNING lets one start through, and the other finds the
     execution it created. `steps`: the plan's steps when the caller already read them.
     `defer_start`: see `plan_start(defer=)` — for a caller that redoes its transaction on
-    `tenancy.db.DeferredCheckFailed`.
+    `tenancy.db.DeferredCheckFailed`. `inline`: a plan of read steps only runs in this thread after
+    the commit, not through the broker (execution/inline.py); any other plan ignores it.
     """
     if plan.tenant_id != tenant.pk or plan.actor_id != actor.pk:
         raise ExecutionError("PLAN_NOT_FOUND")
@@ -81,7 +83,7 @@ def execution_start(*, plan: ExecutionPlan, receipt_id: Any, actor: Any, tenant:
         started = plan_start(plan=plan, defer=defer_start)
         if started:
             return _create(plan=plan, receipt=receipt, actor=actor, tenant=tenant,
-                           steps=steps if steps is not None else plan_steps(plan=plan))
+                           steps=steps if steps is not None else plan_steps(plan=plan), inline=inline)
     existing = Execution.objects.for_tenant(tenant).filter(plan=plan).first()
     if existing is None:
         raise ExecutionError("PLAN_NOT_RUNNABLE", plan_get(tenant=tenant, plan_id=plan.pk).status)
@@ -89,7 +91,7 @@ def execution_start(*, plan: ExecutionPlan, receipt_id: Any, actor: Any, tenant:
 
 
 def _create(*, plan: ExecutionPlan, receipt: PolicyReceipt, actor: Any, tenant: Tenant,
-            steps: list[PlanStep]) -> Execution:
+            steps: list[PlanStep], inline: bool) -> Execution:
     """The execution, its step runs (the ready ones already dispatched) and its timeline in one
     statement, then the conversation's EXECUTION_STARTED; the steps are sent after commit."""
     now = timezone.now()
@@ -116,8 +118,11 @@ def _create(*, plan: ExecutionPlan, receipt: PolicyReceipt, actor: Any, tenant: 
         "steps": [{"id": s.step_id, "capability": s.capability_id, "label": s.label} for s in steps]})
     if not ready:  # nothing to run (an empty plan): advance settles it
         advance(execution.pk)
-    for step_id in ready:
-        dispatch(execution.pk, step_id)
+    elif inline and read_only(s.kind for s in steps):
+        run_here_after_commit(execution.pk, ready)
+    else:
+        for step_id in ready:
+            dispatch(execution.pk, step_id)
     return execution
 
 

@@ -7,6 +7,8 @@ import uuid
 from django.conf import settings
 from django.db import models
 
+from .token_cache import forget_digests
+
 
 class Tenant(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -32,11 +34,26 @@ def role_at_least(role: str, minimum: str) -> bool:
     return ROLE_RANK[Role(role)] >= ROLE_RANK[Role(minimum)]
 
 
+class MembershipQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        """A bulk role change sends no signal: drop the cached contexts of the affected tokens here."""
+        pairs = list(self.values_list("user_id", "tenant_id"))
+        updated = super().update(**kwargs)
+        query = models.Q()
+        for user_id, tenant_id in pairs:
+            query |= models.Q(user_id=user_id, tenant_id=tenant_id)
+        if pairs:
+            forget_digests(AccessToken.objects.filter(query).values_list("digest", flat=True))
+        return updated
+
+
 class Membership(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="memberships")
     role = models.CharField(max_length=16, choices=Role.choices)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = MembershipQuerySet.as_manager()
 
     class Meta:
         constraints = [

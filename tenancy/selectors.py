@@ -5,6 +5,7 @@ from django.utils import timezone
 
 from .context import TenantContext
 from .models import AccessToken, Membership, token_digest
+from .token_cache import cached_context, context_remember
 
 SESSION_TENANT_KEY = "tenancy.active_tenant_id"
 
@@ -38,11 +39,20 @@ def context_for_token(*, raw_key: str) -> TenantContext | None:
 
 
 def context_for_token_digest(*, digest: str) -> TenantContext | None:
-    """As context_for_token, from the stored digest (a websocket ticket remembers the token that asked for it)."""
+    """As context_for_token, from the stored digest (a websocket ticket remembers the token that asked for it).
+
+    Read once and kept in the cache until what it was built from changes (tenancy/token_cache.py)."""
+    context = cached_context(digest)
+    if context is not None:
+        return context
     token = AccessToken.objects.select_related("user", "tenant").filter(digest=digest).first()
     if token is None or not token.user.is_active:
         return None
     if token.expires_at is not None and token.expires_at <= timezone.now():
         return None
     membership = membership_get(user=token.user, tenant_id=token.tenant_id)
-    return TenantContext(token.user, token.tenant, membership) if membership else None
+    if membership is None:
+        return None
+    context = TenantContext(token.user, token.tenant, membership)
+    context_remember(digest, context, token.expires_at)
+    return context

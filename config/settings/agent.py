@@ -25,6 +25,9 @@ AGENT_RATE_TENANT_PER_MINUTE = env_int("AGENT_RATE_TENANT_PER_MINUTE", 2000, min
 OVERLOAD_RETRY_AFTER_SECONDS = env_int("OVERLOAD_RETRY_AFTER_SECONDS", 2, minimum=1)
 # How long a question's turn waits for its read execution before answering "still reading".
 AGENT_READ_WAIT_SECONDS = env_int("AGENT_READ_WAIT_SECONDS", 3, minimum=0)
+# How long an authenticated token's (user, tenant, role) may be served from the cache when no
+# signal dropped it first (tenancy/token_cache.py); 0 turns the cache off.
+TOKEN_CONTEXT_CACHE_SECONDS = env_int("TOKEN_CONTEXT_CACHE_SECONDS", 30, minimum=0)
 
 # Plans expire when not confirmed and started in time.
 PLAN_TTL_SECONDS = env_int("PLAN_TTL_SECONDS", AGENT_CONFIRMATION_TTL_SECONDS, minimum=1)

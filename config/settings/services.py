@@ -112,6 +112,8 @@ CELERY_WORKER_CONCURRENCY = env_int("CELERY_WORKER_CONCURRENCY", 2, minimum=1)
 # StepRun's lease is the same span, so a redelivered step is taken over only once its lease expired.
 EXECUTION_VISIBILITY_TIMEOUT_SECONDS = env_int("EXECUTION_VISIBILITY_TIMEOUT_SECONDS", 300, minimum=1)
 EXECUTION_STEP_LEASE_SECONDS = EXECUTION_VISIBILITY_TIMEOUT_SECONDS
+# How long a request may run a read-only plan's steps itself before the rest go to a worker (execution/inline.py).
+EXECUTION_INLINE_READ_MS = env_int("EXECUTION_INLINE_READ_MS", 2000, minimum=0)
 EXECUTION_RETRY_BUDGET = env_int("EXECUTION_RETRY_BUDGET", 10, minimum=0)
 # Adaptive runtime (PRD-034 §55-§60): how long a batch waits for a resource with no registered
 # fallback before asking the planner for an alternative (capped by RUNTIME_MAX_WAIT_SECONDS, after

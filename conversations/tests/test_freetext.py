@@ -62,6 +62,12 @@ def _leftover(text: str, used: tuple[str, ...], language: str | None = None) -> 
      ("eletrica", "pinheiro", "next", "friday"), "North Substation"),
     ("schedule an inspection of Elétrica Pinheiro next Friday at the North Substation",
      ("eletrica", "pinheiro", "friday"), "North Substation"),
+    # words that open a request before its verb are not part of the value
+    ("preciso agendar uma inspecao na Caldeiraria da Metalurgica Vale Azul pro dia 20",
+     ("metalurgica", "vale", "azul", "dia", "20"), "Caldeiraria"),
+    ("I need to book an inspection for Elétrica Pinheiro at Oficina 4 tomorrow",
+     ("eletrica", "pinheiro", "tomorrow"), "Oficina 4"),
+    ("can you please log missing handrail on inspection 60", ("60",), "missing handrail"),
     # a date the message says but no date slot consumed stays in the text
     ("anota escada quebrada na segunda plataforma na 52", ("52",), "escada quebrada na segunda plataforma"),
     # after a colon, the whole rest is the value: numbers, entity words and verbs included

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conversations import lexicon
+from conversations import lexicon, runtime
 from conversations.ellipsis import ellipsis_rest
 from conversations.lexicon import tokens
 from conversations.numbers import numerals_of, raw_numbers, reference_number, value_problem
@@ -28,6 +28,8 @@ from conversations.social import social_kind
     ("me ajuda com a permissão 311", None), ("help me with removing Tiago from permit 5", None),
     ("pode me ajudar a cancelar a inspeção 52?", None), ("valeu, agora abre a 52", None),
     ("me ajuda, o que dá pra fazer aqui?", "help"), ("what can I do here?", "help"),
+    ("thx, that helped a lot!", "thanks"), ("hey there, how's your day going?", "greeting"),
+    ("oi, como você está?", "greeting"), ("how are you doing today?", "greeting"),
 ])
 def test_social_kind(text, kind):
     assert social_kind(tokens(text)) == kind
@@ -94,13 +96,11 @@ def test_reference_number(text, takes_value, named_at, expected):
 
 
 def _control_kind(text: str) -> str | None:
-    said = lexicon.phrase(text)
-    if lexicon.is_confirmation(said):
-        return "confirm"
-    for kind, phrases in (("decline", lexicon.DECLINE), ("cancel", lexicon.CANCEL), ("undo", lexicon.UNDO)):
-        if said in phrases:
-            return kind
-    return None
+    """What the dispatcher (runtime._control) makes of the message, by the handler it picks."""
+    handler = runtime._control(lexicon.phrase(text))
+    names = {"confirm": "confirm", "decline": "decline", "cancel": "cancel", "undo_request": "undo",
+             "retry": "retry", "resume": "resume"}
+    return names[handler.__name__] if handler is not None else None
 
 
 @pytest.mark.parametrize(("text", "kind"), [
@@ -118,6 +118,12 @@ def _control_kind(text: str) -> str | None:
     ("não, deixa a validade em 30 dias", None), ("no, don't approve permit 5, cancel it", None),
     ("melhor não aprovar a 311", None), ("stop the inspection 52", None), ("esquece a 311 e abre a 312", None),
     ("sim, conclui", None), ("ok, cancela a inspeção 52", None), ("não pode", None),
+    # Phrases of several kinds end to end: stops and refusals lead up to a request to act; refusals and
+    # cancels together cancel; a yes with a no is nothing.
+    ("wait no, undo that", "undo"), ("opa, errei, desfaz isso", "undo"), ("sorry, my bad, try again", "retry"),
+    ("deixa pra lá, não precisa mais não", "cancel"), ("não, pera, deixa do jeito que tá", "decline"),
+    ("sim, não", None), ("no, yes", None), ("undo that, no", None), ("desfaz, tenta de novo", None),
+    ("errei", None), ("my bad, open permit 5", None),
 ])
 def test_control_phrases(text, kind):
     assert _control_kind(text) == kind

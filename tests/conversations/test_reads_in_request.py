@@ -1,0 +1,65 @@
+"""A question is answered in its own response with no worker and no broker (issue #18, point 1).
+
+Celery is not eager here and the broker's messages are captured, not sent: an answer can only come
+from the read plan run in the request (execution/inline.py). A write still waits for a worker.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from execution import publish
+from execution.models import Execution, ExecutionStatus
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def no_worker(monkeypatch, settings):
+    from config.celery import app
+
+    sent: list[tuple] = []
+    monkeypatch.setattr(publish, "send_soon", lambda task, args, countdown=None: sent.append(args))
+    settings.AGENT_READ_WAIT_SECONDS = 0  # no waiting for a worker that would answer later
+    app.conf.task_always_eager = False  # the conftest's _eager fixture restores it
+    return sent
+
+
+def test_field_and_count_questions_are_answered_without_a_worker(world, operator_client, start, no_worker):
+    conversation = start(operator_client)
+    field = operator_client.post(f"/agent/conversations/{conversation}/messages",
+                                 {"text": "qual é a validade da permissão 802?"}, format="json").json()
+    count = operator_client.post(f"/agent/conversations/{conversation}/messages",
+                                 {"text": "quantos funcionários existem?"}, format="json").json()
+
+    assert field["response"]["type"] == "answer" and "20" in field["response"]["message"]
+    assert count["response"]["type"] == "answer" and "3" in count["response"]["message"]
+    assert count["status"] == "SUCCESS"
+    assert no_worker == []
+    assert set(Execution.objects.for_tenant(world.tenant).values_list("status", flat=True)) == {
+        ExecutionStatus.COMPLETED}
+
+
+def test_a_confirmed_write_still_goes_to_a_worker(world, operator_client, start, no_worker):
+    conversation = start(operator_client)
+    proposal = operator_client.post(f"/agent/conversations/{conversation}/messages",
+                                    {"text": "prorroga a permissão 802 para 35 dias"}, format="json").json()
+    assert proposal["status"] == "CONFIRMATION_REQUIRED"
+    started = operator_client.post(f"/agent/conversations/{conversation}/messages", {"text": "sim"},
+                                   format="json").json()
+
+    assert started["status"] == "EXECUTING" and started["response"]["type"] == "execution"
+    assert len(no_worker) == 1
+    world.p802.refresh_from_db()
+    assert world.p802.validity_days == 20
+
+
+def test_a_read_past_its_budget_is_left_to_a_worker_and_the_turn_says_so(world, operator_client, start, no_worker,
+                                                                         settings):
+    settings.EXECUTION_INLINE_READ_MS = 0
+    conversation = start(operator_client)
+    count = operator_client.post(f"/agent/conversations/{conversation}/messages",
+                                 {"text": "quantos funcionários existem?"}, format="json").json()
+
+    assert count["status"] == "EXECUTING" and count["response"]["type"] == "execution"
+    assert len(no_worker) == 1
