@@ -27,6 +27,7 @@ from policy.models import Outcome
 from policy.services import Approval, decision_record, receipt_issue, review_request_open
 
 from . import messages
+from .already import already_so, answer_already_so
 from .clarify import clarify
 from .ellipsis import remember_capability
 from .flow import activate_targets, invalidate_pending, is_count
@@ -145,6 +146,9 @@ def plan_and_decide(turn: Turn, state: Mapping[str, Any], *, reuse_soft_of: str 
                    operation_id=operation["operation_id"])
         turn.error("POLICY_DENIED", "policy.denied_action", action=action,
                    reason=messages.reason_text(decision.codes, turn.language, decision.says(turn.language)))
+        return
+    if already_so(turn, plan):  # the data already shows it done: saying yes could only fail
+        answer_already_so(turn, operation, action, lead)
         return
     if decision.outcome == Outcome.ALLOW:
         start(turn, plan, receipt.pk, action=action)

@@ -16,6 +16,7 @@ from conftest import client_for
 from conversations.models import Confirmation, Conversation, PendingStatus, Turn
 from events.models import ConversationEvent
 from execution.models import Execution
+from sst.models import WorkPermit
 
 from .conftest import selection
 
@@ -44,9 +45,12 @@ def _together(*calls: Callable[[], object]) -> list[object]:
 
 
 def _pending(client, world, start) -> tuple[str, str]:
+    # A validity the permit does not have yet: one it already has is answered with no confirmation.
+    current = WorkPermit.objects.for_tenant(world.tenant).get(pk=world.p802.pk).validity_days
     conversation = start(client)
     response = client.post(f"/agent/conversations/{conversation}/messages",
-                           {"text": "mude a validade para 41 dias", "ui_context": selection(world.p802)},
+                           {"text": f"mude a validade para {42 if current == 41 else 41} dias",
+                            "ui_context": selection(world.p802)},
                            format="json").json()
     assert response["status"] == "CONFIRMATION_REQUIRED", response
     return conversation, response["response"]["confirmation"]["id"]
