@@ -30,7 +30,7 @@ def explain(turn: Turn, parts: list[str]) -> None:
     pointing = any(p in lexicon.DEMONSTRATIVES for p in parts)
     named = turn.grammar.types_named_in(parts)
     if pointing:
-        candidates = list(situation.created) + ([situation.active] if situation.active else [])
+        candidates = [*situation.created, *([situation.active] if situation.active else []), *_last_acted_on(turn)]
         for ref in candidates:
             if not named or any(_similar_type(t, str(ref.get("type"))) for t in named):
                 entity = ref
@@ -56,6 +56,14 @@ def explain(turn: Turn, parts: list[str]) -> None:
     turn.reply("answer", "knowledge.answer", message=result.answer.text,
                citations=[{"id": c.id, "title": c.title, "source": c.source, "version": c.version}
                           for c in result.answer.citations])
+
+
+def _last_acted_on(turn: Turn) -> list[Mapping]:
+    """What the last operation acted on: after "desfaça" removed an item, "explique esse <item>" is about
+    it, even when the page's selection (the item's parent) is the active entity and nothing was created."""
+    slots = ((turn.conversation.last_result or {}).get("intent") or {}).get("slots") or {}
+    return [v["entity"] for values in slots.values() for v in values
+            if isinstance(v, Mapping) and isinstance(v.get("entity"), Mapping)]
 
 
 def _similar_type(a: str, b: str) -> bool:

@@ -90,8 +90,10 @@ def _undo_state(turn: Turn, capability: str, values: dict[str, Any], last: dict[
         own_label = str((slot.resolver or {}).get("label") or "")
         if isinstance(result, dict) and str(result.get("id")) == str(value) and result.get(own_label):
             label = str(result[own_label])  # "guarda-corpo solto", not the finding's id
+        # A value a resolver names is a thing the undo acts on: the card lists it among the affected.
+        named = slot.from_context or bool(slot.resolver)
         slots[slot.name] = [SlotValue(value, label, entity or ({"type": slot.type, "id": value, "label": label}
-                                                               if slot.from_context else None), "context")]
+                                                               if named else None), "context")]
     if any(s.required and s.name not in slots for s in cap.slots):
         return None
     return intent_state(capability=capability, values=slots, text=turn.text, language=turn.language,
