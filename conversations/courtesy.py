@@ -1,18 +1,26 @@
 """The reply to a greeting, thanks, goodbye or request for help (social.py tells which): answered
-from the registry — examples of what this user may do — and nothing pending is touched."""
+from the registry — examples of what this user may do — and nothing pending is touched. The empty
+conversation's welcome lists the same examples, so what the page offers first is what "oi" answers."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from registry.selectors import registry_snapshot
+from tenancy.models import Tenant
+
 from .flow import rest
-from .grammar import SlotSpec
+from .grammar import SlotSpec, grammar_for
+from .reads import Reader
 from .social import examples
-from .turns import Turn
+from .turns import Turn, reader_for
 
 _SAMPLE = {"integer": "30", "date": {"pt-BR": "amanhã", "en": "tomorrow"}}
 
 
 def courtesy(turn: Turn, kind: str, allowed: set[str]) -> None:
-    listed = (examples(turn.grammar, allowed, turn.language, value_of=lambda slot: _sample(turn, slot))
+    listed = (examples(turn.grammar, allowed, turn.language, value_of=lambda slot: _sample(turn.reader, slot,
+                                                                                        turn.language))
               if kind in ("greeting", "help") else [])
     template = f"social.{kind}"
     if kind in ("greeting", "help") and not listed:
@@ -21,14 +29,26 @@ def courtesy(turn: Turn, kind: str, allowed: set[str]) -> None:
     turn.reply("answer", template, values={"examples": "\n".join(f"• {e}" for e in listed)})
 
 
-def _sample(turn: Turn, slot: SlotSpec) -> str | None:
+def welcome_examples(*, tenant: Tenant, user: Any, role: str, language: str) -> list[str]:
+    """Sentences a user of `role` may send as they are, with the tenant's own values ("abre a <entidade>
+    310"): a phrasing that leans on an open entity ("abra essa <entidade>") leads nowhere in an empty
+    conversation, and one whose slot has no value to show (a bracketed name) is left out."""
+    snapshot = registry_snapshot()
+    grammar = grammar_for(snapshot)
+    reader = reader_for(user=user, tenant=tenant, snapshot=snapshot, grammar=grammar)
+    allowed = {spec.id for spec in snapshot.discoverable_for(tenant=tenant, role=role)}
+    listed = examples(grammar, allowed, language, value_of=lambda slot: _sample(reader, slot, language))
+    return [example for example in listed if "<" not in example]
+
+
+def _sample(reader: Reader, slot: SlotSpec, language: str) -> str | None:
     """A value of the tenant's for an example ("310", "Trabalho em Altura"), read through the slot's
     resolver; a number or a date for quantity and date slots; None (the slot's name shows) otherwise."""
     if slot.resolver:
-        items = turn.reader.catalog(slot)
+        items = reader.catalog(slot)
         label = str(slot.resolver.get("label", "name"))
         return str(items[0].get(label)) if items and items[0].get(label) else None
     if slot.parse == "enum" and slot.values:
-        return slot.value_label(slot.values[0], turn.language)
+        return slot.value_label(slot.values[0], language)
     sample = _SAMPLE.get(slot.parse or "")
-    return sample.get(turn.language, sample.get("pt-BR")) if isinstance(sample, dict) else sample
+    return sample.get(language, sample.get("pt-BR")) if isinstance(sample, dict) else sample

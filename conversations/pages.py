@@ -22,10 +22,10 @@ from django.utils.decorators import method_decorator
 from django.views import View
 from django.views.decorators.csrf import ensure_csrf_cookie
 
-from registry.examples import examples_for
 from tenancy.context import TenantContext
 from tenancy.models import Membership
 
+from .courtesy import welcome_examples
 from .models import Conversation
 from .models import Turn as TurnRow
 from .services import ConversationNotFound, conversation_create, conversation_get, conversation_state
@@ -144,9 +144,11 @@ class ChatPageView(LoginRequiredMixin, View):
                 "tabs": [{"id": tab, "title": text[f"tab_{tab}"]} for tab in TABS],
                 "state": conversation_state(tenant=context.tenant, user=context.user,
                                             conversation_id=conversation.pk),
-                "history": history_for_page(conversation),
-                # What this user's role may ask, from the registry's phrasings: the empty conversation's welcome.
-                "examples": examples_for(tenant=context.tenant, role=context.role, language=language)}
+                "history": history_for_page(conversation)}
+        # What this user's role may ask, as the greeting lists it: the empty conversation's welcome
+        # (read only then: the examples read the tenant's catalogues for their values).
+        boot["examples"] = [] if boot["history"] else welcome_examples(
+            tenant=context.tenant, user=context.user, role=context.role, language=language)
         return render(request, "chat/chat.html", {"t": text, "language": language, "boot": boot,
                                                   "tenant": context.tenant, "several_tenants": several,
                                                   "tabs": boot["tabs"], "other_language": "en" if language ==
