@@ -146,7 +146,10 @@
     }
     if (response.type === "confirmation" && response.confirmation) item.append(confirmationCard(response.confirmation));
     if (response.type === "clarification" && response.clarification) item.append(candidates(response.clarification));
-    log.append(item);
+    // "Executando…" (a worker's execution still to settle) reads before its timeline, the settled reply after.
+    const execution = response.execution || {};
+    const running = !SETTLED.has(execution.status) && seen.executions.get(execution.id);
+    log.insertBefore(item, running ? running.node : null);
     navigate(response.navigation);
     scrollDown();
     if (live) {
