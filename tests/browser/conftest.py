@@ -2,12 +2,15 @@
 
 Playwright's sync API runs an event loop in the test thread, which makes Django refuse ORM calls
 from that thread unless DJANGO_ALLOW_ASYNC_UNSAFE is set; the setup and assertions in these tests
-are plain synchronous code, so it is set here, for browser tests only. A failing test leaves a
-screenshot of every open page in test-artifacts/.
+are plain synchronous code, so it is set here, for browser tests only.
+
+Screenshots go to tests/artifacts/ (gitignored): `snap(page)` saves the state a test has just asserted
+as <test-name>.png, to be looked at, pass or fail; a failing test also leaves every open page there.
 """
 
 from __future__ import annotations
 
+import io
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +20,7 @@ from django.conf import settings
 from django.db import connections
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"
+ARTIFACTS = Path(settings.BASE_DIR) / "tests" / "artifacts"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 
@@ -46,6 +49,45 @@ def worker_servers(transactional_db) -> Iterator:
         asgi.stop()
         worker.stop()
         purge_queues()
+
+
+@pytest.fixture
+def eager_server(transactional_db) -> Iterator:
+    """daphne on the embedded default's execution mode (eager Celery, in-memory channel layer): an
+    execution settles inside its turn, as on `make run` without Redis."""
+    from .servers import AsgiServer
+
+    asgi = AsgiServer()
+    asgi.start(REDIS_URL="")
+    try:
+        yield asgi
+    finally:
+        asgi.stop()
+
+
+@pytest.fixture
+def demo_page(eager_server, new_context):
+    """`demo_page(username="demo-operator")`: a chat page logged in to seed_demo's tenant, seeded once
+    per test (the README's demo data), in a browser context of its own."""
+    from django.core.management import call_command
+
+    from registry.selectors import snapshot_clear
+
+    from .chat import log_in, set_password
+
+    seeded: list[bool] = []
+
+    def open_page(username: str = "demo-operator"):
+        if not seeded:
+            call_command("seed_demo", stdout=io.StringIO())
+            snapshot_clear()
+            seeded.append(True)
+        set_password(username)
+        page = new_context(viewport={"width": 1280, "height": 900}).new_page()
+        log_in(page, eager_server.url, username)
+        return page
+
+    return open_page
 
 
 @pytest.fixture
@@ -80,11 +122,33 @@ def new_context(request, live_server, transactional_db, monkeypatch) -> Iterator
             connections.close_all()
 
 
+@pytest.fixture
+def snap(request):
+    """`snap(page, name="")`: the whole page as tests/artifacts/<test-name>[-<name>].png.
+
+    The conversation log is a scrolling box; it is unrolled for the picture so the screenshot shows
+    every bubble, card and timeline in its place, not only the scrolled-to tail.
+    """
+    def take(page, name: str = "") -> Path:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        path = ARTIFACTS / f"{request.node.name}{f'-{name}' if name else ''}.png"
+        page.evaluate(_UNROLL, "none")
+        page.screenshot(path=str(path), full_page=True)
+        page.evaluate(_UNROLL, "")
+        return path
+
+    return take
+
+
+_UNROLL = "(height) => { const log = document.querySelector('#log'); if (log) log.style.maxHeight = height; }"
+
+
 def _screenshots_if_failed(request, contexts) -> None:
     report = getattr(request.node, "rep_call", None)
     if report is None or not report.failed:
         return
-    ARTIFACTS.mkdir(exist_ok=True)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for index, context in enumerate(contexts):
         for number, page in enumerate(context.pages):
-            page.screenshot(path=str(ARTIFACTS / f"{request.node.name}-{index}-{number}.png"), full_page=True)
+            page.screenshot(path=str(ARTIFACTS / f"{request.node.name}-failed-{index}-{number}.png"),
+                            full_page=True)

@@ -6,12 +6,7 @@ The SST fault injector slows one component's POST so a reload lands mid-executio
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import pytest
-from django.conf import settings
-from django.contrib.auth.hashers import PBKDF2PasswordHasher
 
 from conftest import make_tenant, make_user
 from sst.faults import fault_add
@@ -20,10 +15,10 @@ from tenancy.models import Role
 from tests.conversations.conftest import build_world
 from tests.registry_fixtures import activate_manifest
 
+from .chat import log_in, set_password, structure
+
 pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
-ARTIFACTS = Path(settings.BASE_DIR) / "tests" / "artifacts"
-PASSWORD = "pw-chat-e2e-123"  # noqa: S105 - a throw-away test user
 SLOW_MS = 5000
 
 
@@ -39,25 +34,19 @@ def timeline_state(page) -> dict:
         steps: [...t.querySelectorAll('[data-step]')].map((s) => [s.dataset.step, s.dataset.status])}))""")
 
 
-def test_a_user_confirms_an_operation_and_watches_it_finish_across_a_reload(servers, new_context):
+def test_a_user_confirms_an_operation_and_watches_it_finish_across_a_reload(servers, new_context, snap):
     activate_manifest()
     world = build_world(make_tenant("Chat E2E"))
     tenant = world.tenant
-    user = make_user(tenant, Role.OPERATOR, "chat-operator")
-    # The server process checks passwords with the production hashers, not the suite's fast one.
-    user.password = PBKDF2PasswordHasher().encode(PASSWORD, PBKDF2PasswordHasher().salt())
-    user.save(update_fields=["password"])
+    make_user(tenant, Role.OPERATOR, "chat-operator")
+    set_password("chat-operator")
     fault_add(tenant=tenant, route="sst:permit-components", method="POST", latency_ms=SLOW_MS,
               match={"component": "Ruído Contínuo"})
 
     page = new_context(viewport={"width": 1280, "height": 900}).new_page()
     page.goto(f"{servers.url}/")
     assert "/login/" in page.url
-    page.get_by_label("Usuário").fill(user.username)
-    page.get_by_label("Senha").fill(PASSWORD)
-    page.get_by_role("button", name="Entrar").click()
-    page.wait_for_url(re.compile(r"/\?c="))
-    page.wait_for_selector("#connection[data-state=connected]")
+    log_in(page, servers.url, "chat-operator")
 
     # Open a permit by asking: the agent's navigation moves the simulated SST app.
     page.get_by_label("Mensagem").fill("abra a permissão 802")
@@ -97,9 +86,10 @@ def test_a_user_confirms_an_operation_and_watches_it_finish_across_a_reload(serv
     assert sum("adicionado" in reply for reply in replies) == 1  # the final reply, once
     log_text = page.locator("#log").inner_text()
     assert log_text.count("adicione os componentes") == 1
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.evaluate("document.querySelector('#log').style.maxHeight = 'none'")  # the whole conversation
-    page.screenshot(path=str(ARTIFACTS / "chat_e2e.png"), full_page=True)
+    # The turn's "Executando…" above the timeline the worker filled in, the settled reply below it.
+    assert structure(page) == ["you", "agent", "you", "card", "you", "agent", f"timeline:completed:{total}/{total}",
+                               "agent"]
+    snap(page)
 
     names = set(PermitComponent.objects.for_tenant(tenant).filter(permit_id=world.p802.pk)
                 .values_list("component_type__name", flat=True))

@@ -11,12 +11,8 @@ execution also arrive as frames, without an execution id.
 from __future__ import annotations
 
 import json
-import re
-from pathlib import Path
 
 import pytest
-from django.conf import settings
-from django.contrib.auth.hashers import PBKDF2PasswordHasher
 
 from conftest import make_tenant, make_user
 from sst.faults import fault_add
@@ -25,11 +21,9 @@ from tenancy.models import Role
 from tests.conversations.conftest import build_world
 from tests.registry_fixtures import activate_manifest
 
+from .chat import log_in, set_password, structure
+
 pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
-
-ARTIFACTS = Path(settings.BASE_DIR) / "tests" / "artifacts"
-PASSWORD = "pw-chat-failure-1"  # noqa: S105 - a throw-away test user
-
 
 def frames_of(page) -> list[dict]:
     """Every event the page's websocket receives, recorded from before the page opens it."""
@@ -57,24 +51,18 @@ def say(page, text: str) -> None:
     page.wait_for_selector("#log > li.working", state="detached")
 
 
-def test_a_failure_on_the_worker_reaches_the_page_over_the_socket(worker_servers, new_context):
+def test_a_failure_on_the_worker_reaches_the_page_over_the_socket(worker_servers, new_context, snap):
     activate_manifest()
     world = build_world(make_tenant("Chat Failure"))
-    user = make_user(world.tenant, Role.OPERATOR, "failure-operator")
-    user.password = PBKDF2PasswordHasher().encode(PASSWORD, PBKDF2PasswordHasher().salt())
-    user.save(update_fields=["password"])
+    make_user(world.tenant, Role.OPERATOR, "failure-operator")
+    set_password("failure-operator")
     # The SST API refuses this component on this permit: a business rule, never retried.
     fault_add(tenant=world.tenant, route="sst:permit-components", method="POST", status=422,
               match={"component": "Ruído Contínuo"})
 
     page = new_context(viewport={"width": 1280, "height": 900}).new_page()
     frames = frames_of(page)
-    page.goto(f"{worker_servers.url}/login/")
-    page.get_by_label("Usuário").fill(user.username)
-    page.get_by_label("Senha").fill(PASSWORD)
-    page.get_by_role("button", name="Entrar").click()
-    page.wait_for_url(re.compile(r"/\?c="))
-    page.wait_for_selector("#connection[data-state=connected]")
+    log_in(page, worker_servers.url, "failure-operator")
 
     say(page, "abra a permissão 802")
     say(page, "adicione o componente Ruído Contínuo")
@@ -87,9 +75,11 @@ def test_a_failure_on_the_worker_reaches_the_page_over_the_socket(worker_servers
     assert timeline.locator(".status").inner_text() == "Falhou"
     assert timeline.locator("[data-step][data-status=failed]").count() == 1
     assert timeline.locator("[data-action=cancel-execution]").count() == 0
-    page.wait_for_function("document.querySelectorAll('#log > li.msg.agent').length >= 4")
-    reply = page.locator("#log > li.msg.agent").last.inner_text()
+    reply = page.locator("#log > li.msg.agent.error").inner_text()
     assert "falhou" in reply, reply
+    # In order: the turn's "Executando…", the timeline the worker filled in, then the failure.
+    assert structure(page) == ["you", "agent", "you", "card", "you", "agent", "timeline:failed:1/1", "agent"]
+    snap(page, "failure_arrived")
     assert not PermitComponent.objects.for_tenant(world.tenant).filter(permit=world.p802).exists()
 
     # A refusal and a cancellation before any execution: frames without an execution id.
@@ -102,7 +92,4 @@ def test_a_failure_on_the_worker_reaches_the_page_over_the_socket(worker_servers
     assert "execution_id" not in cancelled["payload"]
     page.wait_for_timeout(500)
     assert page.locator(".timeline").count() == 1  # neither drew a timeline of its own
-
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.evaluate("document.querySelector('#log').style.maxHeight = 'none'")  # the whole conversation
-    page.screenshot(path=str(ARTIFACTS / "chat_6_failure_over_socket.png"), full_page=True)
+    snap(page)
