@@ -66,7 +66,7 @@ class TurnApi(APIView):
             raise Throttled(wait=wait)
         try:
             turn = conversation_turn(tenant=context.tenant, user=context.user, conversation_id=conversation_id,
-                                     kind=self.kind, **arguments)
+                                     kind=self.kind, role=context.role, **arguments)
         except ConversationNotFound:
             raise _not_found() from None
         except VersionConflict:

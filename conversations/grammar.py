@@ -77,7 +77,8 @@ def same_word(a: str, b: str) -> bool:
     if min(len(a), len(b)) >= 5 and _stems(a) & _stems(b):
         return True
     root = verb_root(a)
-    if len(root) >= 3 and abs(len(a) - len(b)) <= 1 and root == verb_root(b):
+    # Not for a word of three letters: "don" (of "don't") is no form of "done".
+    if len(root) >= 3 and min(len(a), len(b)) >= 4 and abs(len(a) - len(b)) <= 1 and root == verb_root(b):
         return True
     return _conjugated(a, b) or _conjugated(b, a) or one_typo(a, b)
 
@@ -244,13 +245,21 @@ class Grammar:
                     break
         return found
 
+    def enum_phrase(self, slot: SlotSpec, parts: list[str]) -> tuple[str, tuple[int, int]] | None:
+        """The enum value one of the slot's declared phrases names, and where ("sem inspetor definido")."""
+        phrases = sorted(((p, v) for v, ps in slot.value_phrases.items() for p in ps), key=lambda t: -len(t[0]))
+        for phrase, value in phrases:
+            at = find_phrase(parts, phrase)
+            if at is not None:
+                return value, at
+        return None
+
     def enum_value(self, slot: SlotSpec, parts: list[str]) -> str | None:
         """The enum value a message names for `slot`: one of its declared words, the value itself, or a
         synonym whose concept matches it."""
-        phrases = sorted(((p, v) for v, ps in slot.value_phrases.items() for p in ps), key=lambda t: -len(t[0]))
-        for phrase, value in phrases:
-            if find_phrase(parts, phrase) is not None:
-                return value
+        said = self.enum_phrase(slot, parts)
+        if said is not None:
+            return said[0]
         for part in parts:
             for value in slot.values:
                 if same_word(part, value.lower()):

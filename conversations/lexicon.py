@@ -279,7 +279,16 @@ def spelled_as_meant(text: str) -> str:
             return match.group(0)
         near = next((u for u in _UNIT_WORDS if len(u) >= 4 and OSA.distance(word, u, score_cutoff=1) <= 1), None)
         return match.group(1) + near if near else match.group(0)
-    return _WEEKDAY_AFTER_MARKER.sub(_weekday_fixed, _NUMBER_THEN_WORD.sub(fix, text))
+    return _SHORTHAND.sub(_expanded, _WEEKDAY_AFTER_MARKER.sub(_weekday_fixed, _NUMBER_THEN_WORD.sub(fix, text)))
+
+
+# Chat shorthand typed for a preposition: "w/ 318", "w/o a <field>", "c/ 30 dias", "s/ <campo>".
+_SHORTHAND = re.compile(r"(?<![\w/])([wcs])/(o\b)?(?=\s|\w)", re.IGNORECASE)
+_SHORTHANDS = {"w": "with ", "wo": "without ", "c": "com ", "s": "sem "}
+
+
+def _expanded(match: re.Match[str]) -> str:
+    return _SHORTHANDS.get(match.group(1).lower() + ("o" if match.group(2) else ""), match.group(0))
 
 
 # "next Monay", "na proxima segnda": a weekday of six letters or more with one slip, after a word that

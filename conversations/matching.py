@@ -70,6 +70,12 @@ def _skipped(word: str, skip: set[str] | frozenset[str]) -> bool:
     return word in skip or any(s[:3] == word[:3] and same_word(word, s) for s in skip)
 
 
+def _name_word(word: str, name_word: str) -> bool:
+    """A word of the message that is a word of the name, also inflected in a long word: "o <item> que
+    manda cancelar…" names the item whose text says "cancele"."""
+    return word_equal(word, name_word) or (min(len(word), len(name_word)) >= 6 and same_word(word, name_word))
+
+
 def find_partial(parts: list[str], items: Iterable[Mapping[str, Any]], label: str,
                  skip: set[str] | frozenset[str] = frozenset()) -> Mention | None:
     """Items sharing a distinctive word with the message ("o Pereira" → João Pereira)."""
@@ -79,7 +85,7 @@ def find_partial(parts: list[str], items: Iterable[Mapping[str, Any]], label: st
     spans: list[tuple[int, int]] = []
     for item in items:
         name = tokens(str(item.get(label, "")))
-        matched = [i for i, word in words if any(word_equal(word, n) for n in name if n not in ARTICLES)]
+        matched = [i for i, word in words if any(_name_word(word, n) for n in name if n not in ARTICLES)]
         if matched:
             hits.append(dict(item))
             spans.extend((i, i + 1) for i in matched)

@@ -40,7 +40,9 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
         field = field_asked(cap.fields, parts, body, phrases_with) if phrases_with is not None else (
             field_asked(cap.fields, parts, body) or _field_named(turn, parts, body))
         counted = None
-        if field is None and phrases_with:  # "quantos <itens> tem a <entidade> 51?": a list field, counted
+        if field is None and phrases_with and _points_at_it(value, parts):
+            # "quantos <itens> tem a <entidade> 51?" / "… tem nela?": a list field of that entity, counted
+            # ("quantos <itens> existem?" counts them all: no entity pointed at, the count capability answers)
             counted = field_asked(cap.fields, parts, body)
             field = counted if isinstance(body.get(counted), list) else None
         if field is None:
@@ -134,6 +136,11 @@ def field_asked(fields: Mapping[str, tuple[tuple[str, ...], ...]], parts: list[s
                 if best is None or weight > best[0]:
                     best = (weight, name)
     return None if best is None else best[1]
+
+
+def _points_at_it(value: Any, parts: list[str]) -> bool:
+    """The message itself names the entity (its number, its name) or points at it ("nela", "this one")."""
+    return value.source == "text" or any(p in lexicon.DEMONSTRATIVES for p in parts)
 
 
 def _same_field_word(word: str, expected: str) -> bool:

@@ -140,9 +140,15 @@ def _evidence(grammar: Grammar, item: Ranked, parts: list[str], named: Mapping[s
             continue
         if any(same_word(word, k) for k in cap.keywords):
             score += 1 if i in synonym_span else 2
-    for type_ in named:
+    # A noun inside one of the capability's enum phrases is that value's word, not an entity named
+    # against it ("as <entidades> que têm <item> de <valor>" filters the entities).
+    phrased = {i for slot in cap.slots if slot.parse == "enum" and (said := grammar.enum_phrase(slot, parts))
+               for i in range(*said[1])}
+    for type_, (start, end) in named.items():
         if type_ in cap.types:
             score += 3
+        elif set(range(start, end)) <= phrased:
+            continue
         elif not any(_related(type_, t) for t in cap.types):
             score -= 3
     numbers = number_positions(parts)
@@ -150,7 +156,9 @@ def _evidence(grammar: Grammar, item: Ranked, parts: list[str], named: Mapping[s
         if slot.parse == "integer" and numbers:
             score += 3 if any(unit for _, _, unit in numbers) else 2
         elif slot.parse == "enum" and slot.values and grammar.enum_value(slot, parts):
-            score += 4 if slot.required else 1
+            # A declared phrase of several words ("sem inspetor definido") says more than one value word.
+            said = grammar.enum_phrase(slot, parts)
+            score += 4 if slot.required or (said and said[1][1] - said[1][0] > 1) else 1
         if hints.focus_field and hints.focus_field in (slot.name, slot.field):
             score += 4
     focus = next((t for t in hints.entity_types if t in grammar.referenced), None)

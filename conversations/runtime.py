@@ -121,7 +121,7 @@ def _answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
             and not any(same_word(w, v) for v in own)]
     if (len(rest) > _REMARK_WORDS or any(any(c.isdigit() for c in w) for w in rest)
             or any(w in lexicon.CORRECTION_LEADS for w in rest) or turn.grammar.types_named_in(rest)
-            or data_spans(turn.grammar, turn.reader, rest) or _commands(turn, rest, allowed)
+            or data_spans(turn.grammar, turn.reader, rest) or _commands(turn, rest, allowed, reads=False)
             or (cap is not None and _changes_the_pending(turn, cap, rest))):
         return None  # "Não. Quero <outro nome>", "no, <entity> 311": a correction, not a remark
     return handler
@@ -179,10 +179,12 @@ def _follow_up(turn: Turn, words: list[str], parts: list[str], allowed: set[str]
     return change is not None and relative_apply(turn, change, allowed, parts)
 
 
-def _commands(turn: Turn, parts: list[str], allowed: set[str]) -> bool:
-    """Does the message start a new request (a verb of a capability near its start)?"""
+def _commands(turn: Turn, parts: list[str], allowed: set[str], *, reads: bool = True) -> bool:
+    """Does the message start a new request (a verb of a capability near its start)? `reads=False`:
+    only a request to act — "já conferi tudo" after a yes names a read verb but asks for nothing."""
     ranked = rank(turn.grammar, parts, allowed, hints_for(turn.conversation, with_topic=False))
-    return bool(ranked) and ranked[0].verb_span is not None and ranked[0].verb_span[0] <= 2
+    return (bool(ranked) and ranked[0].verb_span is not None and ranked[0].verb_span[0] <= 2
+            and (reads or ranked[0].cap.kind != "read"))
 
 
 def _correctable(turn: Turn) -> bool:

@@ -81,8 +81,9 @@ def _apply_ui(turn: Turn, ui_context: Any) -> None:
 
 def conversation_turn(*, tenant: Tenant, user: Any, conversation_id: Any, kind: str = "message", text: str = "",
                       ui_context: Any = None, client_message_id: str | None = None, confirmation_id: Any = None,
-                      expected_version: int | None = None) -> dict[str, Any]:
-    """Run one turn and return the API.md turn response."""
+                      expected_version: int | None = None, role: str | None = None) -> dict[str, Any]:
+    """Run one turn and return the API.md turn response. `role`: the user's role in the tenant as this
+    request's authentication just read it (the turn then does not read it again)."""
     started = time.perf_counter()
     try:
         conversation_id = uuid.UUID(str(conversation_id))
@@ -95,7 +96,8 @@ def conversation_turn(*, tenant: Tenant, user: Any, conversation_id: Any, kind: 
                 return previous
         arguments = {"tenant": tenant, "user": user, "conversation_id": conversation_id, "kind": kind, "text": text,
                      "ui_context": ui_context, "client_message_id": client_message_id,
-                     "confirmation_id": confirmation_id, "expected_version": expected_version, "started": started}
+                     "confirmation_id": confirmation_id, "expected_version": expected_version, "started": started,
+                     "role": role}
         try:
             try:
                 with transaction.atomic():
@@ -131,7 +133,7 @@ def _previous_turn(tenant: Tenant, user: Any, conversation_id: Any, client_messa
 
 def _turn_run(*, tenant: Tenant, user: Any, conversation_id: Any, kind: str, text: str, ui_context: Any,
               client_message_id: str | None, confirmation_id: Any, expected_version: int | None,
-              started: float, strict: bool = False) -> tuple[Turn, dict[str, Any] | None]:
+              started: float, role: str | None = None, strict: bool = False) -> tuple[Turn, dict[str, Any] | None]:
     """Lock, apply the turn, write state, events and the turn row. Returns the turn and its result,
     or None for a result that can only be known after the commit (`_respond`)."""
     locking = time.perf_counter()
@@ -153,7 +155,7 @@ def _turn_run(*, tenant: Tenant, user: Any, conversation_id: Any, kind: str, tex
     conversation.language = language
     turn = Turn(conversation=conversation, user=user, tenant=tenant, language=language, snapshot=snapshot,
                 grammar=grammar, reader=reader_for(user=user, tenant=tenant, snapshot=snapshot, grammar=grammar),
-                now=clock.now(), text=text, read_version=conversation.version, strict=strict)
+                now=clock.now(), text=text, read_version=conversation.version, strict=strict, role=role)
     if taken.plan is not None:
         turn.pending_plan, turn.pending_live = (taken.plan, taken.plan_steps), taken.live
     try:

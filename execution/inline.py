@@ -1,6 +1,6 @@
 """Read-only plans run in the thread that started them, right after its commit (issue #18, point 1).
 
-A question ("quantas…?", "qual a validade…?") or a navigation starts a plan of read steps only.
+A question ("quantas…?", "qual a <campo>…?") or a navigation starts a plan of read steps only.
 Sending those through the broker to a worker and polling for the answer cost the turn a broker
 round trip, a worker's pick-up and the poll, and under load the queue in front of the worker: at
 50 users, questions were answered "Executando…" because the read had not finished within the wait.

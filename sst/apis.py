@@ -316,12 +316,14 @@ class PermitComponentDetailApi(SstApi):
         )
         return ok(PermitComponentWriteOutputSerializer(component).data, revision=component.permit.revision)
 
-    @extend_schema(request=None, responses={204: None}, parameters=WRITE_HEADER_PARAMETERS)
+    @extend_schema(request=None, responses=PermitComponentWriteOutputSerializer, parameters=WRITE_HEADER_PARAMETERS,
+                   description="Removes the component and answers with it as it was (its catalog key and notes), "
+                               "so that the removal can be undone by adding it back.")
     def delete(self, request: Request, id: int, component_id: int) -> Response:
-        permit = services.permit_component_remove(
+        component = services.permit_component_remove(
             tenant=self.tenant, permit_id=id, component_id=component_id, expected_revision=self.expected_revision
         )
-        return ok(None, revision=permit.revision, status_code=status.HTTP_204_NO_CONTENT)
+        return ok(PermitComponentWriteOutputSerializer(component).data, revision=component.permit.revision)
 
 
 class PermitWorkersApi(SstApi):

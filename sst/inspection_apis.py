@@ -78,6 +78,10 @@ def inspection_response(api: SstApi, inspection_id: int, *, status_code: int = s
 
 class InspectionFilterSerializer(NumberedFilterSerializer):
     status = serializers.ChoiceField(required=False, choices=InspectionStatus.choices)
+    inspector_status = serializers.ChoiceField(required=False, choices=["ASSIGNED", "UNASSIGNED"],
+                                               help_text="ASSIGNED: with an inspector; UNASSIGNED: without one.")
+    finding_severity = serializers.ChoiceField(required=False, choices=FindingSeverity.choices,
+                                               help_text="Only inspections with a finding of this severity.")
 
 
 class InspectionListApi(SstApi):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db.models import Prefetch, Q, QuerySet
 
 from tenancy.models import Tenant
@@ -11,8 +13,14 @@ from .models import Company, Finding, Inspection
 from .selectors import NumberedFilters, numbered_filtered
 from .text import fold
 
-# Inspections are filtered like permits (number, company, status), with their own free text.
-InspectionFilters = NumberedFilters
+
+@dataclass(frozen=True)
+class InspectionFilters(NumberedFilters):
+    """Inspections are filtered like permits (number, company, status), with their own free text, and by
+    whether an inspector is assigned and by the severity of a finding they have."""
+
+    inspector_status: str | None = None  # ASSIGNED | UNASSIGNED
+    finding_severity: str | None = None
 
 
 def _representation_queryset(tenant: Tenant) -> QuerySet[Inspection]:
@@ -27,6 +35,10 @@ def _representation_queryset(tenant: Tenant) -> QuerySet[Inspection]:
 
 def _filtered(inspections: QuerySet[Inspection], filters: InspectionFilters) -> QuerySet[Inspection]:
     inspections = numbered_filtered(inspections, filters)
+    if filters.inspector_status:
+        inspections = inspections.filter(inspector__isnull=filters.inspector_status == "UNASSIGNED")
+    if filters.finding_severity:
+        inspections = inspections.filter(findings__severity=filters.finding_severity).distinct()
     if filters.q:
         text, folded = filters.q.strip(), fold(filters.q)
         inspections = inspections.filter(

@@ -234,12 +234,14 @@ def permit_component_update(
 @transaction.atomic
 def permit_component_remove(
     *, tenant: Tenant, permit_id: int, component_id: int, expected_revision: int | None = None
-) -> WorkPermit:
+) -> PermitComponent:
+    """Remove it; returns the removed component as it was (its permit bumped), so a caller can add it back."""
     permit = _lock_permit(tenant, permit_id, expected_revision)
     component = _permit_component(tenant, permit, component_id)
     _require_editable(permit)
     PermitComponent.objects.for_tenant(tenant).filter(pk=component.pk).delete()
-    return bump(permit)
+    component.permit = bump(permit)
+    return component
 
 
 @transaction.atomic

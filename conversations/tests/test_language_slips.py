@@ -14,6 +14,8 @@ from conversations.lexicon import asks, run_of, spelled_as_meant, tokens
     ("postpone it by 4 dyas", "postpone it by 4 dias"), ("adia 10 dais", "adia 10 dias"),
     ("2 semnas depois", "2 semanas depois"), ("30 dias", "30 dias"), ("10 days", "10 days"),
     ("o 12 das permissões", "o 12 das permissões"), ("abre a 12 agora", "abre a 12 agora"),
+    ("what's the deal w/ 318", "what's the deal with  318"), ("inspeções s/ inspetor", "inspeções sem  inspetor"),
+    ("any w/o an inspector?", "any without  an inspector?"), ("and/or", "and/or"), ("https://x.io/w/a", "https://x.io/w/a"),
 ])
 def test_spelled_as_meant(text, expected):
     assert spelled_as_meant(text) == expected

@@ -101,7 +101,10 @@ def test_components_are_added_annotated_and_removed(world, operator_client):
     patched = call(operator_client, "patch", f"{base}/{added.json()['id']}", {"notes": "solda MIG"})
     assert (patched.json()["notes"], patched.json()["permit_revision"]) == ("solda MIG", 3)
     removed = call(operator_client, "delete", f"{base}/{added.json()['id']}")
-    assert (removed.status_code, removed["ETag"]) == (204, '"4"')
+    assert (removed.status_code, removed["ETag"]) == (200, '"4"')
+    # The removed component as it was: enough to add it back (its undo).
+    assert {k: removed.json()[k] for k in ("key", "notes", "undoable", "permit_revision")} == {
+        "key": "hotWork", "notes": "solda MIG", "undoable": True, "permit_revision": 4}
     assert [c["key"] for c in call(operator_client, "get", base).json()] == ["workingAtHeight"]
 
 

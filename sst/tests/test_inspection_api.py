@@ -48,6 +48,27 @@ def test_inspections_are_filtered_by_number_company_status_and_text(world, viewe
     assert call(viewer_client, "get", "/inspections/count", {"status": "SCHEDULED"}).json() == {"count": 1}
 
 
+def test_inspections_are_filtered_by_inspector_and_finding_severity(world, viewer_client):
+    bare = inspection_services.inspection_create(tenant=world.tenant, company=world.beta, site="Pátio Sul",
+                                                 scheduled_for=today())
+    inspection_services.inspection_finding_add(tenant=world.tenant, inspection_id=bare.pk, description="Piso solto",
+                                               severity="LOW")
+    inspection_services.inspection_finding_add(tenant=world.tenant, inspection_id=bare.pk, description="Fio solto",
+                                               severity="LOW")
+
+    def ids(path="/inspections", **query):
+        return [i["id"] for i in call(viewer_client, "get", path, query).json()]
+
+    assert ids(inspector_status="UNASSIGNED") == [bare.pk]
+    assert ids(inspector_status="ASSIGNED") == [world.inspection.pk]
+    assert ids(finding_severity="HIGH") == [world.inspection.pk]
+    assert ids(finding_severity="LOW") == [bare.pk]  # two LOW findings: still listed once
+    assert ids(finding_severity="MEDIUM") == []
+    assert call(viewer_client, "get", "/inspections/count", {"finding_severity": "LOW"}).json() == {"count": 1}
+    refused = call(viewer_client, "get", "/inspections", {"inspector_status": "MAYBE"})
+    assert refused.status_code == 400 and "inspector_status" in refused.content.decode()
+
+
 def test_an_inspection_list_takes_a_fixed_number_of_queries(world, viewer_client, django_assert_max_num_queries):
     for n in range(3):
         inspection = inspection_services.inspection_create(tenant=world.tenant, company=world.beta, site="x",

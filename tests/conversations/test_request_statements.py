@@ -1,0 +1,67 @@
+"""Statements per served turn request (issue #18, point 2), counted on PostgreSQL through the REST API.
+
+A warm conversation (its first turn made the Tool Runtime's session) answers each fast-path turn
+without authenticating anything against the database again — the request's token and every tool
+call's token come from the cache (tenancy/token_cache.py) — and a question runs its read in the
+request (execution/inline.py) without a broker message. The ceilings are today's counts: a change
+that adds a statement to a turn fails here and must say why.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.conf import settings  # noqa: F401 - read by the skipif condition
+from django.db import connection
+
+from execution import publish
+
+pytestmark = [pytest.mark.django_db(transaction=True),
+              pytest.mark.skipif("'postgresql' not in settings.DATABASES['default']['ENGINE']",
+                                 reason="counted on PostgreSQL")]
+
+# (message, reply type, at most this many statements)
+TURNS = [
+    ("abra a permissão 802", "navigation", 16),  # 35 before the token cache
+    ("qual a validade da permissão 802?", "answer", 14),  # 31 before
+    # The count's whole read execution runs in the request: plan, decision, receipt, step claim and check,
+    # the call, its timeline and events, the settle and the completion hook — none through the broker.
+    ("quantos funcionários existem?", "answer", 51),
+    ("mude a validade para 33 dias", "confirmation", 25),
+]
+AUTH_TABLES = ("tenancy_accesstoken", "tenancy_membership", "auth_user")
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    from config.celery import app
+
+    queue: list[tuple] = []
+    monkeypatch.setattr(publish, "send_soon", lambda task, args, countdown=None: queue.append(args))
+    app.conf.task_always_eager = False  # as served; the conftest's _eager fixture restores it
+    return queue
+
+
+def _counted(client, conversation: str, text: str) -> tuple[dict, list[str]]:
+    seen: list[str] = []
+
+    def record(execute, sql, params, many, context):
+        seen.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(record):
+        body = client.post(f"/agent/conversations/{conversation}/messages", {"text": text}, format="json").json()
+    return body, seen
+
+
+def test_fast_path_turns_stay_within_their_statements(world, operator_client, start, sent):
+    conversation = start(operator_client)
+    _counted(operator_client, conversation, "abra a permissão 771 da Delta")  # warms the session
+    for text, reply, ceiling in TURNS:
+        body, seen = _counted(operator_client, conversation, text)
+        assert body["response"]["type"] == reply, (text, body["response"])
+        auth = [sql for sql in seen if (m := re.search(r'FROM "(\w+)"', sql)) and m.group(1) in AUTH_TABLES]
+        assert auth == [], (text, auth)
+        assert len(seen) <= ceiling, (text, len(seen), seen)
+    assert sent == []  # no read went through the broker; the write only waits for "sim"
