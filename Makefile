@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-12)
 TEST_DATABASE_URL ?= $(or $(DATABASE_URL),postgres://postgres@127.0.0.1:5432/sst_agent)
 TEST_REDIS_URL ?= $(or $(REDIS_URL),redis://127.0.0.1:6379/0)
 
-.PHONY: run test install lint bench scenarios reliability
+.PHONY: run serve test install lint bench scenarios reliability
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,13 @@ run: install
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py seed_demo
 	@DEBUG=$${DEBUG:-1} bash scripts/serve.sh
+
+# Production serving (README "Production serving"): the same application on one worker process per core
+# (gunicorn + uvicorn workers, DEBUG=0), with the Celery worker and beat when Redis is reachable.
+serve: install
+	$(PY) scripts/ensure_database.py
+	$(PY) manage.py migrate --noinput
+	@bash scripts/serve_production.sh
 
 test: install
 	@bash scripts/ensure_system_deps.sh

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from .env import env_bool, env_list, env_str
+from .env import env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -56,6 +56,9 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "config.urls"
 ASGI_APPLICATION = "config.asgi.application"
+# Threads of one server process that run HTTP requests (config/asgi.py); below DB_POOL_MAX_SIZE
+# (default 10) so each has a pooled connection to hand and websockets keep some.
+HTTP_CONCURRENCY = env_int("HTTP_CONCURRENCY", 8, minimum=1)
 WSGI_APPLICATION = "config.wsgi.application"
 
 TEMPLATES = [

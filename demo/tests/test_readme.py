@@ -23,7 +23,8 @@ LOCAL_HOSTS = ("http://127.0.0.1", "http://localhost")
     ("logging in on the chat's page", r"/login/\S* and log in as `demo-operator`"),
     ("PostgreSQL and Redis", r"export DATABASE_URL=postgres://.*\n.*export REDIS_URL=redis://"),
     ("the port", r"PORT=8000"),
-    ("production serving", r"daphne .*config\.asgi:application(?:.*\n)*?.*celery -A config worker(?:.*\n)*?.*beat"),
+    ("production serving", r"make serve(?:.*\n)*?.*gunicorn config\.asgi:application -k uvicorn_worker\.UvicornWorker"
+                           r"(?:.*\n)*?.*celery -A config worker(?:.*\n)*?.*beat"),
     ("the LLM protocol", r"OpenAI-compatible\*\* endpoint: `POST \{LLM_BASE_URL\}/chat/completions`"),
     ("the approval demo", r"Waiting for\s+my approval"),
 ])
