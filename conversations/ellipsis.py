@@ -1,4 +1,4 @@
-"""Ellipsis: "e a 457?", "e as canceladas?", "and for Beta?", "e o inspetor?".
+"""Ellipsis: "e a 457?", "e as canceladas?", "and for Beta?", "e o inspetor?", "quais delas são da Beta?".
 
 A short message opened by "e"/"and"/"what about" that names no verb reuses the conversation's
 last request (kept in its context as `last_request`: a capability with its slot values, or a field
@@ -16,6 +16,11 @@ _OPENERS = tuple(tuple(tokens(p)) for p in (
     "e quanto a", "e quanto ao", "e quanto aos", "e quanto as", "e sobre", "e para", "e pra", "e com", "e",
     "what about", "how about", "and what about", "and for", "and", "also", "same for", "the same for",
     "o mesmo para", "o mesmo pra", "mesma coisa para", "mesma coisa pra", "same with",
+    # narrowing the last list: "quais delas são da <nome>?", "only the <name> ones"
+    "quais delas", "quais deles", "quais dessas", "quais desses", "dessas", "desses", "delas", "deles",
+    "so as", "so os", "apenas as", "apenas os", "somente as", "somente os", "e so as", "e so os",
+    "which of those", "which of them", "which of these", "of those", "of these", "only the", "just the",
+    "only those", "just those",
 ))
 MAX_WORDS = 6
 

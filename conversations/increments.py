@@ -5,7 +5,18 @@ class of the two languages (like lexicon.py); the field and its current value ar
 
 from __future__ import annotations
 
+from .grammar import dropped_letter
 from .lexicon import ARTICLES, DAY_UNITS, tokens
+
+# Verbs that make a number more or less (closed-class arithmetic, not a domain's verbs).
+ADD = frozenset(tokens("mais aumenta aumente aumentar acrescenta acrescente acrescentar soma some somar adiciona "
+                       "adicione estende estenda estender prorroga prorrogue prorrogar prolonga prolongue more add "
+                       "increase extend plus lengthen"))
+SUB = frozenset(tokens("menos reduz reduza reduzir diminui diminua diminuir tira tire subtrai subtraia corta "
+                       "corte encurta encurte less minus reduce decrease subtract cut shorten remove knock "
+                       "trim shave"))
+# "extend it by 5 days", "prorroga em 5 dias": the amount of a change, after one of those verbs.
+_BY = frozenset(tokens("by em"))
 
 _MORE_BEFORE = frozenset(tokens("mais more extra another outros outras"))
 MORE_AFTER = frozenset(tokens("more extra mais adicionais additional longer"))
@@ -21,4 +32,14 @@ def increment_sign(parts: list[str], at: int) -> int:
         return 1
     if before in _LESS_BEFORE or after in LESS_AFTER:
         return -1
+    if at and parts[at - 1] in _BY:  # "by"/"em" are articles elsewhere: the word right before the amount
+        verbs = [p for p in parts[:at] if len(p) >= 4]
+        if any(_said(p, ADD) for p in verbs):
+            return 1
+        if any(_said(p, SUB) for p in verbs):
+            return -1
     return 0
+
+
+def _said(word: str, verbs: frozenset[str]) -> bool:
+    return word in verbs or any(len(v) >= 5 and dropped_letter(word, v) for v in verbs)  # "extnd"

@@ -221,6 +221,21 @@ def control_run(text: str) -> str | None:
     return None
 
 
+def _kind_of(piece: str) -> str | None:
+    """The kind of one control phrase, also with one slip in a word of five letters or more ("deixa queito")."""
+    exact = next((k for k, phrases in _KINDS if piece in phrases), None)
+    if exact is not None or not any(len(w) >= 5 for w in piece.split()):
+        return exact
+    words = piece.split()
+    for kind, phrases in _KINDS:
+        for phrase in phrases:
+            other = phrase.split()
+            if len(other) == len(words) and all(a == b or (min(len(a), len(b)) >= 5 and OSA.distance(
+                    a, b, score_cutoff=1) <= 1) for a, b in zip(words, other, strict=True)):
+                return kind
+    return None
+
+
 def _segment(parts: list[str]) -> list[str] | None:
     """The kinds of the phrases `parts` split into end to end, fewest phrases first; None if they don't."""
     best: dict[int, list[str]] = {0: []}
@@ -230,8 +245,7 @@ def _segment(parts: list[str]) -> list[str] | None:
         for n in range(1, min(_LONGEST_CONTROL, len(parts) - start) + 1):
             piece = " ".join(parts[start:start + n])
             opening = all(k == "lead" for k in best[start])  # "errei" only before the first control phrase
-            kind = ("lead" if opening and piece in _SELF_CORRECTIONS
-                    else next((k for k, phrases in _KINDS if piece in phrases), None))
+            kind = ("lead" if opening and piece in _SELF_CORRECTIONS else _kind_of(piece))
             end = start + n
             if kind is not None and (end not in best or len(best[end]) > len(best[start]) + 1):
                 best[end] = [*best[start], kind]

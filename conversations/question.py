@@ -21,7 +21,11 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
     """"qual é a validade da permissão 123?": the named or active entity's field, read now (§ item 3).
 
     `phrases_with`: only a field the manifest's phrases name, with one of these words in the phrase
-    ("quantos dias…" is a field question although "quantos" counts); an empty set: any phrase."""
+    ("quantos dias…" is a field question although "quantos" counts); an empty set: any phrase.
+    A field asked of an entity named by its noun and a number that does not exist is answered so
+    ("não encontrei a <entidade> 315"), not left to a clarification."""
+    missing: tuple[SlotSpec, str] | None = None
+    named = turn.grammar.types_named_in(parts)
     for cap in turn.grammar.capabilities.values():
         if cap.kind != "read" or cap.intent != "show":
             continue
@@ -33,6 +37,10 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
         extraction = extractor.extract(cap, parts)
         value = (extraction.values.get(slot.name) or [None])[0]
         if value is None:
+            said = extraction.not_found.get(slot.name)
+            if (said and missing is None and slot.type in named
+                    and field_asked(cap.fields, parts, dict.fromkeys(cap.fields), phrases_with or frozenset())):
+                missing = (slot, said)
             continue
         body = turn.reader.entity(slot.type, value.value)
         if body is None:
@@ -52,6 +60,9 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
                          extra={"count": len(body[field])})
         else:
             field_answer(turn, slot, body, field, parts)
+        return True
+    if missing is not None:
+        turn.error("NOT_FOUND", "clarify.entity_not_found", number=missing[1], **turn.nouns(missing[0].type))
         return True
     return False
 

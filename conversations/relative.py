@@ -8,14 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .increments import LESS_AFTER, MORE_AFTER, increment_sign
+from .increments import ADD, LESS_AFTER, MORE_AFTER, SUB, increment_sign
 from .lexicon import ARTICLES, DAY_UNITS, FILLER, tokens
 
-_ADD = frozenset(tokens("mais aumenta aumente aumentar acrescenta acrescente acrescentar soma some somar adiciona "
-                        "adicione estende estenda prorroga prorrogue more add increase extend plus"))
-_SUB = frozenset(tokens("menos reduz reduza reduzir diminui diminua diminuir tira tire subtrai subtraia corta "
-                        "corte encurta encurte less minus reduce decrease subtract cut shorten remove knock "
-                        "trim shave"))
+_ADD, _SUB = ADD, SUB
 _FACTORS = {"dobra": 2, "dobre": 2, "dobrar": 2, "dobro": 2, "duplica": 2, "duplique": 2, "double": 2, "triplica": 3,
             "triplique": 3, "triple": 3, "metade": 0.5, "halve": 0.5, "half": 0.5}
 # "make it 5 days longer", "deixa com 3 dias a menos": a comparative after the amount (increments.py).

@@ -9,6 +9,7 @@ from . import lexicon
 from .batch import batch_request
 from .data_spans import data_spans
 from .explain import explain
+from .field_write import field_write
 from .flow import rest
 from .grammar import CapabilityGrammar, Grammar
 from .llm import llm_understand
@@ -44,6 +45,8 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation, text=turn.text,
                           language=turn.language, data=(parts, spans))
     if not ranked and lone_turn(turn, parts, allowed, extractor):  # "57", "<entidades>"
+        return
+    if not ranked and field_write(turn, parts, allowed, extractor):  # "<campo> da 310 pra 40 dias"
         return
     if not ranked:
         return unparsed(turn, parts)

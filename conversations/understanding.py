@@ -128,6 +128,7 @@ class Extractor:
         # (the message's words, the positions that are the tenant's names: data_spans.py)
         self.data = data or ([], frozenset())
         self._observed: set[str] = set()  # entity types whose reference this turn already counted
+        self._only: set[str] | None = None  # the slots the running extract() fills (None: all)
 
     def skip_words(self, cap: CapabilityGrammar) -> set[str]:
         words = {w for verb in cap.verbs for w in verb.words}
@@ -139,6 +140,7 @@ class Extractor:
     def extract(self, cap: CapabilityGrammar, parts: list[str], *, only: set[str] | None = None,
                 use_context: bool = True) -> Extraction:
         out = Extraction()
+        self._only = only
         # Dates first (their day numbers are never entity numbers), then references, then the rest.
         ordered = sorted(cap.slots, key=lambda s: (s.parse != "date", s.parse != "reference",
                                                    parent_input(self.reader, s) is not None))
@@ -220,7 +222,9 @@ class Extractor:
         phrases = self.grammar.synonyms.get(slot.type, frozenset())
         named_at = [i for i, _, _ in number_positions(parts)
                     if any(find_phrase(parts[max(0, i - 3):i], p) for p in phrases)]
-        takes_value = any(s.parse == "integer" for s in cap.slots)
+        # A bare number is a quantity only where the message may still give one: answering "which
+        # <entity>?" (only the reference asked for), "a 311" is the reference.
+        takes_value = any(s.parse == "integer" and (self._only is None or s.name in self._only) for s in cap.slots)
         return reference_number(parts, set(used), takes_value=takes_value, named_at=named_at)
 
     def named_numbers(self, parts: list[str]) -> set[int]:

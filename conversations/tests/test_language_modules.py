@@ -52,6 +52,8 @@ def test_relative_change(text, expected):
     ("e a 457?", ["a", "457"]), ("e as canceladas?", ["as", "canceladas"]), ("and for Beta?", ["beta"]),
     ("what about 46?", ["46"]), ("e quanto à Beta Engenharia?", ["beta", "engenharia"]),
     ("e", None), ("abra a 457", None), ("e então, pode abrir a permissão 457 da empresa Beta agora?", None),
+    ("quais delas são da Beta?", ["sao", "da", "beta"]), ("only the Beta ones", ["beta", "ones"]),
+    ("which of those are cancelled?", ["are", "cancelled"]),
 ])
 def test_ellipsis_rest(text, rest):
     assert ellipsis_rest(tokens(text)) == rest
@@ -123,7 +125,8 @@ def _control_kind(text: str) -> str | None:
     ("wait no, undo that", "undo"), ("opa, errei, desfaz isso", "undo"), ("sorry, my bad, try again", "retry"),
     ("deixa pra lá, não precisa mais não", "cancel"), ("não, pera, deixa do jeito que tá", "decline"),
     ("sim, não", None), ("no, yes", None), ("undo that, no", None), ("desfaz, tenta de novo", None),
-    ("errei", None), ("my bad, open permit 5", None),
+    ("errei", None), ("my bad, open permit 5", None), ("não, deixa queito", "decline"),
+    ("never mind, forgt it", "cancel"),
 ])
 def test_control_phrases(text, kind):
     assert _control_kind(text) == kind

@@ -40,6 +40,8 @@ def test_dropped_letter(word, verb, expected):
 @pytest.mark.parametrize(("text", "at", "expected"), [
     ("gimme 10 more days on x 311", 1, 1), ("estende por mais 5 dias", 3, 1), ("com 3 dias a menos", 1, -1),
     ("para 20 dias", 1, 0), ("make it 5 days longer", 2, 1),
+    ("extnd 311 by 5 days", 3, 1), ("prorroga a 311 em 5 dias", 4, 1), ("reduz a 312 em 10 dias", 4, -1),
+    ("extend 311 to 40 days", 3, 0), ("muda a 311 em 40 dias", 4, 0),
 ])
 def test_increment_sign(text, at, expected):
     assert increment_sign(tokens(text), at) == expected

@@ -1,0 +1,46 @@
+"""A new value said for a field, with no verb: "<campo> da 310 pra 40 dias", "<field> of 62 to Friday".
+
+The message names a field (a phrase of the manifest's `language.fields` for the entity, or the label
+of the slot that writes it) before a "para/pra/to" and a value after it. The write capability of that
+entity whose one value slot (a number, a date or an enum) fills that field is asked, with the normal
+extraction — the reference, the value and their checks as for any write, then a confirmation — so a
+message read this way is still shown to the user before anything happens. Nothing here knows an entity.
+"""
+
+from __future__ import annotations
+
+from .grammar import CapabilityGrammar, find_phrase
+from .lexicon import tokens
+from .operations import operate
+from .turns import Turn
+from .understanding import Extractor
+
+_TO = frozenset(tokens("para pra pro to"))
+_VALUE_PARSES = frozenset({"integer", "date", "enum"})
+
+
+def field_write(turn: Turn, parts: list[str], allowed: set[str], extractor: Extractor) -> bool:
+    marker = next((i for i, p in enumerate(parts) if p in _TO), None)
+    if marker is None or marker == 0 or marker == len(parts) - 1:
+        return False
+    head = parts[:marker]
+    found = [cap for cap in turn.grammar.capabilities.values()
+             if cap.id in allowed and cap.kind == "write" and _names_its_field(turn, cap, head)]
+    if len(found) != 1:
+        return False
+    operate(turn, found[0], extractor.extract(found[0], parts), parts)
+    return True
+
+
+def _names_its_field(turn: Turn, cap: CapabilityGrammar, head: list[str]) -> bool:
+    """Does `head` name the field the capability's one value slot writes, on an entity that exists (the
+    capability targets one of its own entity: a create is never read this way)?"""
+    values = [s for s in cap.slots if s.parse in _VALUE_PARSES and not s.from_context]
+    if len(values) != 1 or not any(s.parse == "reference" and s.type == cap.entity for s in cap.slots):
+        return False
+    slot = values[0]
+    phrases = {tuple(tokens(label)) for label in slot.label.values()}
+    for other in turn.grammar.capabilities.values():
+        if other.entity == cap.entity and other.kind == "read":
+            phrases |= set(other.fields.get(slot.field, ()))
+    return any(p and find_phrase(head, p) is not None for p in phrases)
