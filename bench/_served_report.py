@@ -27,6 +27,7 @@ class Seen:
 
     latencies: dict[str, list[float]] = field(default_factory=lambda: {k: [] for k in KINDS})
     errors: Counter[str] = field(default_factory=Counter)  # kind → turns still failing after retries
+    error_statuses: Counter[str] = field(default_factory=Counter)  # "http 503", "transport", … → turns
     overloaded: Counter[str] = field(default_factory=Counter)  # kind → 503 answers (each retried while allowed)
     executing: Counter[str] = field(default_factory=Counter)  # kind → "Executando…" replies to a question
     unexpected: Counter[str] = field(default_factory=Counter)  # kind → replies of another type than the mix's
@@ -65,7 +66,8 @@ def level_summary(seen: Seen, seconds: float, baseline: list[float]) -> dict[str
                       "overloaded_503": seen.overloaded[kind], "executing_replies": seen.executing[kind],
                       "unexpected_replies": seen.unexpected[kind]} for kind in KINDS}
     return {**kind_summary(every, seconds, base_p50), "seconds": round(seconds, 2),
-            "errors": sum(seen.errors.values()), "overloaded_503": sum(seen.overloaded.values()),
+            "errors": sum(seen.errors.values()), "errors_by_status": dict(seen.error_statuses),
+            "overloaded_503": sum(seen.overloaded.values()),
             "executing_replies": sum(seen.executing.values()), "unexpected_replies": sum(seen.unexpected.values()),
             "unexpected_examples": seen.examples, "baseline": base, "kinds": by_kind}
 

@@ -38,6 +38,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -172,6 +173,7 @@ class Client:
         ms = (time.perf_counter() - started) * 1000
         if answer is None or answer.status_code >= 300:
             self.seen.errors[kind] += 1
+            self.seen.error_statuses["transport" if answer is None else f"http {answer.status_code}"] += 1
             return
         self.answered += 1
         reply = answer.json().get("response") or {}
@@ -203,18 +205,18 @@ class Client:
             await self.turn(kind, template.format(n=self.number, d=self.days), expected)
             position += 1
 
-    async def baseline(self, deadline: float, samples: list[float], failures: list[int]) -> None:
+    async def baseline(self, deadline: float, samples: list[float], failures: list[str]) -> None:
         while time.monotonic() < deadline:
             started = time.perf_counter()
             try:
                 response = await self.http.get(f"/api/sst/permits/{self.permit_id}", headers=self.headers)
             except httpx.TransportError:
-                failures.append(0)
+                failures.append("transport")
                 continue
             if response.status_code == 200:
                 samples.append((time.perf_counter() - started) * 1000)
             else:
-                failures.append(response.status_code)
+                failures.append(f"http {response.status_code}")
 
 
 def _world(k: int) -> dict[str, Any]:
@@ -250,7 +252,8 @@ async def _level(stack: Stack, k: int) -> dict[str, Any]:
         verified = await _verify(http, control, tenant, clients)
         await http.delete(f"/api/_test/worlds/{tenant}", headers=control)
     report = level_summary(seen, elapsed, samples)
-    report["baseline"].update(errors=len(failures), requests_per_s=round(len(samples) / BASELINE_SECONDS, 2))
+    report["baseline"].update(errors=len(failures), errors_by_status=dict(Counter(failures)),
+                              requests_per_s=round(len(samples) / BASELINE_SECONDS, 2))
     return {"clients": k, **report, **verified, "lost_or_duplicated": lost_or_duplicated(verified)}
 
 

@@ -35,13 +35,14 @@ def test_an_execution_reply_to_a_question_is_executing_and_elsewhere_unexpected(
 def test_level_summary_takes_percentiles_from_every_sample_and_the_ratio_to_the_baseline_p50() -> None:
     seen = _seen({"navigation": [10.0] * 10 + [100.0], "count": [30.0] * 9})
     seen.errors["field"] += 2
+    seen.error_statuses["http 500"] += 2
     seen.overloaded["count"] += 3
     report = level_summary(seen, seconds=2.0, baseline=[10.0] * 20)
     assert report["n"] == 20 and report["turns_per_s"] == 10.0
     assert report["p50_ms"] == 10.0 and report["p95_ms"] == 30.0 and report["p99_ms"] == 100.0
     assert report["baseline"]["p50_ms"] == 10.0 and report["ratio"] == 1.0
     assert report["kinds"]["count"]["ratio"] == 3.0 and report["kinds"]["count"]["overloaded_503"] == 3
-    assert report["errors"] == 2 and report["overloaded_503"] == 3
+    assert report["errors"] == 2 and report["errors_by_status"] == {"http 500": 2} and report["overloaded_503"] == 3
     assert set(report["kinds"]) == set(KINDS) and report["kinds"]["write"]["ratio"] is None
 
 
