@@ -152,6 +152,9 @@ def _evidence(grammar: Grammar, item: Ranked, parts: list[str], named: Mapping[s
         elif not any(_related(type_, t) for t in cap.types):
             score -= 3
     numbers = number_positions(parts)
+    # The field in focus and the topic are about the entity in focus: they speak for the capabilities
+    # that act on it, never for a create ("quantos <itens> estão cadastrados?" after a field question).
+    on_focus = any(s.parse == "reference" and s.type in hints.entity_types for s in cap.slots)
     for slot in cap.slots:
         if slot.parse == "integer" and numbers:
             score += 3 if any(unit for _, _, unit in numbers) else 2
@@ -159,7 +162,7 @@ def _evidence(grammar: Grammar, item: Ranked, parts: list[str], named: Mapping[s
             # A declared phrase of several words ("sem inspetor definido") says more than one value word.
             said = grammar.enum_phrase(slot, parts)
             score += 4 if slot.required or (said and said[1][1] - said[1][0] > 1) else 1
-        if hints.focus_field and hints.focus_field in (slot.name, slot.field):
+        if hints.focus_field and hints.focus_field in (slot.name, slot.field) and on_focus:
             score += 4
     focus = next((t for t in hints.entity_types if t in grammar.referenced), None)
     if focus and not named and any(s.parse == "reference" and s.type == focus for s in cap.slots):
@@ -167,7 +170,7 @@ def _evidence(grammar: Grammar, item: Ranked, parts: list[str], named: Mapping[s
     for word in hints.focus_words:
         if any(same_word(word, k) for k in cap.keywords):
             score += 2
-    for word in hints.topic_words:
+    for word in hints.topic_words if on_focus or not hints.entity_types else ():
         if any(same_word(word, k) for k in cap.keywords):
             score += 3
     return score

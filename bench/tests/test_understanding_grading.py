@@ -234,7 +234,9 @@ def test_size_and_split(corpus):
     cases, _ = corpus
     splits = Counter(c.split for c in cases)
     assert len(cases) >= 550
-    assert 0.15 <= splits["heldout"] / len(cases) <= 0.3
+    # Held-out: every file written blind (from the grading module and the world only); each is
+    # measured once untouched before anything is changed after reading it (bench/RESULTS.md).
+    assert 0.15 <= splits["heldout"] / len(cases) <= 0.5
 
 
 def test_shares(corpus):
@@ -271,7 +273,7 @@ def test_hostile_cases_name_the_world_hostile_items(corpus):
     assert len(hostile_names) == 3
     hostile = [c for c in cases if c.data.get("hostile")]
     assert len(hostile) >= 24
-    assert {c.tags["entity"] for c in hostile} == {"permit", "inspection"}
+    assert {c.tags["entity"] for c in hostile} >= {"permit", "inspection"}
 
 
 def test_very_long_inputs_exceed_4000_characters(corpus):

@@ -63,3 +63,15 @@ def test_a_read_past_its_budget_is_left_to_a_worker_and_the_turn_says_so(world, 
 
     assert count["status"] == "EXECUTING" and count["response"]["type"] == "execution"
     assert len(no_worker) == 1
+
+
+def test_after_a_field_question_a_count_of_another_entity_is_a_count(world, operator_client, start, no_worker):
+    """The field in focus speaks for the writes of the entity in focus, never for a create whose verb a
+    past participle happens to match ("cadastrados")."""
+    conversation = start(operator_client)
+    for text in ("abra a permissão 802", "qual a validade da permissão 802?"):
+        operator_client.post(f"/agent/conversations/{conversation}/messages", {"text": text}, format="json")
+    count = operator_client.post(f"/agent/conversations/{conversation}/messages",
+                                 {"text": "Quantos funcionários estão cadastrados?"}, format="json").json()
+
+    assert count["response"]["type"] == "answer" and "3" in count["response"]["message"], count["response"]
