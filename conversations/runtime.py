@@ -120,11 +120,24 @@ def _answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
             and w not in lexicon.NOW_WORDS and w not in lexicon.FILLER and w not in lexicon.NEGATIONS
             and not any(same_word(w, v) for v in own)]
     if (len(rest) > _REMARK_WORDS or any(any(c.isdigit() for c in w) for w in rest)
-            or any(w in lexicon.CORRECTION_LEADS for w in rest) or turn.grammar.types_named_in(rest)
-            or data_spans(turn.grammar, turn.reader, rest) or _commands(turn, rest, allowed, reads=False)
+            or _opens_correction(rest) or turn.grammar.types_named_in(rest)
+            # a name after a yes may say which other item was meant; after a no, nothing runs anyway
+            or (handler is confirm and data_spans(turn.grammar, turn.reader, rest))
+            or _commands(turn, rest, allowed, reads=False)
             or (cap is not None and _changes_the_pending(turn, cap, rest))):
         return None  # "Não. Quero <outro nome>", "no, <entity> 311": a correction, not a remark
     return handler
+
+
+_CORRECTION_OPENERS = (("quero",), ("queria",), ("prefiro",), ("era",), ("seria",), ("e",), ("i", "want"),
+                       ("i", "meant"), ("it", "s"), ("it", "is"), ("instead",), ("want",))
+
+
+def _opens_correction(rest: list[str]) -> bool:
+    """"não, quero a outra", "no, I want the other one": the remark opens a correction. Its words are the
+    correction leads at its start only — "no thanks, I'll sort it out later" says "I" and "it" and
+    corrects nothing."""
+    return any(tuple(rest[:len(o)]) == o for o in _CORRECTION_OPENERS) or (bool(rest) and rest[-1] == "instead")
 
 
 def _changes_the_pending(turn: Turn, cap: Any, rest: list[str]) -> bool:
