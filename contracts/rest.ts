@@ -672,7 +672,7 @@ export interface Paths {
   "/api/sst/inspections": {
     /** Safety inspections */
     get: {
-      query: { company?: number; company_name?: string; finding_severity?: "LOW" | "MEDIUM" | "HIGH"; inspector_status?: "ASSIGNED" | "UNASSIGNED"; number?: string; q?: string; status?: "SCHEDULED" | "DONE" | "CANCELLED" };
+      query: { company?: number; company_name?: string; finding_severity?: "LOW" | "MEDIUM" | "HIGH"; has_findings?: "HAS_ANY" | "HAS_NONE"; inspector_status?: "ASSIGNED" | "UNASSIGNED"; number?: string; q?: string; status?: "SCHEDULED" | "DONE" | "CANCELLED" };
       responses: { 200: InspectionOutput[] };
     };
     /** Schedule an inspection */
@@ -684,7 +684,7 @@ export interface Paths {
   "/api/sst/inspections/count": {
     /** Count inspections */
     get: {
-      query: { company?: number; company_name?: string; finding_severity?: "LOW" | "MEDIUM" | "HIGH"; inspector_status?: "ASSIGNED" | "UNASSIGNED"; number?: string; q?: string; status?: "SCHEDULED" | "DONE" | "CANCELLED" };
+      query: { company?: number; company_name?: string; finding_severity?: "LOW" | "MEDIUM" | "HIGH"; has_findings?: "HAS_ANY" | "HAS_NONE"; inspector_status?: "ASSIGNED" | "UNASSIGNED"; number?: string; q?: string; status?: "SCHEDULED" | "DONE" | "CANCELLED" };
       responses: { 200: CountOutput };
     };
   };
@@ -749,7 +749,7 @@ export interface Paths {
   "/api/sst/permits": {
     /** Work permits */
     get: {
-      query: { company?: number; company_name?: string; ids?: string; number?: string; q?: string; status?: "DRAFT" | "APPROVED" | "CANCELLED" | "CLOSED" };
+      query: { company?: number; company_name?: string; has_components?: "HAS_ANY" | "HAS_NONE"; has_workers?: "HAS_ANY" | "HAS_NONE"; ids?: string; number?: string; q?: string; status?: "DRAFT" | "APPROVED" | "CANCELLED" | "CLOSED" };
       responses: { 200: PermitOutput[] };
     };
     /** Create a work permit */
@@ -761,7 +761,7 @@ export interface Paths {
   "/api/sst/permits/count": {
     /** Count work permits */
     get: {
-      query: { company?: number; company_name?: string; ids?: string; number?: string; q?: string; status?: "DRAFT" | "APPROVED" | "CANCELLED" | "CLOSED" };
+      query: { company?: number; company_name?: string; has_components?: "HAS_ANY" | "HAS_NONE"; has_workers?: "HAS_ANY" | "HAS_NONE"; ids?: string; number?: string; q?: string; status?: "DRAFT" | "APPROVED" | "CANCELLED" | "CLOSED" };
       responses: { 200: CountOutput };
     };
   };

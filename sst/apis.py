@@ -152,6 +152,10 @@ class EmployeeDetailApi(SstApi):
 
 class PermitFilterSerializer(NumberedFilterSerializer):
     status = serializers.ChoiceField(required=False, choices=PermitStatus.choices)
+    has_components = serializers.ChoiceField(required=False, choices=["HAS_ANY", "HAS_NONE"],
+                                             help_text="HAS_ANY: with at least one component; HAS_NONE: without any.")
+    has_workers = serializers.ChoiceField(required=False, choices=["HAS_ANY", "HAS_NONE"],
+                                          help_text="HAS_ANY: with at least one worker; HAS_NONE: without any.")
     ids = serializers.RegexField(r"^[0-9]{1,18}(,[0-9]{1,18}){0,199}$", required=False,
                                  help_text="Comma-separated permit ids (at most 200): batch reads.")
 

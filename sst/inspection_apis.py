@@ -82,6 +82,8 @@ class InspectionFilterSerializer(NumberedFilterSerializer):
                                                help_text="ASSIGNED: with an inspector; UNASSIGNED: without one.")
     finding_severity = serializers.ChoiceField(required=False, choices=FindingSeverity.choices,
                                                help_text="Only inspections with a finding of this severity.")
+    has_findings = serializers.ChoiceField(required=False, choices=["HAS_ANY", "HAS_NONE"],
+                                           help_text="HAS_ANY: with at least one finding; HAS_NONE: without any.")
 
 
 class InspectionListApi(SstApi):

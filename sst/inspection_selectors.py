@@ -10,7 +10,7 @@ from tenancy.models import Tenant
 
 from .errors import ObjectNotFound
 from .models import Company, Finding, Inspection
-from .selectors import NumberedFilters, numbered_filtered
+from .selectors import NumberedFilters, has_children, numbered_filtered
 from .text import fold
 
 
@@ -21,6 +21,7 @@ class InspectionFilters(NumberedFilters):
 
     inspector_status: str | None = None  # ASSIGNED | UNASSIGNED
     finding_severity: str | None = None
+    has_findings: str | None = None  # HAS_ANY | HAS_NONE
 
 
 def _representation_queryset(tenant: Tenant) -> QuerySet[Inspection]:
@@ -37,6 +38,7 @@ def _filtered(inspections: QuerySet[Inspection], filters: InspectionFilters) -> 
     inspections = numbered_filtered(inspections, filters)
     if filters.inspector_status:
         inspections = inspections.filter(inspector__isnull=filters.inspector_status == "UNASSIGNED")
+    inspections = has_children(inspections, "findings", filters.has_findings)
     if filters.finding_severity:
         inspections = inspections.filter(findings__severity=filters.finding_severity).distinct()
     if filters.q:

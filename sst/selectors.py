@@ -70,6 +70,17 @@ class NumberedFilters:
 @dataclass(frozen=True)
 class PermitFilters(NumberedFilters):
     ids: tuple[int, ...] | None = None  # batch reads: these permits only
+    has_components: str | None = None  # HAS_ANY | HAS_NONE
+    has_workers: str | None = None  # HAS_ANY | HAS_NONE
+
+
+def has_children(rows: QuerySet, relation: str, said: str | None) -> QuerySet:
+    """`rows` that have (HAS_ANY) or have not (HAS_NONE) a row in `relation`; each row once."""
+    if said == "HAS_NONE":
+        return rows.filter(**{f"{relation}__isnull": True})
+    if said == "HAS_ANY":
+        return rows.filter(**{f"{relation}__isnull": False}).distinct()
+    return rows
 
 
 def numbered_filtered(rows: QuerySet, filters: NumberedFilters) -> QuerySet:
@@ -98,6 +109,8 @@ def _permit_representation_queryset(tenant: Tenant) -> QuerySet[WorkPermit]:
 
 def _permit_filtered(permits: QuerySet[WorkPermit], filters: PermitFilters) -> QuerySet[WorkPermit]:
     permits = numbered_filtered(permits, filters)
+    permits = has_children(has_children(permits, "components", filters.has_components), "workers",
+                           filters.has_workers)
     if filters.ids is not None:
         permits = permits.filter(pk__in=filters.ids)
     if filters.q:

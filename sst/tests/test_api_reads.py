@@ -62,6 +62,20 @@ def test_permits_are_filtered_by_number_company_status_and_text(world, viewer_cl
     assert call(viewer_client, "get", "/permits/count", {"number": "123"}).json() == {"count": 2}
 
 
+def test_permits_are_filtered_by_having_components_or_workers(world, viewer_client):
+    bare = services.permit_create(tenant=world.tenant, company=world.beta, number="900", validity_days=10)
+
+    def ids(path="/permits", **query):
+        return [p["id"] for p in call(viewer_client, "get", path, query).json()]
+
+    # world.permit has one component and one worker; `bare` has neither
+    assert ids(has_components="HAS_ANY") == ids(has_workers="HAS_ANY") == [world.permit.pk]
+    assert ids(has_components="HAS_NONE") == ids(has_workers="HAS_NONE") == [bare.pk]
+    assert call(viewer_client, "get", "/permits/count", {"has_workers": "HAS_NONE"}).json() == {"count": 1}
+    refused = call(viewer_client, "get", "/permits", {"has_workers": "maybe"})
+    assert refused.status_code == 400 and "has_workers" in refused.content.decode()
+
+
 def test_permit_children_are_listed(world, viewer_client):
     components = call(viewer_client, "get", f"/permits/{world.permit.pk}/components").json()
     assert [c["key"] for c in components] == ["workingAtHeight"]

@@ -64,6 +64,8 @@ def test_inspections_are_filtered_by_inspector_and_finding_severity(world, viewe
     assert ids(finding_severity="HIGH") == [world.inspection.pk]
     assert ids(finding_severity="LOW") == [bare.pk]  # two LOW findings: still listed once
     assert ids(finding_severity="MEDIUM") == []
+    assert ids(has_findings="HAS_ANY") == [world.inspection.pk, bare.pk]
+    assert ids(has_findings="HAS_NONE") == []
     assert call(viewer_client, "get", "/inspections/count", {"finding_severity": "LOW"}).json() == {"count": 1}
     refused = call(viewer_client, "get", "/inspections", {"inspector_status": "MAYBE"})
     assert refused.status_code == 400 and "inspector_status" in refused.content.decode()
