@@ -1,9 +1,11 @@
 """N websocket clients of one conversation, in their own interpreter (bench/ws_fanout.py drives it).
 
 Own process because Django's daphne app selects Twisted for txaio and these are asyncio clients.
-Prints `ready` once all N are open, `done <seq>` when every socket has event <seq>; on `dump` in
-stdin, prints one JSON line {seq: [arrival time.monotonic() per socket]} and exits. CLOCK_MONOTONIC
-is system-wide on Linux, so the driver's commit stamps and these arrivals share one clock.
+Prints `ready` once all N are open, `done <seq>` when every socket has event <seq>, and
+`closed <code> <reason>` when the server closes a socket; on `count <seq>` in stdin it prints
+`count <seq> <sockets that have it>`, on `dump` one JSON line {seq: [arrival time.monotonic() per
+socket]}, then exits. CLOCK_MONOTONIC is system-wide on Linux, so the driver's commit stamps and
+these arrivals share one clock.
 
     python bench/_ws_clients.py <port> <conversation_id> <token> <N> <after>
 """
@@ -26,13 +28,18 @@ from autobahn.asyncio.websocket import WebSocketClientFactory, WebSocketClientPr
 async def main(port: int, conversation_id: str, token: str, count: int, after: int) -> None:
     arrivals: dict[int, list[float]] = defaultdict(list)
     opened = asyncio.Event()
-    state = {"open": 0}
+    state = {"open": 0, "dumping": False}
 
     class Client(WebSocketClientProtocol):
         def onOpen(self):  # noqa: N802 - autobahn's callback name
             state["open"] += 1
             if state["open"] == count:
                 opened.set()
+
+        def onClose(self, was_clean, code, reason):  # noqa: N802
+            if not state["dumping"]:  # a socket the server closed never gets another event
+                sys.stdout.write(f"closed {code} {reason}\n")
+                sys.stdout.flush()
 
         def onMessage(self, payload, is_binary):  # noqa: N802
             now = time.monotonic()
@@ -62,8 +69,12 @@ async def main(port: int, conversation_id: str, token: str, count: int, after: i
     print("ready", flush=True)
     reader = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    while (await reader.readline()).strip() != b"dump":
-        pass
+    while (command := (await reader.readline()).decode().split()) != ["dump"]:
+        if not command:  # the driver is gone
+            return
+        if command[0] == "count":
+            print(f"count {command[1]} {len(arrivals.get(int(command[1]), []))}", flush=True)
+    state["dumping"] = True
     print(json.dumps(arrivals), flush=True)
 
 

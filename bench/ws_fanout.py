@@ -74,7 +74,7 @@ class Clients:
     started: list[Clients] = []
 
     def __init__(self, *, port: int, conversation_id: str, token: str, count: int, after: int) -> None:
-        self.count = count
+        self.count, self.port = count, port
         self.process = subprocess.Popen(
             [sys.executable, str(ROOT / "bench" / "_ws_clients.py"), str(port), conversation_id, token, str(count),
              str(after)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -95,14 +95,30 @@ class Clients:
             raise RuntimeError(f"nothing from the websocket clients within {timeout_s:.0f} s") from None
 
     def expect(self, line: str, timeout_s: float = EXPECT_TIMEOUT_S) -> None:
-        """Wait for `line`; a frame that never arrives fails the run instead of hanging it."""
+        """Wait for `line`; a frame that never arrives, or a socket the server closed, fails the run
+        instead of hanging it, saying how many sockets had the event."""
         deadline = time.monotonic() + timeout_s
         while True:
-            got = self._next(max(0.1, deadline - time.monotonic()))
+            try:
+                got = self._next(max(0.1, deadline - time.monotonic()))
+            except RuntimeError as exc:
+                raise RuntimeError(f"{exc} ({line!r} expected{self._reached(line)})") from None
             if not got:
                 raise RuntimeError("the websocket clients exited")
+            if got.startswith("closed "):
+                raise RuntimeError(f"the server closed a websocket: {got.strip()}")
             if got.strip() == line:
                 return
+
+    def _reached(self, line: str) -> str:
+        if not line.startswith("done "):
+            return ""
+        seq = line.split()[1]
+        self.process.stdin.write(f"count {seq}\n")
+        self.process.stdin.flush()
+        while (answer := self._next(5)) and not answer.startswith("count "):
+            pass
+        return f"; {answer.split()[-1]} of {self.count} sockets on port {self.port} have seq {seq}" if answer else ""
 
     def arrivals(self) -> dict[int, list[float]]:
         self.process.stdin.write("dump\n")

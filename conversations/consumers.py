@@ -22,7 +22,7 @@
 from __future__ import annotations
 
 import json
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any, Literal, NotRequired, TypedDict
 from urllib.parse import parse_qs
@@ -48,6 +48,7 @@ log = structlog.get_logger(__name__)
 SCHEMA_PATH = Path(settings.BASE_DIR) / "contracts" / "websocket.schema.json"
 CLOSE_FORBIDDEN = 4403
 REPLAY_PAGE = 500  # events.selectors.events_after's default limit
+RELAYED = {"conversation.event": "conversation_event", "conversation.events": "conversation_events"}
 
 
 class ClientMessage(TypedDict):
@@ -96,16 +97,28 @@ def validator(definition: str) -> Draft202012Validator:
     return Draft202012Validator({**schema, "$ref": f"#/$defs/{definition}"})
 
 
-@lru_cache(maxsize=4096)
-def _event_is_safe(event_id: str, raw: str) -> bool:
-    # Keyed by the immutable event: hundreds of sockets in this process relay the same event and
-    # validate it once.
-    return validator("ServerMessage").is_valid(json.loads(raw))
+_texts: dict[tuple[str, int], str | None] = {}
+TEXT_CACHE_SIZE = 4096
+
+
+def event_text(event: EventEnvelope | dict[str, Any]) -> str | None:
+    """The event as the frame's JSON text, or None when the contract refuses it.
+
+    Once per process and event: the log is append-only, so an event's id (and seq) names its
+    content for good, and the hundreds of sockets of one conversation in this process relay the
+    same text instead of each serializing and validating it (that was most of a relay's cost)."""
+    key = (str(event["id"]), int(event["seq"]))
+    if key not in _texts:
+        text = json.dumps(event, default=str)
+        if len(_texts) >= TEXT_CACHE_SIZE:
+            _texts.pop(next(iter(_texts)))  # the oldest: dicts keep insertion order
+        _texts[key] = text if validator("ServerMessage").is_valid(json.loads(text)) else None
+    return _texts[key]
 
 
 def outgoing_is_valid(message: dict[str, Any]) -> bool:
     if "seq" in message and "id" in message:
-        return _event_is_safe(str(message["id"]), json.dumps(message, sort_keys=True, default=str))
+        return event_text(message) is not None
     return validator("ServerMessage").is_valid(message)
 
 
@@ -133,6 +146,16 @@ class ConversationConsumer(AsyncJsonWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        # channels runs close_old_connections in a worker thread before every handler: one thread
+        # hop per socket per event, queued behind each other on the single thread-sensitive executor
+        # (the largest share of a 500-socket fan-out). Relaying an event touches no connection — a
+        # gap's replay goes through database_sync_to_async, which closes them around itself.
+        if message["type"] in RELAYED:
+            await getattr(self, RELAYED[message["type"]])(message)
+            return
+        await super().dispatch(message)
 
     async def conversation_events(self, message: GroupBatchMessage) -> None:
         """The events one commit appended, in order (events.services.events_publish)."""
@@ -215,14 +238,21 @@ class ConversationConsumer(AsyncJsonWebsocketConsumer):
 
     async def _send_event(self, event: EventEnvelope | dict[str, Any]) -> None:
         self.last_seq = int(event["seq"])
-        await self._send(dict(event))
+        text = event_text(event)
+        if text is None:
+            self._refused(event)
+            return
+        await self.send(text_data=text)
 
     async def _send(self, message: dict[str, Any]) -> None:
         if not outgoing_is_valid(message):
-            log.error("ws_message_refused_by_contract", conversation_id=self.conversation_id,
-                      seq=message.get("seq"), type=message.get("type"))
+            self._refused(message)
             return
         await self.send_json(message)
+
+    def _refused(self, message: EventEnvelope | dict[str, Any]) -> None:
+        log.error("ws_message_refused_by_contract", conversation_id=self.conversation_id,
+                  seq=message.get("seq"), type=message.get("type"))
 
     @database_sync_to_async
     def _owns(self, context: TenantContext) -> bool:

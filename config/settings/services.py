@@ -77,13 +77,20 @@ if REDIS_URL:
     CELERY_BROKER_URL = _redis_db(REDIS_URL, 0)
     CELERY_BROKER_TRANSPORT = "config.broker:Transport"  # kombu's Redis transport, one publishing client
     CELERY_RESULT_BACKEND = _redis_db(REDIS_URL, 1)
+    # Redis Pub/Sub: one subscription per process and group feeds each consumer's own queue. With
+    # the list-based RedisChannelLayer one consumer per process received for all of them; when
+    # daphne cancelled that one (its socket closed — and on Python 3.11 asyncio.wait_for can
+    # swallow the cancel, so it lingers and is cancelled again up to 10 s later), redis-py dropped
+    # the reply it had not read and the event was lost for every socket of the process
+    # (tests/websocket/test_leaving_socket.py). Delivery stays best effort: consumers fill a seq gap
+    # from the table. Pub/Sub ignores database numbers, so the prefix carries it.
+    _layer_url = _redis_db(REDIS_URL, 2)
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            # redis-py's 5 s socket timeout equals channels-redis's receive wait, so an idle consumer
-            # would drop every 5 s; and its default pool of 100 refuses a burst of connects.
-            "CONFIG": {"hosts": [{"address": _redis_db(REDIS_URL, 2), "socket_timeout": 30,
-                                  "max_connections": 2000}]},
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            # Room for a burst of connects (redis-py's default pool is 100).
+            "CONFIG": {"hosts": [{"address": _layer_url, "socket_timeout": 30, "max_connections": 2000}],
+                       "prefix": f"asgi.{urlparse(_layer_url).path.strip('/')}."},
         }
     }
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",

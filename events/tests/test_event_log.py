@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import asyncio
 import threading
 import uuid
 
 import pytest
 from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.db import DatabaseError, connection, transaction
 
@@ -86,19 +88,27 @@ def test_another_tenant_never_reads_the_conversation_events(tenant, other_tenant
     assert len(events_after(tenant=tenant, conversation_id=conversation_id)) == 1
 
 
+def _append_rolled_back(tenant, conversation_id) -> None:
+    with pytest.raises(RuntimeError), transaction.atomic():
+        _append(tenant, conversation_id, EventType.INTENT_CREATED)
+        raise RuntimeError("rolled back")
+
+
 @pytest.mark.django_db(transaction=True)
 def test_events_are_published_after_commit_and_never_for_a_rollback(tenant):
     conversation_id = uuid.uuid4()
     layer = get_channel_layer()
-    channel = async_to_sync(layer.new_channel)()
-    async_to_sync(layer.group_add)(group_name(tenant_id=tenant.pk, conversation_id=conversation_id), channel)
 
-    with pytest.raises(RuntimeError), transaction.atomic():
-        _append(tenant, conversation_id, EventType.INTENT_CREATED)
-        raise RuntimeError("rolled back")
-    _append(tenant, conversation_id, EventType.MESSAGE_RECEIVED)
+    async def listen() -> dict:
+        # One loop subscribes and receives, as a server process does (a Pub/Sub subscription
+        # belongs to the loop that made it).
+        channel = await layer.new_channel()
+        await layer.group_add(group_name(tenant_id=tenant.pk, conversation_id=conversation_id), channel)
+        await database_sync_to_async(_append_rolled_back)(tenant, conversation_id)
+        await database_sync_to_async(_append)(tenant, conversation_id, EventType.MESSAGE_RECEIVED)
+        return await asyncio.wait_for(layer.receive(channel), 5)
 
-    message = async_to_sync(layer.receive)(channel)
+    message = async_to_sync(listen)()
     assert (message["type"], message["event"]["type"], message["event"]["seq"]) == (
         "conversation.event", "MESSAGE_RECEIVED", 1)
 
