@@ -296,9 +296,9 @@ class Extractor:
         """"the <place> <entity>": the entities whose named_by field the message says (names are data:
         read in the message as typed, never as a verb)."""
         said = self.data[0] or parts
-        enums = [(s.field, v) for c in self.grammar.capabilities.values() if c.entity == cap.entity for s in c.slots
+        enums = [(s.field, v) for c in self.grammar.capabilities.values() if c.entity == slot.type for s in c.slots
                  if s.parse == "enum" and s.values and (v := self.grammar.enum_value(s, said))]
-        items, at = named_by_attribute(self.reader, slot, said, enums)
+        items, at = named_by_attribute(self.reader, slot, said, enums, skip=self.skip_words(cap), used=out.used)
         if covering is not None and covering not in at:
             return False
         out.used.update(at)
