@@ -154,18 +154,24 @@ def date_in(text: str, today: date, language: str, *, moving: bool = False) -> S
     shift of it (shift_in), not a date from today."""
     folded = _numbers(fold(text), language)
     shifted = moving and shift_in(text, language) is not None
-    found: list[tuple[int, SaidDate]] = []
-    for kind, pattern in RULES:
+    found: list[tuple[int, int, SaidDate, int]] = []
+    impossible: list[tuple[int, int]] = []
+    for rank, (kind, pattern) in enumerate(RULES):
         for match in pattern.finditer(folded):
             if shifted and kind == "ahead" and match.group(0).startswith(("em ", "by ")):
                 continue
             try:
                 value = _resolve(kind, match, today, language)
             except (ValueError, KeyError):
-                value = None
+                impossible.append(match.span())  # "31/02": no such day
+                continue
             if value is not None:
-                found.append((match.start(), SaidDate(value, match.group(0))))
-    return min(found, key=lambda f: f[0])[1] if found else None
+                found.append((match.start(), match.end(), SaidDate(value, match.group(0)), rank))
+    # A part of an impossible date ("dia 31" of "dia 31/02") is no date of its own: never another day silently.
+    found = [f for f in found if not any(f[0] < end and start < f[1] for start, end in impossible)]
+    # Of two readings of the same words, the more precise rule's (RULES' order: "28/02" over "dia 28").
+    found = [f for f in found if not any(g[0] < f[1] and f[0] < g[1] and g[3] < f[3] for g in found)]
+    return min(found, key=lambda f: f[0])[2] if found else None
 
 
 def date_spans(text: str, language: str | None = None) -> list[tuple[int, int]]:

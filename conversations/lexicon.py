@@ -27,7 +27,7 @@ def tokens(text: str) -> list[str]:
 
 FILLER = frozenset(tokens("""
 por favor, favor, obrigado, obrigada, valeu, entao, então, agora, ah, ai, aí, hum, bom, please, thanks,
-thank you, well, then, now, oh, e, and
+thank you, well, then, now, oh, e, and, pls, plz, pfv, pf, thx, tks
 """))
 NEGATIONS = frozenset({"nao", "no", "not", "nope"})
 # Words that open a request before its verb ("preciso agendar…", "I need to schedule…", "can we…"):
@@ -172,7 +172,7 @@ def _end_to_end(parts: list[str], phrases: frozenset[str], words: frozenset[str]
     return len(parts) in reach
 
 
-_INTERJECTION_LEADS = frozenset(tokens("oops ops opa whoops ah ih hmm hum putz actually"))
+INTERJECTION_LEADS = frozenset(tokens("oops ops opa whoops ah ih hmm hum putz actually"))
 
 
 # "sim, já pode concluir", "yes, go ahead and approve it now": words of time that change nothing.
@@ -183,7 +183,7 @@ def run_of(phrases: frozenset[str], text: str) -> bool:
     """The whole message is phrases of one kind end to end, maybe after an interjection: "never mind,
     forget it", "não, espera", "oops, undo that"."""
     parts = text.split()
-    if parts[:1] and parts[0] in _INTERJECTION_LEADS:
+    if parts[:1] and parts[0] in INTERJECTION_LEADS:
         parts = parts[1:]
     if not parts:
         return False
@@ -207,7 +207,7 @@ def control_run(text: str) -> str | None:
     act (undo, retry, resume) lead up to it; "deixa pra lá, não precisa mais não" cancels — refusals
     and cancels together are the first of them; a yes mixed with a no is nothing."""
     parts = text.split()
-    while parts and parts[0] in _INTERJECTION_LEADS:
+    while parts and parts[0] in INTERJECTION_LEADS:
         parts = parts[1:]
     kinds = _segment(parts)
     if not kinds:
@@ -218,6 +218,8 @@ def control_run(text: str) -> str | None:
         return next(iter(actions))
     if found and found <= {"decline", "cancel"}:
         return next(k for k in kinds if k != "lead")
+    if found == {"confirm"}:  # "pode mandar ver": confirmation phrases end to end, one with a slip
+        return "confirm"
     return None
 
 

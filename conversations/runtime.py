@@ -105,14 +105,18 @@ _REMARK_WORDS = 8
 
 
 def _answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
-    """A yes or a no to the confirmation on screen, then a remark that asks for nothing: no number, no
-    verb of another request (the pending operation's own verb aside)."""
-    pending = pending_confirmation(turn)
+    """A yes or a no to the confirmation on screen (or a no to the question on screen), then a remark that
+    asks for nothing: no number, no verb of another request (the pending operation's own verb aside)."""
+    confirmation = pending_confirmation(turn)
+    pending = confirmation or pending_clarification(turn)
     clauses = [c for c in _CLAUSES.split(text) if c.strip()]
+    while clauses and (not lexicon.phrase(clauses[0]) or lexicon.phrase(clauses[0]) in lexicon.INTERJECTION_LEADS):
+        clauses = clauses[1:]  # "ah, cancela isso, …": an interjection before the answer
     if pending is None or len(clauses) < 2:
         return None
     handler = _control(lexicon.phrase(clauses[0]))
-    if handler not in (confirm, decline, cancel):
+    # "cancela isso, falei sem pensar" drops a question on screen too; only a confirmation is confirmed
+    if handler not in ((confirm, decline, cancel) if confirmation is not None else (decline, cancel)):
         return None
     cap = turn.grammar.capabilities.get(str((pending.intent or {}).get("capability")))
     own = {w for verb in (cap.verbs if cap else ()) for w in verb.words}
@@ -155,7 +159,7 @@ def _control(phrase: str):
                            (lexicon.RETRY, retry), (lexicon.RESUME, resume)):
         if phrase in words or lexicon.run_of(words, phrase):
             return handler
-    return {"decline": decline, "cancel": cancel, "undo": undo_request, "retry": retry,
+    return {"confirm": confirm, "decline": decline, "cancel": cancel, "undo": undo_request, "retry": retry,
             "resume": resume}.get(lexicon.control_run(phrase) or "")
 
 

@@ -21,11 +21,14 @@ GREETING = frozenset({"oi", "oie", "oii", "ola", "opa", "eai", "eae", "iae", "sa
                       "tudo certo", "como vai", "como vai voce", "beleza", "tudo joia", "how are you",
                       "how s it going", "what s up", "whats up", "hey there", "how s your day", "how is your day",
                       "how are you doing", "how are things", "how have you been", "como foi seu dia",
-                      "como voce esta", "como vc esta", "como vc ta", "tudo tranquilo", "tudo em ordem"})
+                      "como voce esta", "como vc esta", "como vc ta", "tudo tranquilo", "tudo em ordem", "morning",
+                      "evening", "afternoon", "hope you re doing well", "hope ur doing well", "hope you are well",
+                      "hope you re well", "espero que esteja bem", "espero que esteja tudo bem"})
 THANKS = frozenset({"obrigado", "obrigada", "obrigadao", "brigado", "brigada", "brigadao", "obg", "valeu", "vlw",
                     "valeu mesmo", "valeu demais", "agradeco", "agradecido", "agradecida", "grato", "grata",
                     "muito obrigado", "muito obrigada", "perfeito obrigado", "ajudou", "me ajudou", "ajudou muito",
-                    "ajudou bastante", "isso ajudou", "foi muito util", "thanks", "thank you", "thx", "ty", "tks",
+                    "ajudou bastante", "ajudou demais", "isso ajudou", "foi muito util", "thanks", "thank you",
+                    "thx", "ty", "tks",
                     "cheers", "thanks a lot", "thanks a bunch", "many thanks", "much appreciated", "appreciate it",
                     "i appreciate it", "that helped", "that helps", "very helpful", "great thanks"})
 BYE = frozenset({"tchau", "ate logo", "ate mais", "ate amanha", "ate breve", "falou", "flw", "fui", "bye", "goodbye",

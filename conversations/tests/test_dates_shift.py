@@ -45,6 +45,9 @@ def test_a_date_from_today_is_no_shift(text, language):
     ("na sexta-feira passada", "pt-BR", False, date(2026, 11, 27)),
     ("next Friday", "en", False, date(2026, 12, 4)),
     ("segunda", "pt-BR", False, date(2026, 12, 7)),
+    # an impossible date is no date (never another day silently); the more precise reading wins
+    ("remarca a 52 pro dia 31/02", "pt-BR", True, None), ("move it to 02/30", "en", False, None),
+    ("pro dia 28/02", "pt-BR", True, date(2027, 2, 28)), ("dia 15/03/2027", "pt-BR", False, date(2027, 3, 15)),
 ])
 def test_dates_from_today(text, language, moving, expected):
     said = date_in(text, TODAY, language, moving=moving)

@@ -30,6 +30,7 @@ from conversations.social import social_kind
     ("me ajuda, o que dá pra fazer aqui?", "help"), ("what can I do here?", "help"),
     ("thx, that helped a lot!", "thanks"), ("hey there, how's your day going?", "greeting"),
     ("oi, como você está?", "greeting"), ("how are you doing today?", "greeting"),
+    ("valeu, ajudou demais!", "thanks"), ("morning! hope ur doing well", "greeting"),
 ])
 def test_social_kind(text, kind):
     assert social_kind(tokens(text)) == kind
@@ -126,7 +127,8 @@ def _control_kind(text: str) -> str | None:
     ("deixa pra lá, não precisa mais não", "cancel"), ("não, pera, deixa do jeito que tá", "decline"),
     ("sim, não", None), ("no, yes", None), ("undo that, no", None), ("desfaz, tenta de novo", None),
     ("errei", None), ("my bad, open permit 5", None), ("não, deixa queito", "decline"),
-    ("never mind, forgt it", "cancel"),
+    ("never mind, forgt it", "cancel"), ("pode mandar ver", "confirm"), ("yes pls, thanks", "confirm"),
+    ("undo that pls", "undo"),
 ])
 def test_control_phrases(text, kind):
     assert _control_kind(text) == kind

@@ -38,3 +38,13 @@ def test_a_yes_whose_remark_names_another_item_runs_nothing(world, operator_clie
 def test_a_no_opening_a_correction_corrects(world, operator_client, start):
     turn = _pending_then(operator_client, start, "não, quero 45 dias")
     assert turn["status"] == "CONFIRMATION_REQUIRED" and "45" in turn["response"]["message"], turn["response"]
+
+
+def test_a_cancel_with_a_remark_drops_the_question_on_screen(world, operator_client, start):
+    conversation = start(operator_client)
+    asked = operator_client.post(f"/agent/conversations/{conversation}/messages",
+                                 {"text": "quero mudar a validade de uma permissão pra 30 dias"}, format="json").json()
+    assert asked["status"] == "CLARIFICATION_REQUIRED"
+    turn = operator_client.post(f"/agent/conversations/{conversation}/messages",
+                                {"text": "ah, cancela isso, falei sem pensar"}, format="json").json()
+    assert turn["status"] == "CANCELLED", turn["response"]
