@@ -153,3 +153,12 @@ def enqueued_after(call_ms: float) -> float:
     start = time.perf_counter_ns()
     publish.flush(None)
     return call_ms + (time.perf_counter_ns() - start) / 1e6
+
+
+def free_port() -> int:
+    """A free TCP port on 127.0.0.1 for a server a bench starts (the OS picks it)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]

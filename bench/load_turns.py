@@ -34,7 +34,6 @@ import os
 import random
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -46,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from _common import ROOT, django_setup, emit, summarize
+from _common import ROOT, django_setup, emit, free_port, summarize
 
 django_setup()
 
@@ -97,17 +96,11 @@ TURNS: list[tuple[str, str]] = [
 EXPECTED_COMPONENTS = {"Trabalho a Quente", "Espaço Confinado"}
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 class Stack:
     """SERVERS daphne processes (HTTP + websockets) and a Celery worker, on this environment's database and Redis."""
 
     def __init__(self) -> None:
-        self.urls = [f"http://127.0.0.1:{_free_port()}" for _ in range(SERVERS)]
+        self.urls = [f"http://127.0.0.1:{free_port()}" for _ in range(SERVERS)]
         self.token = secrets.token_urlsafe(24)
         self.log = Path(tempfile.gettempdir()) / f"sst-agent-load-{os.getpid()}.log"
         self.processes: list[subprocess.Popen] = []

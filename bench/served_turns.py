@@ -32,7 +32,6 @@ import os
 import random
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -44,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from _common import ROOT, django_setup, emit
+from _common import ROOT, django_setup, emit, free_port
 from _served_report import Seen, level_summary, lost_or_duplicated, targets_met
 from websockets.exceptions import WebSocketException
 
@@ -73,17 +72,11 @@ MIX = [("navigation", "Abra a permissão {n}", "navigation"),
        ("sim", "sim", "execution")]
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 class Stack:
     """scripts/serve_production.sh on a free port of 127.0.0.1, on this environment's database and Redis."""
 
     def __init__(self) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.token = secrets.token_urlsafe(24)
         self.log = Path(tempfile.gettempdir()) / f"sst-agent-served-{os.getpid()}.log"
