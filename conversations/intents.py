@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from planning.compound import Part
 from planning.intents import StructuredIntent, TargetRef
 from planning.templates import TEMPLATES
 
@@ -70,3 +71,15 @@ def structured_intent(turn: Turn, state: Mapping[str, Any]) -> tuple[StructuredI
     intent = StructuredIntent(name=name, slots=slots, targets=targets, language=turn.language,
                               text=str(state.get("text", "")), id=uuid.UUID(state["id"]))
     return intent, pins
+
+
+def compound_intents(turn: Turn, state: Mapping[str, Any]) -> tuple[list[Part], dict[str, int]]:
+    """The planner's parts of a compound request (conversations.compound), with every part's pins."""
+    parts, pins = [], {}
+    for raw in state["compound"]:
+        intent, part_pins = structured_intent(turn, raw["state"])
+        pins.update(part_pins)
+        parts.append(Part(id=raw["part"], intent=intent, depends_on=tuple(raw.get("depends_on") or ()),
+                          refs=dict(raw.get("refs") or {}), ref_types=dict(raw.get("ref_types") or {}),
+                          condition=raw.get("condition")))
+    return parts, pins

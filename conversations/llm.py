@@ -2,63 +2,68 @@
 OpenAI-compatible endpoint is configured (PRD-010 §59, PRD-034 §25-§27, invariant 10).
 
 The model gets the compact context package (§36) and the capabilities the user may discover, and
-must answer one JSON object `{"capability": "<id>", "slots": {"<slot>": "<words>"}}`. That answer
-is data, validated like user input: the capability must be one the user may use, slot names must
-be the capability's, values short strings — and then resolved against the tenant's data by the
-same extractor as typed text. Absent, slow, failing or breaker-open → a clarification, never an
-invented answer. A small breaker (failure count in the shared cache) keeps a dead endpoint from
-slowing every turn down.
+answers with structured output (a JSON schema built from the registry, `answer_schema`): either one
+capability with the user's words per slot, or a compound request — steps, references from a step
+to an earlier one's result, and conditions (conversations.compound). That answer is data, validated
+like user input: capabilities the user may use, slot names of the capability, short string values —
+then resolved against the tenant's data by the same extractor as typed text. Absent, slow, failing
+or breaker-open → a clarification, never an invented answer.
+
+The call never runs under the conversation lock: a turn that needs the model raises `ModelNeeded`
+(its transaction rolls back, nothing written), services asks the model with no transaction and no
+connection held (`model_ask`), then runs the turn again with the answer; if the conversation moved
+on meanwhile, the answer is dropped and the model asked again (services.conversation_turn).
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
+import jsonschema
 import structlog
 from django.conf import settings
-from django.core.cache import cache
 
+from planning.conditions import OPS
 from registry.roles import permissions_for_role
 
-from . import lexicon
+from . import llm_breaker
+from .compound import compound_understand
 from .context_package import context_package
 from .explain import explain
 from .flow import rest
 from .navigation import navigate
 from .operations import operate
-from .state import situation_for
-from .understanding import Extraction, Extractor
+from .said import extract_said
 
 log = structlog.get_logger(__name__)
 
-BREAKER_KEY = "agent:llm-intent:failures"
-BREAKER_THRESHOLD = 3
-BREAKER_OPEN_SECONDS = 30
-
 SYSTEM_PROMPT = (
-    "You map a user's message in a workplace-safety app to one capability. Answer only with a JSON object "
-    '{"capability": "<one id from the list>", "slots": {"<slot name>": "<the user\'s words for it>"}}. '
-    'If none fits, answer {"capability": null}. Never invent ids or values.'
+    "You map a user's message in a workplace-safety app to the capabilities listed. Answer only with a JSON "
+    'object. One action: {"capability": "<id>", "slots": {"<slot name>": "<the user\'s words for it>"}}. '
+    'Several actions, in order: {"steps": [{"id": "s1", "capability": "<id>", "slots": {...}, '
+    '"depends_on": ["<earlier id>"], "condition": {"step": "<earlier id>", "path": "<field of its result>", '
+    '"op": "<op>", "value": <value>}}]}; a slot that is the item an earlier step creates or reads is '
+    '"${steps.<id>.result.id}". If nothing fits, answer {"capability": null}. Never invent ids or values.'
 )
+_SLOTS = {"type": "object", "maxProperties": 12, "additionalProperties": {"type": ["string", "integer"]}}
 
 
-class IntentParserUnavailable(RuntimeError):
-    pass
+class ModelNeeded(Exception):  # noqa: N818 - a signal to services, not an error
+    """This turn needs the model: ask it outside the lock, then run the turn again with the answer."""
+
+    def __init__(self, body: dict[str, Any], version: int) -> None:
+        super().__init__("model needed")
+        self.body, self.version = body, version
 
 
-def breaker_open() -> bool:
-    return int(cache.get(BREAKER_KEY, 0)) >= BREAKER_THRESHOLD
-
-
-def _failure() -> None:
-    if cache.add(BREAKER_KEY, 1, timeout=BREAKER_OPEN_SECONDS):
-        return
-    try:
-        cache.incr(BREAKER_KEY)
-    except ValueError:
-        cache.set(BREAKER_KEY, 1, timeout=BREAKER_OPEN_SECONDS)
+@dataclass(frozen=True)
+class ModelAnswer:
+    version: int  # the conversation version the model was asked about
+    data: Any = None
+    error: str | None = None
 
 
 def _catalogue(turn: Any) -> list[dict[str, Any]]:
@@ -73,32 +78,56 @@ def _catalogue(turn: Any) -> list[dict[str, Any]]:
     return out
 
 
-def parse_with_llm(turn: Any) -> dict[str, Any] | None:
-    """The validated `{capability, slots}` or None; raises IntentParserUnavailable when the LLM cannot answer."""
-    if not settings.LLM_BASE_URL:
-        raise IntentParserUnavailable("no LLM configured")
-    if breaker_open():
-        raise IntentParserUnavailable("breaker open")
+def answer_schema(ids: list[str]) -> dict[str, Any]:
+    """The structured output the model must give, built from the capabilities this user may use."""
+    step = {"type": "object", "required": ["id", "capability"], "additionalProperties": False, "properties": {
+        "id": {"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9]{0,15}$"},
+        "capability": {"enum": ids}, "slots": _SLOTS,
+        "depends_on": {"type": "array", "maxItems": 6, "items": {"type": "string"}},
+        "condition": {"type": "object", "required": ["step", "op"], "additionalProperties": False, "properties": {
+            "step": {"type": "string"}, "path": {"type": "string", "maxLength": 100},
+            "op": {"enum": sorted(OPS)}, "value": {}}}}}
+    return {"type": "object", "properties": {
+        "capability": {"enum": [*ids, None]}, "slots": _SLOTS,
+        "steps": {"type": "array", "minItems": 1, "maxItems": 6, "items": step}}}
+
+
+def model_request(turn: Any) -> ModelNeeded | None:
+    """What to ask the model for this turn, or None when no model may be asked (a clarification then)."""
+    if not llm_breaker.allow():
+        return None
     catalogue = _catalogue(turn)
     package = context_package(turn)
     payload = {"message": turn.text[:1000], "language": turn.language, "context": package,
                "capabilities": catalogue}
-    body = {"model": settings.LLM_MODEL, "temperature": 0, "response_format": {"type": "json_object"},
+    log.info("llm_context_package", bytes=len(json.dumps(package, default=str)), capabilities=len(catalogue))
+    schema = answer_schema([c["id"] for c in catalogue])
+    body = {"model": settings.LLM_MODEL, "temperature": 0,
+            "response_format": {"type": "json_schema",
+                                "json_schema": {"name": "intent", "schema": schema, "strict": False}},
             "messages": [{"role": "system", "content": SYSTEM_PROMPT},
                          {"role": "user", "content": json.dumps(payload, ensure_ascii=False, default=str)}]}
+    return ModelNeeded(body, turn.read_version)
+
+
+def model_ask(need: ModelNeeded) -> ModelAnswer:
+    """The HTTP call, made by services with no transaction open and no connection held."""
     headers = {"Authorization": f"Bearer {settings.LLM_API_KEY}"} if settings.LLM_API_KEY else {}
-    log.info("llm_context_package", bytes=len(json.dumps(package, default=str)), capabilities=len(catalogue))
-    turn.llm_calls += 1
     try:
-        response = httpx.post(f"{str(settings.LLM_BASE_URL).rstrip('/')}/chat/completions", json=body,
+        response = httpx.post(f"{str(settings.LLM_BASE_URL).rstrip('/')}/chat/completions", json=need.body,
                               headers=headers, timeout=float(settings.LLM_TIMEOUT_SECONDS))
         response.raise_for_status()
-        content = response.json()["choices"][0]["message"]["content"]
-        data = json.loads(content)
+        data = json.loads(response.json()["choices"][0]["message"]["content"])
     except (httpx.HTTPError, KeyError, IndexError, TypeError, ValueError) as exc:
-        _failure()
-        raise IntentParserUnavailable(type(exc).__name__) from exc
-    return _validated(data, {c["id"]: c for c in catalogue})
+        llm_breaker.failure()
+        return ModelAnswer(need.version, error=type(exc).__name__)
+    llm_breaker.success()
+    try:
+        jsonschema.validate(data, need.body["response_format"]["json_schema"]["schema"])
+    except jsonschema.ValidationError as exc:
+        log.warning("llm_answer_invalid", error=exc.message[:200])
+        return ModelAnswer(need.version, data=None)
+    return ModelAnswer(need.version, data=data)
 
 
 def _validated(data: Any, catalogue: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
@@ -117,25 +146,27 @@ def llm_understand(turn: Any, parts: list[str]) -> bool:
     """Try the LLM; True when the turn was answered (by an intent or by a clarification)."""
     if not settings.LLM_BASE_URL:
         return False
-    try:
-        parsed = parse_with_llm(turn)
-    except IntentParserUnavailable:
+    answer = turn.model_answer
+    if answer is None:
+        need = model_request(turn)
+        if need is not None:
+            raise ModelNeeded(need.body, need.version)
+    if answer is not None:
+        turn.llm_calls += 1
+    if answer is None or answer.error:
         rest(turn)
         turn.reply("clarification", "clarify.llm_unavailable", values={})
         return True
+    catalogue = {c["id"]: c for c in _catalogue(turn)}
+    if isinstance(answer.data, dict) and answer.data.get("steps"):
+        turn.fast_path = False
+        return compound_understand(turn, answer.data["steps"], catalogue)
+    parsed = _validated(answer.data, catalogue)
     if parsed is None:
         return False
     turn.fast_path = False
     cap = turn.grammar.capabilities[parsed["capability"]]
-    extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
-                          text=turn.text, language=turn.language)
-    extraction = Extraction()
-    for slot in cap.slots:
-        words = lexicon.tokens(str(parsed["slots"].get(slot.name, "")))
-        probe = extractor.extract(cap, words, only={slot.name}, use_context=not words)
-        for key in ("values", "ambiguous", "not_found"):
-            getattr(extraction, key).update(getattr(probe, key))
-        extraction.missing.extend(m for m in probe.missing if m not in extraction.missing)
+    extraction = extract_said(turn, cap, parsed["slots"])
     if any(s.type == "knowledgeRef" for s in cap.slots):
         explain(turn, parts)
     elif cap.kind == "navigation":

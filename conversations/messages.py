@@ -79,6 +79,21 @@ PT: dict[str, str] = {
     "answer.state_no": "Não, {noun} {label} está {state}.",
     "answer.none": "nenhum",
     "answer.read_failed": "Não consegui ler essa informação: {reason}.",
+    "clarify.compound_sequence": ("Esse pedido tem mais de uma ação. Sem o planejador de IA configurado, "
+                                  "faço uma por vez: diga a primeira."),
+    "clarify.compound_condition": ("Esse pedido depende de uma condição. Sem o planejador de IA configurado, "
+                                   "não executo nada condicional: pergunte primeiro o que quer verificar."),
+    "retry.expired": "Essa operação é antiga demais para ser repetida; para fazê-la, peça de novo.",
+    "retry.unknown_outcome": ("Não sei se um passo dessa operação foi feito (o resultado ficou incerto). Antes de "
+                              "repetir, ela precisa de uma revisão."),
+    "retry.context_changed": ("A tela mudou desde essa operação. Para repeti-la, diga de novo o pedido, "
+                              "nomeando o registro."),
+    "compound.then": "; depois ",
+    "compound.if": "se {condition}, ",
+    "compound.condition": "“{path}” {op} {value}",
+    "compound.result_of": "o item do passo {n}",
+    "clarify.compound_incomplete": ("Entendi um pedido em etapas, mas no passo “{action}” falta: {missing}. "
+                                    "Pode dizer o pedido de novo?"),
     "busy": "Aguarde: uma operação desta conversa está em execução.",
     "conflict": "A conversa mudou enquanto eu processava; tente de novo.",
 }
@@ -153,6 +168,21 @@ EN: dict[str, str] = {
     "answer.state_no": "No, {noun} {label} is {state}.",
     "answer.none": "none",
     "answer.read_failed": "I could not read that: {reason}.",
+    "clarify.compound_sequence": ("That asks for more than one action. Without the AI planner configured, "
+                                  "I do one at a time: tell me the first."),
+    "clarify.compound_condition": ("That depends on a condition. Without the AI planner configured, I run "
+                                   "nothing conditionally: ask first about what you want to check."),
+    "retry.expired": "That operation is too old to be repeated; to do it, ask again.",
+    "retry.unknown_outcome": ("I do not know whether a step of that operation was done (its outcome is "
+                              "uncertain). It needs a review before it is repeated."),
+    "retry.context_changed": ("The screen changed since that operation. To repeat it, say the request again, "
+                              "naming the record."),
+    "compound.then": "; then ",
+    "compound.if": "if {condition}, ",
+    "compound.condition": "“{path}” {op} {value}",
+    "compound.result_of": "the item from step {n}",
+    "clarify.compound_incomplete": ("I understood a request in steps, but step “{action}” lacks: {missing}. "
+                                    "Could you say the request again?"),
     "busy": "Please wait: an operation of this conversation is running.",
     "conflict": "The conversation changed while I was working; please try again.",
 }
@@ -213,6 +243,9 @@ REASONS: dict[str, dict[str, str]] = {
         "REVIEW_NOT_APPROVED": "a revisão ainda não foi aprovada",
         "APPROVAL_NOT_BY_ACTOR": "a confirmação não é sua",
         "NO_PLAN_FOR_INTENT": "não sei executar esse pedido",
+        "COMPOUND_REFERENCE": "um passo do pedido depende de outro que não vem antes dele",
+        "COMPOUND_SIZE": "o pedido tem passos demais para uma só confirmação",
+        "COMPOUND_PART_ID": "o pedido em etapas veio malformado",
         "RULE": "uma regra do sistema não permite essa operação agora",
         "SLOT_MISSING": "falta uma informação",
         "TARGET_MISSING": "não sei sobre qual registro agir",
@@ -232,11 +265,24 @@ REASONS: dict[str, dict[str, str]] = {
         "REVIEW_NOT_APPROVED": "the review is not approved yet",
         "APPROVAL_NOT_BY_ACTOR": "the confirmation is not yours",
         "NO_PLAN_FOR_INTENT": "I do not know how to do that",
+        "COMPOUND_REFERENCE": "a step of the request depends on one that does not come before it",
+        "COMPOUND_SIZE": "the request has too many steps for one confirmation",
+        "COMPOUND_PART_ID": "the request in steps came malformed",
         "RULE": "a rule of the system does not allow this operation now",
         "SLOT_MISSING": "some information is missing",
         "TARGET_MISSING": "I do not know which record to act on",
     },
 }
+
+# How a compound request's condition reads (planning.conditions ops).
+OP_WORDS = {"pt-BR": {"equals": "for", "not_equals": "não for", "contains": "contém", "not_contains": "não contém",
+                      "in": "está em", "not_in": "não está em", "lt": "<", "lte": "≤", "gt": ">", "gte": "≥",
+                      "exists": "existe", "not_exists": "não existe", "truthy": "sim", "falsy": "não",
+                      "count_equals": "tem", "expired": "venceu", "not_expired": "não venceu"},
+            "en": {"equals": "is", "not_equals": "is not", "contains": "contains", "not_contains": "lacks",
+                   "in": "is in", "not_in": "is not in", "lt": "<", "lte": "≤", "gt": ">", "gte": "≥",
+                   "exists": "exists", "not_exists": "does not exist", "truthy": "yes", "falsy": "no",
+                   "count_equals": "has", "expired": "expired", "not_expired": "has not expired"}}
 
 RISK_WORDS = {"pt-BR": {"read": "nenhum", "low": "baixo", "medium": "médio", "high": "alto", "critical": "crítico"},
               "en": {"read": "none", "low": "low", "medium": "medium", "high": "high", "critical": "critical"}}

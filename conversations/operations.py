@@ -17,12 +17,13 @@ from typing import Any
 import structlog
 from django.conf import settings
 
+from execution.models import Execution, StepRun, StepStatus
 from execution.runtime import read_facts
 from execution.services import ExecutionError, execution_start
 from planning.exceptions import PlanInvalid
 from planning.models import ExecutionPlan
 from planning.selectors import plan_get, plan_policy_steps, plan_steps, plan_with_steps
-from planning.services import plan_from_intent
+from planning.services import plan_from_intent, plan_from_parts, plan_remaining
 from policy.models import Outcome
 from policy.services import Approval, decision_record, receipt_issue, review_request_open
 
@@ -32,7 +33,7 @@ from .clarify import clarify
 from .ellipsis import remember_capability
 from .flow import activate_targets, invalidate_pending, is_count
 from .grammar import CapabilityGrammar
-from .intents import intent_state, structured_intent
+from .intents import compound_intents, intent_state, structured_intent
 from .models import Confirmation, Level
 from .state import confirmation_view
 from .statemachine import Status
@@ -119,12 +120,10 @@ def plan_and_decide(turn: Turn, state: Mapping[str, Any], *, reuse_soft_of: str 
     """Plan the intent, ask policy, then ask for confirmation or start (reads / allowed retries)."""
     invalidate_pending(turn, reason="new_plan")
     turn.go(Status.PLANNING)
-    intent, pins = structured_intent(turn, state)
     try:
-        plan = plan_from_intent(tenant=turn.tenant, actor=turn.user, intent=intent,
-                                conversation_id=turn.conversation.pk, pins=pins)
+        plan = _plan(turn, state)
     except PlanInvalid as exc:
-        log.warning("plan_invalid", intent=intent.to_dict(), reasons=exc.reasons)
+        log.warning("plan_invalid", intent=state.get("capability"), reasons=exc.reasons)
         operation_open(turn, state, None)["status"] = "failed"
         codes = [r.get("code", "PLAN_INVALID") for r in exc.reasons]
         turn.go(Status.FAILED)
@@ -159,6 +158,23 @@ def plan_and_decide(turn: Turn, state: Mapping[str, Any], *, reuse_soft_of: str 
             approve_and_start(turn, plan, earlier, steps=steps, facts=facts, action=action, lead=lead)
             return
     ask(turn, plan, state, decision.level, decision.risk, action, affected, lead=lead, facts=facts)
+
+
+def _plan(turn: Turn, state: Mapping[str, Any]) -> ExecutionPlan:
+    if state.get("remaining_of"):  # a retry of a partly done plan: what it completed is not done again
+        execution = Execution.objects.for_tenant(turn.tenant).select_related("plan").get(pk=state["remaining_of"])
+        writes = {s.step_id for s in plan_steps(plan=execution.plan) if s.kind == "write"}
+        done = {r.step_id: r.result for r in StepRun.objects.for_tenant(turn.tenant).filter(
+            execution=execution, status=StepStatus.COMPLETED, step_id__in=writes)}  # reads are read afresh
+        return plan_remaining(tenant=turn.tenant, actor=turn.user, plan=execution.plan, done=done,
+                              conversation_id=turn.conversation.pk)
+    if state.get("compound"):
+        parts, pins = compound_intents(turn, state)
+        return plan_from_parts(tenant=turn.tenant, actor=turn.user, parts=parts, text=str(state.get("text", "")),
+                               language=turn.language, conversation_id=turn.conversation.pk, pins=pins)
+    intent, pins = structured_intent(turn, state)
+    return plan_from_intent(tenant=turn.tenant, actor=turn.user, intent=intent,
+                            conversation_id=turn.conversation.pk, pins=pins)
 
 
 def ask(turn: Turn, plan: ExecutionPlan, state: Mapping[str, Any], level: str, risk: str, action: str,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from . import lexicon
 from .batch import batch_request
+from .compound_said import Shape, compound_shape, said_part
 from .data_spans import data_spans
 from .explain import explain
 from .field_write import field_write
@@ -33,6 +34,11 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     # The tenant's names said in the message are values: their words never pick a verb, noun or target.
     spans = data_spans(turn.grammar, turn.reader, parts, situation)
     ranked = rank(turn.grammar, masked(parts, spans), allowed, hints)
+    # "adicione X e depois aprove", "se estiver vencida, renove": never one action of several silently.
+    shape = (compound_shape(turn.grammar, said_part(turn.text, masked(parts, spans)), allowed, hints)
+             if ranked else None)
+    if shape is not None:
+        return compound_request(turn, parts, shape)
     # "quem é o <campo> da <entidade> 45?": a question naming a field of an entity is answered from
     # that entity's data before any capability whose verb the question happens to contain.
     if state_question(turn, parts):  # "… 54 foi cancelada?": a state asked, before "cancelar" is read as a verb
@@ -164,6 +170,15 @@ def _holds_a_name(extraction: Extraction, slot: str, parts: list[str], extractor
     names = {parts[i] for i in extractor.data[1] if i < len(parts)}
     said = set(lexicon.tokens(" ".join(str(v.label) for v in extraction.values.get(slot) or ())))
     return bool(names & said)
+
+
+def compound_request(turn: Turn, parts: list[str], shape: Shape) -> None:
+    """Several actions or a condition: the LLM structures them (conversations.compound); without one,
+    the user is told to say one step at a time — nothing is started."""
+    if llm_understand(turn, parts):
+        return
+    rest(turn)
+    turn.reply("clarification", f"clarify.compound_{shape.kind}", values={})
 
 
 def unparsed(turn: Turn, parts: list[str]) -> None:

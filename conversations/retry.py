@@ -1,8 +1,21 @@
-"""Retry ("tente de novo", "try again"): a failed operation again (§41), as a new plan."""
+"""Retry ("tente de novo", "try again"): a failed operation again (§41), as a new plan.
+
+Before anything is planned again: the operation must be within its context TTL (AGENT_OPERATION_
+CONTEXT_TTL_SECONDS), no step of it may have an unknown outcome awaiting review (repeating it could
+do it twice), and a target taken from the screen must still be the one on screen. Completed steps
+are not repeated: a partly done plan is retried as what is left of it (planning.remaining), and
+policy decides on that new plan as on any other (invariant 4).
+"""
 
 from __future__ import annotations
 
 import uuid
+from typing import Any
+
+from django.utils.dateparse import parse_datetime
+
+from execution.models import Execution, StepRun, StepStatus
+from planning.models import PlanStep
 
 from .flow import rest
 from .operations import plan_and_decide
@@ -19,6 +32,10 @@ def retry(turn: Turn) -> None:
     if not failed or not operation.get("intent"):
         rest(turn)
         return turn.error("NOTHING_PENDING", "nothing.to_retry")
+    refusal = _refusal(turn, operation, last)
+    if refusal is not None:
+        rest(turn)
+        return turn.error(*refusal)
     state = dict(operation["intent"])
     state["id"] = str(uuid.uuid4())
     for _name, values in (state.get("slots") or {}).items():
@@ -29,6 +46,42 @@ def retry(turn: Turn) -> None:
                     rest(turn)
                     return turn.error("NOT_FOUND", "clarify.entity_not_found", number=value.get("label"),
                                       **turn.nouns(str(entity.get("type"))))
+    execution = _execution(turn, operation, last)
+    if execution is not None and _wrote(turn, execution):
+        state["remaining_of"] = str(execution.pk)  # what it did stays done (operations._plan)
     action = str(operation.get("summary") or "")
     plan_and_decide(turn, state, reuse_soft_of=operation.get("confirmation_id"),
                     lead=turn.say("retry.asks_again", action=action) if action else "")
+
+
+def _wrote(turn: Turn, execution: Execution) -> bool:
+    done = StepRun.objects.for_tenant(turn.tenant).filter(execution=execution, status=StepStatus.COMPLETED) \
+        .values_list("step_id", flat=True)
+    return PlanStep.objects.for_tenant(turn.tenant).filter(plan=execution.plan_id, step_id__in=list(done),
+                                                           kind="write").exists()
+
+
+def _execution(turn: Turn, operation: dict[str, Any], last: dict[str, Any]) -> Execution | None:
+    execution_id = operation.get("execution_id") or last.get("execution_id")
+    if not execution_id:
+        return None
+    return Execution.objects.for_tenant(turn.tenant).filter(pk=execution_id).first()
+
+
+def _refusal(turn: Turn, operation: dict[str, Any], last: dict[str, Any]) -> tuple[str, str] | None:
+    """(code, template) when the operation may not be tried again as it stands."""
+    expires = parse_datetime(str(operation.get("expires_at") or ""))
+    if expires is not None and expires <= turn.now:
+        return "OPERATION_EXPIRED", "retry.expired"
+    execution = _execution(turn, operation, last)
+    if execution is not None and execution.needs_review and StepRun.objects.for_tenant(turn.tenant).filter(
+            execution=execution, status=StepStatus.UNKNOWN).exists():
+        return "NEEDS_REVIEW", "retry.unknown_outcome"
+    then = operation.get("ui_snapshot") or {}
+    now = (turn.conversation.context or {}).get("selection") or {}
+    from_screen = any(v.get("source") in ("ui", "context") for values in (operation["intent"].get("slots") or {}).values()
+                      for v in values)
+    if from_screen and then and now and (then.get("type"), str(then.get("id"))) != (now.get("type"),
+                                                                                   str(now.get("id"))):
+        return "UI_CONTEXT_CHANGED", "retry.context_changed"
+    return None

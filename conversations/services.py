@@ -17,7 +17,7 @@ from typing import Any
 import structlog
 from celery import current_app
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 
 from events.selectors import events_after
 from events.services import event_batch, stream_open
@@ -29,6 +29,7 @@ from tenancy.models import Tenant
 
 from . import lexicon, metrics
 from .grammar import grammar_for
+from .llm import ModelNeeded, model_ask
 from .locking import ConversationNotFound, conversation_take
 from .models import Conversation
 from .models import Turn as TurnRow
@@ -99,14 +100,7 @@ def conversation_turn(*, tenant: Tenant, user: Any, conversation_id: Any, kind: 
                      "confirmation_id": confirmation_id, "expected_version": expected_version, "started": started,
                      "role": role}
         try:
-            try:
-                with transaction.atomic():
-                    turn, result = _turn_run(**arguments)
-            except DeferredCheckFailed:
-                # A write deferred to the turn's last statement (the plan's start) found its row moved
-                # on: nothing was committed; redo the turn with every write's outcome read at once.
-                with transaction.atomic():
-                    turn, result = _turn_run(**arguments, strict=True)
+            turn, result = _turn_with_model(arguments)
         except IntegrityError:
             # The same client_message_id committed concurrently: answer with that turn.
             previous = (_previous_turn(tenant, user, conversation_id, client_message_id)
@@ -124,6 +118,34 @@ def conversation_turn(*, tenant: Tenant, user: Any, conversation_id: Any, kind: 
         return result
 
 
+MODEL_ROUNDS = 3  # asks of the model per turn when the conversation keeps moving on while it thinks
+
+
+def _turn_with_model(arguments: dict[str, Any]) -> tuple[Turn, dict[str, Any] | None]:
+    """Run the turn; a turn that needs the LLM rolls back, the model is asked with no lock, no
+    transaction and no connection held, and the turn runs again with its answer (conversations.llm)."""
+    answer = None
+    for _ in range(MODEL_ROUNDS):
+        try:
+            return _turn_transaction(arguments, answer)
+        except ModelNeeded as need:
+            if not connection.in_atomic_block:
+                connection.close()  # back to the pool (or closed) for as long as the model takes
+            answer = model_ask(need)
+    raise VersionConflict
+
+
+def _turn_transaction(arguments: dict[str, Any], answer: Any) -> tuple[Turn, dict[str, Any] | None]:
+    try:
+        with transaction.atomic():
+            return _turn_run(**arguments, model_answer=answer)
+    except DeferredCheckFailed:
+        # A write deferred to the turn's last statement (the plan's start) found its row moved
+        # on: nothing was committed; redo the turn with every write's outcome read at once.
+        with transaction.atomic():
+            return _turn_run(**arguments, model_answer=answer, strict=True)
+
+
 def _previous_turn(tenant: Tenant, user: Any, conversation_id: Any, client_message_id: str) -> dict[str, Any] | None:
     conversation_get(tenant=tenant, user=user, conversation_id=conversation_id)
     row = TurnRow.objects.for_tenant(tenant).filter(conversation_id=conversation_id,
@@ -133,7 +155,8 @@ def _previous_turn(tenant: Tenant, user: Any, conversation_id: Any, client_messa
 
 def _turn_run(*, tenant: Tenant, user: Any, conversation_id: Any, kind: str, text: str, ui_context: Any,
               client_message_id: str | None, confirmation_id: Any, expected_version: int | None,
-              started: float, role: str | None = None, strict: bool = False) -> tuple[Turn, dict[str, Any] | None]:
+              started: float, role: str | None = None, strict: bool = False,
+              model_answer: Any = None) -> tuple[Turn, dict[str, Any] | None]:
     """Lock, apply the turn, write state, events and the turn row. Returns the turn and its result,
     or None for a result that can only be known after the commit (`_respond`)."""
     locking = time.perf_counter()
@@ -156,6 +179,8 @@ def _turn_run(*, tenant: Tenant, user: Any, conversation_id: Any, kind: str, tex
     turn = Turn(conversation=conversation, user=user, tenant=tenant, language=language, snapshot=snapshot,
                 grammar=grammar, reader=reader_for(user=user, tenant=tenant, snapshot=snapshot, grammar=grammar),
                 now=clock.now(), text=text, read_version=conversation.version, strict=strict, role=role)
+    if model_answer is not None and model_answer.version == conversation.version:
+        turn.model_answer = model_answer  # asked about this very state; else asked again
     if taken.plan is not None:
         turn.pending_plan, turn.pending_live = (taken.plan, taken.plan_steps), taken.live
     try:

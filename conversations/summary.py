@@ -73,6 +73,8 @@ def describe(turn: Turn, state: Mapping[str, Any]) -> tuple[str, list[dict[str, 
     """
     if state.get("batch"):
         return batch_describe(turn, state)
+    if state.get("compound"):
+        return _compound_describe(turn, state)
     texts = _slot_texts(turn, state)
     summary = None if state.get("clone") else _render(turn, state["capability"], "summary", texts.values)
     if summary:
@@ -90,9 +92,28 @@ def describe(turn: Turn, state: Mapping[str, Any]) -> tuple[str, list[dict[str, 
 def done_text(turn: Turn, state: Mapping[str, Any]) -> str | None:
     """The reply once the operation completed ("Validade da permissão 123 alterada para 60 dias."), from the
     capability's `language.done` template; None when it has none (the execution composer answers then)."""
-    if state.get("batch"):
-        return None  # worded from the items' results when the execution settles (hooks)
+    if state.get("batch") or state.get("compound"):
+        return None  # worded from the steps' results when the execution settles (hooks)
     return None if state.get("clone") else _render(turn, state["capability"], "done", _slot_texts(turn, state).values)
+
+
+def _compound_describe(turn: Any, state: Mapping[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+    """"adicionar X à <entidade> 123; depois aprovar a <entidade> 123" and every part's affected items."""
+    texts, affected = [], []
+    numbers = {p["part"]: n for n, p in enumerate(state["compound"], 1)}
+    for part in state["compound"]:
+        action, items = describe(turn, part["state"])
+        for source in dict.fromkeys(part.get("refs", {}).values()):
+            action += " \u2014 " + turn.say("compound.result_of", n=numbers.get(source, "?"))
+        condition = part.get("condition")
+        if condition:
+            op = messages.OP_WORDS.get(turn.language, messages.OP_WORDS["pt-BR"]).get(condition["op"], "")
+            said = turn.say("compound.condition", path=condition.get("path") or "", op=op,
+                            value=condition.get("value", "")).replace("“” ", "").strip()
+            action = turn.say("compound.if", condition=said) + action
+        texts.append(action)
+        affected += [a for a in items if a not in affected]
+    return turn.say("compound.then").join(texts), affected
 
 
 _OPTIONAL = re.compile(r"\[([^\[\]]*)\]")

@@ -61,6 +61,8 @@ class Turn:
     # The user's role in the tenant, read when a handler first needs it (most turns never do; a
     # confirmation is authorised by policy's own live membership check). Use role_name().
     role: str | None = None
+    # The model's answer asked outside the lock for this turn (conversations.llm.ModelNeeded), if any.
+    model_answer: Any = None
 
     def role_name(self) -> str:
         if self.role is None:

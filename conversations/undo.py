@@ -19,6 +19,7 @@ from planning.references import MISSING, get_path, resolve
 from .flow import rest
 from .intents import intent_state
 from .operations import plan_and_decide
+from .reads import entity_ref
 from .turns import Turn
 from .understanding import SlotValue
 
@@ -37,36 +38,61 @@ def undo_request(turn: Turn) -> None:
         return _refuse(turn, "nothing.to_undo", "NOTHING_TO_UNDO")
     steps = {s.step_id: s for s in PlanStep.objects.for_tenant(turn.tenant).filter(plan=execution.plan_id)}
     runs = StepRun.objects.for_tenant(turn.tenant).filter(execution=execution, status=StepStatus.COMPLETED)
-    writes = [(steps[r.step_id], r) for r in runs if steps[r.step_id].kind == "write"]
+    writes = sorted([(steps[r.step_id], r) for r in runs if steps[r.step_id].kind == "write"],
+                    key=lambda w: (w[1].finished_at is None, w[1].finished_at, w[0].position))
     turn.event("UNDO_REQUESTED", {"execution_id": str(execution.pk)}, actor="user",
                operation_id=execution.plan_id)
     if not writes:
         return _refuse(turn, "nothing.to_undo", "NOTHING_TO_UNDO")
-    if len(writes) != 1:
-        return _refuse(turn, "undo.not_undoable", "NOT_UNDOABLE")
-    step, run = writes[0]
+    states = []
+    units = [(step, run, subject) for step, run in writes for subject in _subjects(step, run)]
+    for step, run, subject in reversed(units):  # the last change is undone first
+        state, refusal = _undo_one(turn, step, run, subject, last, execution)
+        if refusal is not None:
+            return _refuse(turn, *refusal)
+        states.append(state)
+    if len(states) == 1:
+        return plan_and_decide(turn, states[0])
+    # Several changes: one plan of their registered undos, in reverse order, each step authorised by
+    # policy and confirmed once; a step that fails leaves the ones before it done (reported per step).
+    parts = [{"part": f"u{n}", "state": state, "depends_on": [f"u{n - 1}"] if n else [], "refs": {},
+              "ref_types": {}, "condition": None} for n, state in enumerate(states)]
+    top = intent_state(capability=states[0]["capability"], values={}, text=turn.text, language=turn.language,
+                       undo_of=str(execution.pk))
+    top["compound"] = parts
+    plan_and_decide(turn, top)
+
+
+def _subjects(step: PlanStep, run: StepRun) -> list[dict[str, Any]]:
+    """What each change of a completed write step was called with and answered: one per item of a
+    `for_each` step (its run holds `{"items": [...]}` on both sides), else the one call."""
+    if step.for_each and isinstance(run.input, dict) and isinstance(run.result, dict):
+        return [{"input": i, "result": r} for i, r in zip(run.input.get("items") or [], run.result.get("items") or [],
+                                                          strict=False)]
+    return [{"input": run.input if run.input is not None else step.input, "result": run.result}]
+
+
+def _undo_one(turn: Turn, step: PlanStep, run: StepRun, subject: dict[str, Any], last: dict[str, Any],
+              execution: Execution) -> tuple[dict[str, Any] | None, tuple[str, str] | None]:
+    """The undo intent of one completed change, or why it cannot be undone (template, code)."""
     spec = turn.snapshot.get(step.capability_id, tenant=turn.tenant)
     block = dict(spec.undo) if spec is not None and spec.undo else None
     if not block or not block.get("capability") or block["capability"] not in turn.grammar.capabilities:
-        return _refuse(turn, "undo.not_undoable", "NOT_UNDOABLE")
-    subject = {"input": step.input, "result": run.result}
+        return None, ("undo.not_undoable", "NOT_UNDOABLE")
     for condition in block.get("conditions") or []:
         if not holds(get_path(subject, str(condition.get("path"))), str(condition.get("op")), condition.get("value")):
-            return _refuse(turn, "undo.not_undoable", "NOT_UNDOABLE")
-    finished = execution.finished_at or parse_datetime(str(last.get("finished_at") or ""))
+            return None, ("undo.not_undoable", "NOT_UNDOABLE")
+    finished = run.finished_at or execution.finished_at or parse_datetime(str(last.get("finished_at") or ""))
     seconds = block.get("expires_after_seconds")
     if seconds and finished is not None and finished + timedelta(seconds=int(seconds)) < turn.now:
-        return _refuse(turn, "undo.expired", "UNDO_EXPIRED")
+        return None, ("undo.expired", "UNDO_EXPIRED")
 
     def lookup(ref: Any) -> Any:
-        value = get_path(subject.get(ref.root), ref.path) if ref.root in subject else MISSING
-        return value
+        return get_path(subject.get(ref.root), ref.path) if ref.root in subject else MISSING
 
     undo_input = resolve(dict(block.get("input") or {}), lookup)
-    state = _undo_state(turn, block["capability"], undo_input, last, run.result, execution)
-    if state is None:
-        return _refuse(turn, "undo.not_undoable", "NOT_UNDOABLE")
-    plan_and_decide(turn, state)
+    state = _undo_state(turn, block["capability"], undo_input, last, subject["result"], execution)
+    return (state, None) if state is not None else (None, ("undo.not_undoable", "NOT_UNDOABLE"))
 
 
 def _undo_state(turn: Turn, capability: str, values: dict[str, Any], last: dict[str, Any], result: Any,
@@ -87,6 +113,11 @@ def _undo_state(turn: Turn, capability: str, values: dict[str, Any], last: dict[
             continue
         value = values[slot.field]
         label, entity = known.get(str(value), (str(value), None))
+        if entity is None and str(value) not in known and slot.from_context and turn.reader.read_capability(slot.type):
+            body = turn.reader.entity(slot.type, value)  # an item an earlier step made: named by its own label
+            if body is not None:
+                entity = entity_ref(slot.type, body, label_field=str((slot.resolver or {}).get("label", "name")))
+                label = entity["label"]
         own_label = str((slot.resolver or {}).get("label") or "")
         if isinstance(result, dict) and str(result.get("id")) == str(value) and result.get(own_label):
             label = str(result[own_label])  # "guarda-corpo solto", not the finding's id

@@ -25,12 +25,14 @@ from registry.selectors import RegistrySnapshot, registry_snapshot
 from tenancy.db import defer_write
 from tenancy.models import Tenant
 
+from .compound import Part, compound_steps
 from .exceptions import PlanInvalid
 from .intents import StructuredIntent
 from .labels import step_label
 from .llm import LLMUnavailable, configured_planner
 from .metrics import planning_observed
 from .models import ExecutionPlan, PlanStatus, PlanStep
+from .remaining import remaining_steps
 from .templates import Draft, TemplateError, draft_for, sub_resource_change
 from .validation import reason, validate_steps
 
@@ -63,6 +65,32 @@ def plan_from_intent(*, tenant: Tenant, actor: Any, intent: StructuredIntent, co
     return plan_from_steps(tenant=tenant, actor=actor, steps=draft.steps, template=draft.template, intent=intent,
                            allow_partial=draft.allow_partial, conversation_id=conversation_id, pins=pins,
                            planner=planner, snapshot=snapshot)
+
+
+def plan_from_parts(*, tenant: Tenant, actor: Any, parts: Sequence[Part], text: str = "", language: str = "pt-BR",
+                    conversation_id: uuid.UUID | None = None, pins: Mapping[str, int] | None = None) -> ExecutionPlan:
+    """One validated plan for a compound request (planning.compound): the structure came from the LLM,
+    each part is planned deterministically, and the whole is validated like any plan."""
+    snapshot = registry_snapshot()
+    steps = compound_steps(parts, snapshot, tenant=tenant)
+    intent = StructuredIntent(name="compound", slots={"parts": [p.intent.name for p in parts]}, language=language,
+                              text=text)
+    return plan_from_steps(tenant=tenant, actor=actor, steps=steps, template="llm:compound", intent=intent,
+                           allow_partial=False, conversation_id=conversation_id, pins=pins, planner="llm",
+                           snapshot=snapshot)
+
+
+def plan_remaining(*, tenant: Tenant, actor: Any, plan: ExecutionPlan, done: Mapping[str, Any],
+                   conversation_id: uuid.UUID | None = None) -> ExecutionPlan:
+    """A new plan of what `plan` did not complete (planning.remaining); `done`: step id → its result."""
+    steps = remaining_steps(list(PlanStep.objects.for_tenant(tenant).filter(plan=plan)), done)
+    if not steps:
+        raise PlanInvalid([reason("NOTHING_LEFT", None)])
+    intent = StructuredIntent(name=f"remaining:{plan.template}"[:100], slots={"of_plan": str(plan.pk)},
+                              language=plan.language, text=str((plan.intent or {}).get("text", "")))
+    return plan_from_steps(tenant=tenant, actor=actor, steps=steps, template=f"remaining:{plan.template}"[:100],
+                           intent=intent, allow_partial=plan.allow_partial, conversation_id=conversation_id,
+                           planner=plan.planner)
 
 
 def _llm_draft(intent: StructuredIntent, snapshot: RegistrySnapshot, *, tenant: Tenant, actor: Any) -> Draft:

@@ -35,11 +35,9 @@ def test_an_llm_answer_naming_an_unknown_capability_is_not_trusted(world, viewer
 
 
 def test_a_failing_llm_gives_a_clarification_and_opens_the_breaker(world, operator_client, start, talk, fake_llm):
-    from django.core.cache import cache
+    from conversations import llm_breaker
 
-    from conversations.llm import BREAKER_KEY
-
-    cache.delete(BREAKER_KEY)
+    llm_breaker.reset()
     fake_llm.status = 500
     conversation = start(operator_client)
     calls = []
@@ -47,7 +45,7 @@ def test_a_failing_llm_gives_a_clarification_and_opens_the_breaker(world, operat
         turn = talk(operator_client, conversation, UNPARSED)
         assert turn["response"]["type"] == "clarification"
         calls.append(turn["metrics"]["llm_calls"])
-    cache.delete(BREAKER_KEY)
+    llm_breaker.reset()
     assert calls == [1, 1, 1, 0]
 
 

@@ -1,0 +1,115 @@
+"""Does the message ask for more than one action, or for one under a condition? ("adicione X na 802
+e depois aprove", "remove a Ana e põe o Bruno", "se estiver vencida, renove por 30 dias", "add X
+then approve it"). The fast path makes one plan for one capability: reading such a message as its
+first action only would drop the rest — or the condition — silently. A compound message goes to
+the LLM planner when one is configured (conversations.compound), else it is answered as such.
+
+Read from the message with the tenant's names masked (data_spans), so the words of a name ("… and
+then delete …" inside an item's name) never make a message compound. Each clause must rank a
+capability with its own verb, the clauses' capabilities must differ, and one must be a write: "abre
+a 802 e mostra a aba X" or "adiciona X e Y na 802" stay one request.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from . import lexicon
+from .understanding import rank
+
+# Words that join two actions; the longest phrase is tried first at each position.
+_JOINERS = tuple(sorted((tuple(lexicon.tokens(p)) for p in (
+    "e depois", "depois", "e entao", "em seguida", "e em seguida", "e logo", "e ai", "apos isso", "e tambem",
+    "e", "and then", "then", "after that", "afterwards", "and also", "and")), key=len, reverse=True))
+# A condition opens the message: "se …", "caso …", "if …", "only if …".
+_CONDITIONS = tuple(tuple(lexicon.tokens(p)) for p in ("so se", "somente se", "apenas se", "se", "caso",
+                                                        "only if", "if", "in case"))
+# "go ahead and …", "vai lá e …": a clause of these words only opens the request.
+_OPENING = frozenset(lexicon.tokens("go ahead come on just vai la bora anda vamos ok okay sure")) | lexicon.FILLER \
+    | lexicon.REQUEST_OPENERS
+# Text after a colon or an opening quote is what the user dictates (a description, a note): data.
+_DICTATED = re.compile(r"[:“\"«]|(?<!\w)'")
+# "se possível, …", "if you can, …": courtesy, not a condition.
+_COURTESY = frozenset(lexicon.tokens("possivel puder poder conseguir conseguires incomodo importa favor possible "
+                                     "can could mind please"))
+
+
+@dataclass(frozen=True)
+class Shape:
+    kind: str  # "sequence" | "condition"
+    capabilities: tuple[str, ...]
+
+
+def _clauses(parts: list[str]) -> list[list[str]]:
+    clauses, current, i = [], [], 0
+    while i < len(parts):
+        joiner = next((j for j in _JOINERS if tuple(parts[i:i + len(j)]) == j), None)
+        if joiner is not None and current:
+            clauses.append(current)
+            current, i = [], i + len(joiner)
+            continue
+        current.append(parts[i])
+        i += 1
+    if current:
+        clauses.append(current)
+    return clauses
+
+
+@dataclass(frozen=True)
+class _Action:
+    capability: str
+    kind: str
+    entity: str
+    intent: str
+    at: int
+
+
+def _acting(grammar, clause: list[str], allowed: set[str], hints) -> _Action | None:
+    """The action a clause names by its own verb (a write or a navigation), if any."""
+    if all(p in _OPENING for p in clause):
+        return None
+    ranked = rank(grammar, clause, allowed, hints)
+    if not ranked or ranked[0].verb is None or ranked[0].verb_span is None:
+        return None
+    cap = ranked[0].cap
+    if cap.kind not in ("write", "navigation"):
+        return None
+    return _Action(cap.id, cap.kind, cap.entity, cap.intent, ranked[0].verb_span[0])
+
+
+def said_part(text: str, parts: list[str]) -> list[str]:
+    """The words before anything dictated (after a colon or an opening quote)."""
+    cut = _DICTATED.search(text)
+    return parts[:len(lexicon.tokens(text[:cut.start()]))] if cut else parts
+
+
+def _own_actions(actions: list[_Action]) -> list[_Action]:
+    """"crie uma igual, mas coloque X como responsável": writes on what an earlier clause creates are
+    that creation's values, not actions of their own (opening it afterwards is one)."""
+    created: set[str] = set()
+    own = []
+    for action in actions:
+        if action.kind == "write" and action.entity in created:
+            continue
+        if action.intent == "create":
+            created.add(action.entity)
+        own.append(action)
+    return own
+
+
+def compound_shape(grammar, masked_parts: list[str], allowed: set[str], hints) -> Shape | None:
+    """The message's shape when it is compound (see the module docstring), else None."""
+    opener = next((c for c in _CONDITIONS if tuple(masked_parts[:len(c)]) == c), None)
+    if opener is not None:
+        rest = masked_parts[len(opener):]
+        acting = _acting(grammar, rest, allowed, hints)
+        condition = rest[:acting.at] if acting else []
+        if acting and acting.kind == "write" and condition and not set(condition) & _COURTESY:
+            return Shape("condition", (acting.capability,))
+        return None
+    actions = _own_actions([a for a in (_acting(grammar, c, allowed, hints) for c in _clauses(masked_parts)) if a])
+    capabilities = tuple(dict.fromkeys(a.capability for a in actions))
+    if len(actions) >= 2 and len(capabilities) >= 2 and any(a.kind == "write" for a in actions):
+        return Shape("sequence", capabilities)
+    return None
