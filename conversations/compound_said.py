@@ -108,7 +108,10 @@ def compound_shape(grammar, masked_parts: list[str], allowed: set[str], hints) -
         if acting and acting.kind == "write" and condition and not set(condition) & _COURTESY:
             return Shape("condition", (acting.capability,))
         return None
-    actions = _own_actions([a for a in (_acting(grammar, c, allowed, hints) for c in _clauses(masked_parts)) if a])
+    clauses = _clauses(masked_parts)
+    if len(clauses) < 2:  # one clause and no condition: one request, without ranking it again
+        return None
+    actions = _own_actions([a for a in (_acting(grammar, c, allowed, hints) for c in clauses) if a])
     capabilities = tuple(dict.fromkeys(a.capability for a in actions))
     if len(actions) >= 2 and len(capabilities) >= 2 and any(a.kind == "write" for a in actions):
         return Shape("sequence", capabilities)

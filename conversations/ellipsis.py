@@ -15,7 +15,11 @@ from .lexicon import tokens
 _OPENERS = tuple(tuple(tokens(p)) for p in (
     "e quanto a", "e quanto ao", "e quanto aos", "e quanto as", "e sobre", "e para", "e pra", "e com", "e",
     "what about", "how about", "and what about", "and for", "and", "also", "same for", "the same for",
-    "o mesmo para", "o mesmo pra", "mesma coisa para", "mesma coisa pra", "same with",
+    "o mesmo para", "o mesmo pra", "mesma coisa para", "mesma coisa pra", "same with", "o mesmo com",
+    "faz o mesmo com", "faz o mesmo para", "faz o mesmo pra", "faz o mesmo na", "faz o mesmo no", "faca o mesmo com",
+    "faca o mesmo para", "faca o mesmo pra", "faca o mesmo na", "faca o mesmo no", "faz igual com", "faz igual na",
+    "faz igual no", "repete para", "repete pra", "repete na", "repete no", "do the same for", "do the same with",
+    "do the same to", "do the same on", "same thing for", "same thing with", "repeat for", "repeat that for",
     # narrowing the last list: "quais delas são da <nome>?", "only the <name> ones"
     "quais delas", "quais deles", "quais dessas", "quais desses", "dessas", "desses", "delas", "deles",
     "so as", "so os", "apenas as", "apenas os", "somente as", "somente os", "e so as", "e so os",
@@ -26,7 +30,9 @@ MAX_WORDS = 6
 
 
 _ALSO = frozenset(tokens("tambem too also idem"))
-_SAME = tuple(tuple(tokens(p)) for p in ("same for", "the same for", "same with", "o mesmo", "mesma coisa"))
+_SAME = tuple(tuple(tokens(p)) for p in ("same for", "the same for", "same with", "o mesmo", "mesma coisa",
+                                          "faz o mesmo", "faca o mesmo", "faz igual", "repete", "do the same",
+                                          "same thing", "repeat for", "repeat that for"))
 
 
 def says_also(parts: list[str]) -> bool:

@@ -79,8 +79,8 @@ def _refusal(turn: Turn, operation: dict[str, Any], last: dict[str, Any]) -> tup
         return "NEEDS_REVIEW", "retry.unknown_outcome"
     then = operation.get("ui_snapshot") or {}
     now = (turn.conversation.context or {}).get("selection") or {}
-    from_screen = any(v.get("source") in ("ui", "context") for values in (operation["intent"].get("slots") or {}).values()
-                      for v in values)
+    slots = (operation["intent"].get("slots") or {}).values()
+    from_screen = any(v.get("source") in ("ui", "context") for values in slots for v in values)
     if from_screen and then and now and (then.get("type"), str(then.get("id"))) != (now.get("type"),
                                                                                    str(now.get("id"))):
         return "UI_CONTEXT_CHANGED", "retry.context_changed"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conversations import lexicon, runtime
-from conversations.ellipsis import ellipsis_rest
+from conversations.ellipsis import ellipsis_rest, says_also
 from conversations.lexicon import tokens
 from conversations.numbers import numerals_of, raw_numbers, reference_number, value_problem
 from conversations.relative import Change, relative_change
@@ -55,9 +55,18 @@ def test_relative_change(text, expected):
     ("e", None), ("abra a 457", None), ("e então, pode abrir a permissão 457 da empresa Beta agora?", None),
     ("quais delas são da Beta?", ["sao", "da", "beta"]), ("only the Beta ones", ["beta", "ones"]),
     ("which of those are cancelled?", ["are", "cancelled"]),
+    ("faz o mesmo com a 311", ["a", "311"]), ("do the same for 52", ["52"]), ("repete na 60", ["60"]),
 ])
 def test_ellipsis_rest(text, rest):
     assert ellipsis_rest(tokens(text)) == rest
+
+
+@pytest.mark.parametrize(("text", "same"), [
+    ("faz o mesmo com a 311", True), ("do the same for 52", True), ("a 311 também", True), ("e a 311?", False),
+    ("repeat that for inspection 60", True), ("abre a 311", False),
+])
+def test_says_also(text, same):
+    assert says_also(tokens(text)) is same
 
 
 @pytest.mark.parametrize(("text", "said"), [

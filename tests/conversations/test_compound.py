@@ -74,8 +74,10 @@ def test_create_then_open_navigates_to_the_new_item(world, operator_client, star
     assert navigation and str(navigation["entity"]["id"]) == str(created)
 
 
-@pytest.mark.parametrize("text", ["adicione solda na 802 e depois aprove ela", "add welding to 802 and then approve it",
-                                  "se a 802 estiver vencida, renove por 30 dias", "if 802 is still a draft, approve it"])
+@pytest.mark.parametrize("text", ["adicione solda na 802 e depois aprove ela",
+                                  "add welding to 802 and then approve it",
+                                  "se a 802 estiver vencida, renove por 30 dias",
+                                  "if 802 is still a draft, approve it"])
 def test_without_an_llm_a_compound_request_is_never_cut_to_its_first_action(world, supervisor_client, start, talk,
                                                                            text):
     conversation = start(supervisor_client)

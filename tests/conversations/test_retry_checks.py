@@ -4,7 +4,6 @@ partly done copy is finished, not made twice."""
 
 from __future__ import annotations
 
-
 import pytest
 
 from execution.models import Execution, StepRun, StepStatus

@@ -1,0 +1,55 @@
+"""Undo of a multi-step operation with a real Celery worker (issue 19 acceptance): the turns go through
+the REST API, the operation and then its undo run in a separate worker process, and the conversation
+learns of each end through the completion hooks the worker runs."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from execution.models import Execution
+from sst.models import WorkPermit
+from tests.execution.conftest import celery_worker_process, worker  # noqa: F401 - fixtures
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def on_worker(worker):  # noqa: F811 - the fixture imported above
+    from config.celery import app
+
+    app.conf.task_always_eager = False  # the suite's conftest makes it eager; here the worker runs the steps
+    yield worker
+
+
+def _settled(world, count: int, timeout_s: float = 60) -> Execution:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        done = list(Execution.objects.for_tenant(world.tenant).filter(finished_at__isnull=False)
+                    .order_by("started_at"))
+        if len(done) >= count:
+            return done[count - 1]
+        time.sleep(0.2)
+    raise AssertionError(f"execution {count} did not settle in {timeout_s} s")
+
+
+def _components(world) -> set[str]:
+    permit = WorkPermit.objects.for_tenant(world.tenant).get(pk=world.p802.pk)
+    return set(permit.components.values_list("component_type__name", flat=True))
+
+
+def test_a_two_step_add_and_its_undo_run_on_the_worker(world, operator_client, start, talk, on_worker):
+    conversation = start(operator_client)
+    asked = talk(operator_client, conversation, "adicione solda elétrica e montagem de andaime na 802")
+    assert asked["status"] == "CONFIRMATION_REQUIRED", asked["response"]
+    talk(operator_client, conversation, "sim")
+    assert _settled(world, 1).status == "completed"
+    assert _components(world) == {"Solda Elétrica", "Montagem de Andaime"}
+    undo = talk(operator_client, conversation, "desfaz")
+    assert undo["status"] == "CONFIRMATION_REQUIRED", undo["response"]
+    talk(operator_client, conversation, "sim")
+    assert _settled(world, 2).status == "completed"
+    assert _components(world) == set()
+    state = operator_client.get(f"/agent/conversations/{conversation}").json()
+    assert state["status"] == "SUCCESS"
