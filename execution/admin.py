@@ -8,7 +8,7 @@ from django.contrib import admin, messages
 
 from .learning import suggestion_review
 from .models import RuntimeExecution, RuntimeOptimizationSuggestion, RuntimeReplan, SuggestionStatus
-from .runtime_state import RuntimeControlError, runtime_pause, runtime_resume
+from .runtime_control import RuntimeControlError, runtime_pause, runtime_resume
 
 
 @admin.register(RuntimeOptimizationSuggestion)

@@ -1,3 +1,8 @@
+"""Execution's HTTP views: the trace of one execution (`GET /agent/executions/{id}`), kill, and a
+person's pause/resume of a batch's runtime. Views only parse, call one service or selector, and
+serialize; the trace's nested serializers are the OpenAPI schema `ExecutionTrace`.
+"""
+
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema, extend_schema_serializer, inline_serializer
@@ -10,7 +15,7 @@ from policy.exceptions import PolicyError
 from tenancy.models import Role
 from tenancy.permissions import tenant_context
 
-from .runtime_state import RuntimeControlError, runtime_pause, runtime_resume
+from .runtime_control import RuntimeControlError, runtime_pause, runtime_resume
 from .selectors import execution_get, execution_trace
 from .services import ExecutionError, execution_kill
 

@@ -24,9 +24,9 @@ from planning.references import MISSING, Ref, get_path, resolve
 from policy.services import audit_record, evaluate
 from registry.selectors import registry_snapshot
 
-from .engine import settle
 from .models import Execution, ExecutionStatus, StepRun, StepStatus, TimelineType
 from .runtime import read_facts, session_for
+from .settle import settle
 from .timeline import timeline_add
 
 

@@ -27,10 +27,9 @@ import structlog
 from django.conf import settings
 from django.db import transaction
 
-from . import publish
+from .dispatch import send_step
 from .engine import run_step
 from .metrics import log_context
-from .tasks import run_step_task
 
 log = structlog.get_logger(__name__)
 
@@ -66,4 +65,4 @@ def run_here(execution_id: str, step_ids: list[str]) -> None:
 
 
 def _to_broker(execution_id: str, step_id: str, *, countdown: float | None = None) -> None:
-    publish.send_soon(run_step_task, (execution_id, step_id), countdown=countdown or None)
+    send_step(execution_id, step_id, countdown=countdown)

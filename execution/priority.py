@@ -24,6 +24,8 @@ from django.conf import settings
 from django.utils import timezone
 
 from .control import EnvelopeViolation
+from .dispatch import dispatch_on_queue
+from .limits import default_budget
 
 NORMAL, HIGH = "normal", "high"
 DEADLINE_FRACTION = 0.2
@@ -45,8 +47,6 @@ def priority_queues() -> Mapping[str, Sequence[str]]:
 
 
 def time_budget_s() -> float:
-    from .runtime_state import default_budget
-
     return float(default_budget()["max_duration_s"])
 
 
@@ -92,7 +92,7 @@ class _StartedAt:
     def __call__(self, execution_id: str) -> datetime | None:
         known = self._known.get(execution_id)
         if known is None:
-            from .models import Execution
+            from .models import Execution  # the router module is loaded by Celery's settings, maybe before the apps
 
             known = (Execution.objects.all_tenants().filter(pk=execution_id)
                      .values_list("started_at", flat=True).first())
@@ -150,10 +150,7 @@ def route_task(name: str, args: Sequence[Any], kwargs: Mapping[str, Any], option
 def dispatch_parked(execution: Any) -> list[str]:
     """Send the steps a pause parked (dispatched, marked PAUSED) again, after commit, each to the queue
     the rule picks now: a batch resumed close to its deadline goes to the high queue (§40, §42)."""
-    from django.db import transaction
-
     from .models import StepRun, StepStatus
-    from .tasks import run_step_task
 
     parked = StepRun.objects.for_tenant(execution.tenant_id).filter(
         execution=execution, status=StepStatus.DISPATCHED, error__code="PAUSED")
@@ -162,6 +159,5 @@ def dispatch_parked(execution: Any) -> list[str]:
     parked.update(dispatched_at=now, error=None)
     queue = queue_for(execution, now, backlog=_backlog())
     for step_id in step_ids:
-        args = (str(execution.pk), step_id)
-        transaction.on_commit(lambda args=args: run_step_task.apply_async(args, queue=queue))
+        dispatch_on_queue(execution.pk, step_id, queue=queue)
     return step_ids

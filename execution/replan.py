@@ -40,6 +40,7 @@ from policy.rules import RISK_RANK
 from registry.selectors import registry_snapshot
 
 from .models import BatchItem, Execution, ItemStatus, ReplanOutcome, RuntimeReplan, RuntimeStatus, TimelineType
+from .runtime import plan_facts
 from .runtime_state import llm_call_take, replan_take, runtime_ensure, runtime_transition
 
 
@@ -198,8 +199,6 @@ def _reapproval(execution: Execution, step_id: str, resource: str, alternative: 
     from planning.selectors import plan_policy_steps
     from policy.models import Outcome
     from policy.services import decision_record
-
-    from .services import plan_facts
 
     if execution.conversation_id is None:
         # Nobody to ask for the new confirmation: a person reviews instead (never silent, §67).

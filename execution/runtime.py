@@ -1,6 +1,7 @@
 """What a step needs around the Tool Runtime: a reusable session per (user, tenant) in this process,
-the fresh facts about a step's targets (read through read capabilities, ARCHITECTURE.md "policy is
-pure"), and navigation instructions built from the capability's `navigation` block.
+the fresh facts about a step's (or a whole plan's) targets, read through read capabilities
+(ARCHITECTURE.md "policy is pure"), and navigation instructions built from the capability's
+`navigation` block.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
-from registry.selectors import CapabilitySpec, RegistrySnapshot
+from planning.models import ExecutionPlan
+from planning.selectors import plan_steps
+from registry.selectors import CapabilitySpec, RegistrySnapshot, registry_snapshot
 from tenancy.models import Tenant
 
 from .tool_runtime import TOKEN_TTL, ToolResult, ToolSession
@@ -72,6 +75,18 @@ def read_facts(*, session: ToolSession, snapshot: RegistrySnapshot, tenant: Tena
             elif result.outcome == "succeeded" and isinstance(result.body, Mapping):
                 facts[key] = _facts_of(tenant, result.body)
     return facts, results
+
+
+def plan_facts(*, plan: ExecutionPlan, actor: Any, tenant: Tenant) -> dict[str, Any]:
+    """The facts policy needs about the plan's targets, read now through read capabilities
+    (ARCHITECTURE.md: the caller reads, policy decides). For `decision_record` / `receipt_issue`."""
+    targets: dict[str, dict[str, Any]] = {}
+    for step in plan_steps(plan=plan):
+        for target in step.targets:
+            targets[f"{target['type']}:{target['id']}"] = target
+    facts, _ = read_facts(session=session_for(user_id=actor.pk, tenant=tenant), snapshot=registry_snapshot(),
+                          tenant=tenant, targets=targets.values())
+    return facts
 
 
 def _facts_of(tenant: Tenant, row: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,9 +1,12 @@
-"""Execution services: start, cancel, resume, kill, and the watchdog sweep.
+"""Execution services: start, cancel, resume, kill, and the watchdog sweep of stuck steps.
 
 `execution_start` trusts nothing the client says about authority: the receipt id comes from the
 server's own record (the conversation runtime passes the id `policy.receipt_issue` returned), and
 the receipt must be an ALLOW for this tenant, actor, plan id and plan hash, issued before and
-expiring after now. Each step then re-validates it with live facts (engine.perform).
+expiring after now. Each step then re-validates it with live facts (perform.perform).
+
+`plan_facts` (the facts policy needs about a plan's targets) lives in execution/runtime.py, below
+the replanning that needs it too; it is imported here because callers know it as a service.
 """
 
 from __future__ import annotations
@@ -24,10 +27,14 @@ from policy.services import kill_switch_set
 from tenancy.db import write_in_one_statement
 from tenancy.models import Tenant
 
-from .engine import advance, dispatch, settle
+from .advance import advance
+from .dispatch import dispatch
 from .inline import read_only, run_here_after_commit
+from .limits import step_lease
 from .models import Execution, ExecutionStatus, StepRun, StepStatus, TimelineEntry, TimelineType
 from .priority import started_at_note
+from .runtime import plan_facts as plan_facts  # re-exported: the conversation runtime's entry point
+from .settle import settle
 from .timeline import conversation_event, timeline_add
 
 
@@ -168,7 +175,7 @@ def execution_resume(*, execution_id: Any, tenant: Tenant) -> Execution:
             return execution
         stale = StepRun.objects.for_tenant(tenant).filter(execution=execution).filter(
             Q(status=StepStatus.RUNNING, lease_until__lt=now)
-            | Q(status=StepStatus.DISPATCHED, dispatched_at__lt=now - _dispatch_grace()))
+            | Q(status=StepStatus.DISPATCHED, dispatched_at__lt=now - step_lease()))
         stale_ids = list(stale.values_list("step_id", flat=True))
         stale.update(status=StepStatus.PENDING, lease_until=None)
         if stale_ids:
@@ -177,37 +184,15 @@ def execution_resume(*, execution_id: Any, tenant: Tenant) -> Execution:
     return execution
 
 
-def _dispatch_grace():
-    from .engine import step_lease
-
-    return step_lease()
-
-
 def execution_watchdog() -> int:
     """Beat sweep: resume running executions with a step stuck past its lease. Returns how many."""
     now = timezone.now()
     stuck = (StepRun.objects.all_tenants().filter(execution__status=ExecutionStatus.RUNNING)
              .filter(Q(status=StepStatus.RUNNING, lease_until__lt=now)
-                     | Q(status=StepStatus.DISPATCHED, dispatched_at__lt=now - _dispatch_grace()))
+                     | Q(status=StepStatus.DISPATCHED, dispatched_at__lt=now - step_lease()))
              .values_list("execution_id", "tenant_id").distinct())
     count = 0
     for execution_id, tenant_id in stuck:
         execution_resume(execution_id=execution_id, tenant=Tenant.objects.get(pk=tenant_id))
         count += 1
     return count
-
-
-def plan_facts(*, plan: ExecutionPlan, actor: Any, tenant: Tenant) -> dict[str, Any]:
-    """The facts policy needs about the plan's targets, read now through read capabilities
-    (ARCHITECTURE.md: the caller reads, policy decides). For `decision_record` / `receipt_issue`."""
-    from registry.selectors import registry_snapshot
-
-    from .runtime import read_facts, session_for
-
-    targets: dict[str, dict[str, Any]] = {}
-    for step in plan_steps(plan=plan):
-        for target in step.targets:
-            targets[f"{target['type']}:{target['id']}"] = target
-    facts, _ = read_facts(session=session_for(user_id=actor.pk, tenant=tenant), snapshot=registry_snapshot(),
-                          tenant=tenant, targets=targets.values())
-    return facts

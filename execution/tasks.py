@@ -95,8 +95,8 @@ def compensate_task(self, execution_id: str) -> None:
 
 @shared_task(name="execution.watchdog", ignore_result=True)
 def watchdog_task() -> int:
-    from .runtime_state import runtime_watchdog
     from .services import execution_watchdog
+    from .watchdog import runtime_watchdog
 
     return len(runtime_watchdog()) + execution_watchdog()
 

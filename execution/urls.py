@@ -1,3 +1,5 @@
+"""Routes of execution's HTTP views, included under /agent/ by config/urls.py."""
+
 from django.urls import path
 
 from .apis import ExecutionDetailApi, ExecutionKillApi, ExecutionPauseApi, ExecutionResumeApi

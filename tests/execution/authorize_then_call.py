@@ -19,7 +19,7 @@ django.setup()
 
 from django.contrib.auth import get_user_model  # noqa: E402
 
-from execution import engine, publish  # noqa: E402
+from execution import perform, publish  # noqa: E402
 from execution.engine import run_step  # noqa: E402
 from execution.services import execution_start  # noqa: E402
 from execution.tool_runtime import ToolSession  # noqa: E402
@@ -30,7 +30,7 @@ from tenancy.services import membership_grant, tenant_create  # noqa: E402
 from tests.execution.helpers import approve  # noqa: E402
 from tests.registry_fixtures import activate_manifest  # noqa: E402
 
-invoke, revalidate = ToolSession.invoke, engine._revalidate
+invoke, revalidate = ToolSession.invoke, perform.revalidate_step
 checked: list = []
 
 
@@ -64,7 +64,7 @@ execution = execution_start(plan=plan, receipt_id=approve(plan, actor=actor, ten
                             tenant=tenant)
 EXECUTION = execution.pk
 ToolSession.invoke = at_the_call
-engine._revalidate = checking
+perform.revalidate_step = checking
 if os.environ.get("CRASH_TEST_RELAX"):  # the old relaxation, to see the test fail without the fix
     from django.db import connection
 

@@ -14,14 +14,10 @@ from django.utils import timezone
 
 from events.models import ConversationEvent
 from execution.models import BatchItem, RuntimeExecution, StepRun, TimelineEntry
-from execution.runtime_state import (
-    RuntimeControlError,
-    runtime_pause,
-    runtime_resume,
-    runtime_transition,
-    runtime_watchdog,
-)
+from execution.runtime_control import RuntimeControlError, runtime_pause, runtime_resume
+from execution.runtime_state import runtime_transition
 from execution.services import execution_start
+from execution.watchdog import runtime_watchdog
 from policy.models import AuditEvent
 from policy.services import kill_switch_lift, kill_switch_set
 from sst.models import PermitEvaluation

@@ -12,8 +12,8 @@ from django.contrib.auth.models import Permission
 
 from execution.control import lanes_clear
 from execution.models import BatchItem, RuntimeAdaptation, RuntimeExecution, TimelineEntry
-from execution.runtime_state import runtime_watchdog
 from execution.services import execution_start
+from execution.watchdog import runtime_watchdog
 from policy.services import kill_switch_set
 from sst.faults import fault_add
 from sst.models import FaultRule, PermitEvaluation
@@ -149,7 +149,7 @@ def _statuses(execution):
 def test_a_supervisor_pauses_mid_batch_nothing_new_starts_the_workers_are_freed_and_resume_finishes_it(
         worker, tenant, operator, supervisor):
     from execution.models import StepRun
-    from execution.runtime_state import runtime_pause, runtime_resume
+    from execution.runtime_control import runtime_pause, runtime_resume
     from execution.tasks import ping_task
 
     fault_add(tenant=tenant, route="sst:permit-training", latency_ms=400, times=10_000)

@@ -15,9 +15,13 @@ from django.contrib.auth.models import Permission
 from django.db import connection, transaction
 from django.utils import timezone
 
-from execution import engine, publish
-from execution.engine import StepOutcome, _claim, _finish, plan_steps_cached, run_step
+from execution import engine, publish, rows
+from execution.claim import claim_step
+from execution.engine import _finish, run_step
+from execution.limits import step_lease
 from execution.models import Execution, StepRun, TimelineEntry
+from execution.outcome import StepOutcome
+from execution.rows import plan_steps_cached
 from execution.services import execution_cancel, execution_start
 from planning.services import plan_from_steps
 from policy.services import kill_switch_set
@@ -133,7 +137,7 @@ def test_a_worker_dying_in_an_inline_step_leaves_it_to_its_redelivered_message(t
     assert [runs[f"r{i}"].status for i in range(4)] == ["completed", "completed", "running", "pending"]
     # The same message again (Redis redelivers it): r0 is done, r2's lease is live, come back when it ends.
     wait = run_step(*message, continue_for=60)
-    assert wait is not None and 0 < wait <= engine.step_lease().total_seconds() + 0.5
+    assert wait is not None and 0 < wait <= step_lease().total_seconds() + 0.5
     assert _runs(execution)["r2"].attempts == 1
     expired = timezone.now() - timedelta(seconds=1)
     StepRun.objects.for_tenant(tenant).filter(pk=runs["r2"].pk).update(lease_until=expired)
@@ -190,10 +194,10 @@ def test_a_registry_change_between_steps_reaches_the_next_inline_step(tenant, op
 def test_a_step_recorded_while_another_holds_the_execution_sees_that_ones_outcome_and_the_join_runs(
         tenant, operator, permit, sent, monkeypatch, fast_sql):
     """Recording waits for the execution lock, then reads the other steps as they are now."""
-    monkeypatch.setattr(engine, "_fast_sql", lambda: fast_sql)
+    monkeypatch.setattr(rows, "fast_sql", lambda: fast_sql)
     execution = _start(tenant, operator, permit, {"a": [], "b": ["a"], "c": ["a"], "d": ["b", "c"]})
     run_step(*sent.pop(0))  # a; b and c are sent
-    b, c = _claim(execution, "b").run, _claim(execution, "c").run
+    b, c = claim_step(execution, "b").run, claim_step(execution, "c").run
     holding, recorded = threading.Event(), threading.Event()
 
     def parallel_worker_records_b() -> None:

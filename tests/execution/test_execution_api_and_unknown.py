@@ -6,10 +6,11 @@ import pytest
 from django.contrib.auth.models import Permission
 
 from conftest import client_for, make_user
-from execution.engine import StepOutcome, _verify
 from execution.models import StepRun
+from execution.outcome import StepOutcome
 from execution.services import execution_start
 from execution.tool_runtime import ToolResult
+from execution.verify import verify
 from planning.intents import StructuredIntent
 from policy.models import KillSwitch
 from registry.selectors import registry_snapshot, snapshot_clear
@@ -67,7 +68,7 @@ def test_a_200_whose_read_back_disagrees_fails_verification(registry):
                               error_code=None, latency_ms=1.0)
 
     outcome = StepOutcome("running")
-    assert _verify(spec, StaleReads(), registry, {"permit_id": 1, "validity_days": 30}, {}, outcome) is False
+    assert verify(spec, StaleReads(), registry, {"permit_id": 1, "validity_days": 30}, {}, outcome) is False
     assert [e[0] for e in outcome.entries] == ["VERIFICATION_STARTED", "VERIFICATION_FAILED"]
 
 

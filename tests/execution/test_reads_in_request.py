@@ -103,7 +103,7 @@ def test_a_step_that_breaks_in_the_request_is_handed_to_a_worker(tenant, operato
     def lost(*args, **kwargs):
         raise OperationalError("server closed the connection unexpectedly")
 
-    monkeypatch.setattr(engine, "_claim", lost)
+    monkeypatch.setattr(engine, "claim_step", lost)
     execution = _start(tenant, operator, _reads(permit, 1))  # the commit itself does not raise
 
     assert execution.status == ExecutionStatus.RUNNING

@@ -10,8 +10,9 @@ from django.utils import timezone
 from execution.control import store
 from execution.learning import suggestion_review, suggestions_derive
 from execution.models import RuntimeAdaptation, RuntimeExecution, RuntimeOptimizationSuggestion
-from execution.runtime_state import runtime_cas, runtime_ensure, runtime_watchdog
+from execution.runtime_state import runtime_cas, runtime_ensure
 from execution.services import execution_start
+from execution.watchdog import runtime_watchdog
 
 from .batch_helpers import batch_plan, make_batch_world
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 import pytest
 from django.db import connection, transaction
 
-from execution import engine, publish
-from execution.engine import _claim, run_step
+from execution import publish, rows
+from execution.claim import claim_step
+from execution.engine import run_step
 from execution.models import Execution, StepRun, TimelineEntry
 from execution.services import execution_start
 from execution.tool_runtime import ToolSession
@@ -137,7 +138,7 @@ def _written(execution) -> list:
 def test_the_one_statement_record_and_dispatch_write_what_the_orm_path_writes(tenant, operator, sent, monkeypatch):
     fast = _chain(tenant, operator)
     run_step(*sent.pop(0), continue_for=60)
-    monkeypatch.setattr(engine, "_fast_sql", lambda: False)
+    monkeypatch.setattr(rows, "fast_sql", lambda: False)
     orm = _chain(tenant, operator)
     run_step(*sent.pop(0), continue_for=60)
     assert _written(fast) == _written(orm)
@@ -147,9 +148,9 @@ def test_the_one_statement_record_and_dispatch_write_what_the_orm_path_writes(te
 
 def test_the_one_statement_claim_writes_what_the_orm_claim_writes(tenant, operator, sent):
     fast, orm = _chain(tenant, operator, n=1), _chain(tenant, operator, n=1)
-    claimed_fast = _claim(fast, "r0")
+    claimed_fast = claim_step(fast, "r0")
     with transaction.atomic():  # inside a transaction the engine takes the ORM path
-        claimed_orm = _claim(orm, "r0")
+        claimed_orm = claim_step(orm, "r0")
     # The statement also read the registry version (what perform would read next); the ORM path leaves it to perform.
     assert (claimed_fast.registry_version, claimed_orm.registry_version) == (registry_version(), None)
     claimed_fast, claimed_orm = claimed_fast.run, claimed_orm.run
@@ -159,13 +160,13 @@ def test_the_one_statement_claim_writes_what_the_orm_claim_writes(tenant, operat
     for execution in (fast, orm):
         started = TimelineEntry.objects.for_tenant(tenant).filter(execution=execution, type="STEP_STARTED").get()
         assert (started.step_id, started.data) == ("r0", {"attempt": 1})
-    assert _claim(fast, "r0") is None, "a running step with a live lease is not claimed twice"
+    assert claim_step(fast, "r0") is None, "a running step with a live lease is not claimed twice"
 
 
 def test_a_claim_never_crosses_into_another_execution_or_a_settled_one(tenant, operator, sent):
     first, second = _chain(tenant, operator, n=1), _chain(tenant, operator, n=1)
     Execution.objects.for_tenant(tenant).filter(pk=second.pk).update(status="cancelled")
-    assert _claim(second, "r0") is None
+    assert claim_step(second, "r0") is None
     assert StepRun.objects.for_tenant(tenant).get(execution=second).status != "running"
     assert StepRun.objects.for_tenant(tenant).get(execution=first).status != "running"
 
@@ -173,11 +174,13 @@ def test_a_claim_never_crosses_into_another_execution_or_a_settled_one(tenant, o
 @pytest.mark.parametrize("fast_sql", [True, False], ids=["one-statement", "orm"])
 def test_a_step_taken_over_meanwhile_records_nothing_and_advances_nothing(tenant, operator, sent, monkeypatch,
                                                                            fast_sql):
-    from execution.engine import StepOutcome, _finish, plan_steps_cached
+    from execution.engine import _finish
+    from execution.outcome import StepOutcome
+    from execution.rows import plan_steps_cached
 
-    monkeypatch.setattr(engine, "_fast_sql", lambda: fast_sql)
+    monkeypatch.setattr(rows, "fast_sql", lambda: fast_sql)
     execution = _chain(tenant, operator, n=2)
-    run = _claim(execution, "r0").run
+    run = claim_step(execution, "r0").run
     # Its lease ran out and a redelivered message took it over (attempt 2) while this worker was calling.
     StepRun.objects.for_tenant(tenant).filter(pk=run.pk).update(attempts=2)
     execution = Execution.objects.all_tenants().select_related("plan", "tenant", "actor").get(pk=execution.pk)

@@ -1,0 +1,68 @@
+"""Settling an execution: the one place an execution ends (PRD-006 §21, §32-§33) — its final
+status, the timeline entry and the conversation event, the plan's status mirrored, the runtime
+mirrored, and the completion hooks run after the settling commit (how conversations learn of it
+without execution importing conversations).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import structlog
+from django.db import transaction
+from django.utils import timezone
+
+from planning.services import IllegalTransition, plan_status_set
+
+from . import metrics
+from .hooks import run_completion_hooks
+from .models import Execution, ExecutionStatus, TimelineType
+from .runtime_state import runtime_settle
+from .timeline import conversation_event, timeline_add
+
+log = structlog.get_logger(__name__)
+
+_EVENT_FOR = {ExecutionStatus.COMPLETED: "EXECUTION_COMPLETED", ExecutionStatus.PARTIALLY_COMPLETED:
+              "EXECUTION_COMPLETED", ExecutionStatus.FAILED: "EXECUTION_FAILED",
+              ExecutionStatus.COMPENSATED: "EXECUTION_FAILED", ExecutionStatus.CANCELLED: "EXECUTION_CANCELLED"}
+_ENTRY_FOR = {ExecutionStatus.COMPLETED: TimelineType.EXECUTION_COMPLETED,
+              ExecutionStatus.PARTIALLY_COMPLETED: TimelineType.EXECUTION_PARTIALLY_COMPLETED,
+              ExecutionStatus.FAILED: TimelineType.EXECUTION_FAILED,
+              ExecutionStatus.COMPENSATED: TimelineType.EXECUTION_COMPENSATED,
+              ExecutionStatus.CANCELLED: TimelineType.EXECUTION_CANCELLED}
+
+
+def plan_status_mirror(execution: Execution, status: str) -> None:
+    """The plan shows its execution's status; a plan that cannot follow (a concurrent cancel) is logged."""
+    plan = execution.plan
+    plan.refresh_from_db(fields=["status"])
+    try:
+        plan_status_set(plan=plan, status=status)
+    except IllegalTransition:
+        log.warning("plan_status_not_mirrored", plan=str(plan.pk), status=status)
+
+
+def settle(execution: Execution, status: str, *, error: dict[str, Any] | None = None,
+           needs_review: bool = False) -> None:
+    """The one place an execution ends: status, timeline, conversation event, plan mirror, hooks on commit."""
+    now = timezone.now()
+    # The runtime may have asked for human review already (resource gone, budget spent: PRD-034 §67, §116).
+    asked = Execution.objects.for_tenant(execution.tenant_id).filter(pk=execution.pk, needs_review=True).exists()
+    fields: dict[str, Any] = {"status": status, "finished_at": now, "needs_review": needs_review or asked}
+    if error is not None:
+        fields["error"] = error
+    updated = (Execution.objects.for_tenant(execution.tenant_id)
+               .filter(pk=execution.pk, finished_at__isnull=True).update(**fields))
+    if updated != 1:
+        return
+    for key, value in fields.items():
+        setattr(execution, key, value)
+    plan_status_mirror(execution, status)
+    runtime_settle(execution=execution, status=status)
+    timeline_add(execution=execution, type=_ENTRY_FOR[status], at=now,
+                 data={"error": execution.error} if execution.error else {})
+    conversation_event(execution=execution, type=_EVENT_FOR[status],
+                       payload={"status": status, "error": execution.error, "needs_review": needs_review})
+    execution_id = execution.pk
+    transaction.on_commit(metrics.EXECUTIONS.labels(status=status).inc)
+    transaction.on_commit(lambda: run_completion_hooks(execution_id))
