@@ -21,6 +21,7 @@ from .question import field_question
 from .state import hints_for, situation_for
 from .state_question import state_question
 from .statemachine import Status
+from .status_goal import status_goal
 from .turns import Turn
 from .understanding import Extraction, Extractor, Ranked, masked, rank, reference
 
@@ -54,10 +55,22 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         return
     if not ranked and field_write(turn, parts, allowed, extractor):  # "<campo> da 310 pra 40 dias"
         return
+    # "I need <entity> 311 cancelled": a status wanted, said outside names and dictated text
+    if not ranked and status_goal(turn, said_part(turn.text, masked(parts, spans)), allowed, extractor):
+        return
     if not ranked:
         return unparsed(turn, parts)
     best, extraction = choose(turn, ranked, parts, extractor, allowed)
     cap = best.cap
+    # "o que foi apontado na <entidade> 52?": a question about what was done is no request to do it.
+    if cap.kind == "write" and _asks_what_was_done(parts, best) and not lexicon.polite(parts):
+        return _what_was_done(turn, cap, parts, allowed, extractor)
+    # "deixa a 802 como cancelada": a generic verb that finds none of its values, and a status goal said.
+    targets = {s.name for s in cap.slots if s.from_context and s.parse == "reference"}
+    generic = not any(s.required for s in cap.slots if s.name not in targets)
+    if (cap.kind == "write" and generic and not extraction.from_text - targets
+            and status_goal(turn, said_part(turn.text, masked(parts, spans)), allowed, extractor)):
+        return
     # "vê aí a <campo> da 311": showing a field the manifest names is a field question too.
     if cap.kind == "read" and cap.intent == "show" and field_question(turn, parts, phrases_with=frozenset()):
         return
@@ -76,6 +89,32 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     if clone:
         extraction = clone_extraction(turn, cap, parts, extractor)
     operate(turn, cap, extraction, parts, clone=clone)
+
+
+# "foi apontado", "was added", "who approved", "quem cancelou": the verb said of the past.
+_PAST_MARKERS = frozenset(lexicon.tokens("foi foram fora fez fizeram ja was were been did has have had"))
+_PAST_ENDINGS = ("ed", "ou", "aram", "eram", "iram", "ado", "ada", "ido", "ida", "ados", "adas", "idos", "idas")
+
+
+def _asks_what_was_done(parts: list[str], best: Ranked) -> bool:
+    """A question word opens the message and its verb is said of the past: it asks what was done."""
+    words = [p for p in parts if p not in lexicon.ARTICLES][:1]
+    if not words or words[0] not in lexicon.QUESTION_WORDS or best.verb_span is None:
+        return False
+    verb = parts[best.verb_span[0]] if best.verb_span[0] < len(parts) else ""
+    return bool(set(parts[:best.verb_span[0]]) & _PAST_MARKERS) or verb.endswith(_PAST_ENDINGS)
+
+
+def _what_was_done(turn: Turn, cap: CapabilityGrammar, parts: list[str], allowed: set[str],
+                   extractor: Extractor) -> None:
+    """Answer from the list of what the write adds to (`<entity>.<children>.add` → `<entity>.<children>.list`,
+    the registry's naming of child collections), else say it was not understood — never propose the write."""
+    family = cap.id.rsplit(".", 1)[0]
+    reads = [c for c in turn.grammar.capabilities.values() if c.id in allowed and c.kind == "read"
+             and c.id.rsplit(".", 1)[0] == family and c.id != cap.id]
+    if len(reads) != 1 or family.count(".") < 1:
+        return unparsed(turn, parts)
+    operate(turn, reads[0], extractor.extract(reads[0], parts), parts)
 
 
 def _page_of(turn: Turn, cap: CapabilityGrammar, parts: list[str], allowed: set[str]) -> CapabilityGrammar | None:

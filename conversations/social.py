@@ -48,11 +48,15 @@ HELP = frozenset({"ajuda", "socorro", "help", "menu", "comandos", "o que voce po
                   "help me", "commands", "options", "what are you able to do", "what are you able to help me with",
                   "what can you help me with", "what can you help with", "how can you help", "how can you help me",
                   "what do you know", "what do you know how to do", "what are your capabilities", "what can i ask",
-                  "what can i ask you", "show me what you can do", "how do i use you"})
+                  "what can i ask you", "show me what you can do", "how do i use you", "can you do",
+                  "voce pode fazer", "vc pode fazer",
+                  "voce consegue fazer", "sabe fazer"})
 # Words that may come along without changing the kind ("oi, tudo bem?", "valeu pela ajuda!").
 _ALONG = frozenset(tokens("por favor pela pelo ajuda a o voce vc amigo agente assistente entao ai bem muito me mim "
                           "pra hoje gente pessoal galera please for the your you there again so much pal to today "
                           "guys everyone aqui here lot going"))
+# "what kind of stuff can you do?", "que tipo de coisa você sabe fazer?": the kind asked about, not a topic.
+_ALONG |= frozenset(tokens("what kind sort type of stuff things que tipo de coisa coisas"))
 # "como você pode me ajudar com isso?", "how can you help me with …?": help about a topic (a few words, no
 # number) is still help.
 _TOPIC_OPENERS = frozenset(tokens("com sobre em no na nos nas with about on regarding"))

@@ -1,0 +1,62 @@
+"""A status said as the goal, with no verb of its own: "I need <entity> 311 cancelled", "deixa a 52 como
+concluída", "mark <entity> 52 as done". The write meant is the one whose registered verification asserts that
+status on its result (the manifest's `verification.assertions`: `{path: status, op: equals, value: X}`)
+— data, not a table of verbs. Only when exactly one allowed write leads there for an item the message
+refers to, and it does not ask anything ("a 311 está cancelada?" is a question about its state).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from . import lexicon
+from .grammar import CapabilityGrammar
+from .operations import operate
+from .turns import Turn
+from .understanding import Extractor
+
+
+def _goal_statuses(turn: Turn, cap: CapabilityGrammar) -> Iterator[str]:
+    spec = turn.snapshot.get(cap.id, tenant=turn.tenant)
+    for assertion in ((spec.verification or {}).get("assertions") or []) if spec is not None else []:
+        if assertion.get("path") == "status" and assertion.get("op") == "equals":
+            yield str(assertion.get("value"))
+
+
+def _said_status(turn: Turn, entity: str, parts: list[str]) -> set[str]:
+    """The status values of `entity` the message names word for word (any enum slot of its capabilities
+    that lists them). Word for word: "cancele" is the verb, said of something else ("o achado que manda
+    cancelar a 52"), while "cancelada" is the state wanted."""
+    found = set()
+    for cap in turn.grammar.capabilities.values():
+        if cap.entity != entity:
+            continue
+        for slot in cap.slots:
+            if slot.parse != "enum":
+                continue
+            for value, phrases in slot.value_phrases.items():
+                if any(_exactly(parts, phrase) for phrase in phrases):
+                    found.add(value)
+    return found
+
+
+def _exactly(parts: list[str], phrase: tuple[str, ...]) -> bool:
+    n = len(phrase)
+    return any(tuple(parts[i:i + n]) == phrase for i in range(len(parts) - n + 1))
+
+
+def status_goal(turn: Turn, parts: list[str], allowed: set[str], extractor: Extractor) -> bool:
+    if lexicon.asks(parts, turn.text):
+        return False
+    leading = [cap for cap in turn.grammar.capabilities.values() if cap.id in allowed and cap.kind == "write"
+               and set(_goal_statuses(turn, cap)) & _said_status(turn, cap.entity, parts)]
+    found = []
+    for cap in leading:  # "cancelada" may be a status of several entities: the item said decides
+        extraction = extractor.extract(cap, parts, use_context=False)
+        targets = [s.name for s in cap.slots if s.from_context and s.parse == "reference"]
+        if any(name in extraction.from_text for name in targets):  # "cancelled" alone names no item
+            found.append((cap, extraction))
+    if len(found) != 1:
+        return False
+    operate(turn, found[0][0], found[0][1], parts)
+    return True
