@@ -22,6 +22,7 @@ from .models import IN_FLIGHT, Execution, ExecutionStatus, StepRun, StepStatus, 
 from .outcome import Claim
 from .rows import fetch_runs, plan_steps_cached, run_columns, step_runs
 from .settle import plan_status_mirror, settle
+from .states import EXECUTION, STEP
 from .timeline import timeline_add
 
 FAILED_DEPS = frozenset({StepStatus.SKIPPED, StepStatus.FAILED, StepStatus.UNKNOWN, StepStatus.COMPENSATED})
@@ -80,11 +81,12 @@ def _dispatch_ready(execution: Execution, ready: list[StepRun], *, inline: bool)
 
 
 def _dispatch_orm(execution: Execution, ready: list[StepRun], own: StepRun | None, now) -> Claim | None:
-    rows = StepRun.objects.for_tenant(execution.tenant_id).filter(status=StepStatus.PENDING)
+    runs = StepRun.objects.for_tenant(execution.tenant_id)
     others = [r.pk for r in ready if r is not own]
     if others:
-        rows.filter(pk__in=others).update(status=StepStatus.DISPATCHED, dispatched_at=now)
-    if own is None or rows.filter(pk=own.pk).update(
+        runs.filter(pk__in=others, status__in=STEP.guard(StepStatus.DISPATCHED, StepStatus.PENDING)).update(
+            status=StepStatus.DISPATCHED, dispatched_at=now)
+    if own is None or runs.filter(pk=own.pk, status__in=STEP.guard(StepStatus.RUNNING, StepStatus.PENDING)).update(
             status=StepStatus.RUNNING, dispatched_at=now, started_at=now, attempts=F("attempts") + 1,
             lease_until=now + step_lease()) != 1:
         return None
@@ -95,7 +97,10 @@ def _dispatch_orm(execution: Execution, ready: list[StepRun], own: StepRun | Non
 
 
 # `_dispatch_orm` in one statement: the ready rows to dispatched, the caller's own one to running with
-# a lease, and its STEP_STARTED row.
+# a lease, and its STEP_STARTED row. The WHERE clause is the transition guard: only pending rows move,
+# and the table allows pending → dispatched and pending → running (checked here, at import).
+STEP.guard(StepStatus.DISPATCHED, StepStatus.PENDING)
+STEP.guard(StepStatus.RUNNING, StepStatus.PENDING)
 _DISPATCH_SQL = f"""
 WITH ready AS (
     UPDATE {StepRun._meta.db_table} AS s
@@ -138,7 +143,8 @@ def _cascade_skips(execution: Execution, runs: dict[str, StepRun], steps: dict[s
 
 
 def _skip(execution: Execution, run: StepRun, code: str) -> None:
-    StepRun.objects.for_tenant(execution.tenant_id).filter(pk=run.pk, status=StepStatus.PENDING).update(
+    StepRun.objects.for_tenant(execution.tenant_id).filter(
+        pk=run.pk, status__in=STEP.guard(StepStatus.SKIPPED, StepStatus.PENDING)).update(
         status=StepStatus.SKIPPED, error={"code": code}, finished_at=timezone.now())
     run.status = StepStatus.SKIPPED
     timeline_add(execution=execution, type=TimelineType.STEP_SKIPPED, step_id=run.step_id, data={"code": code})
@@ -161,8 +167,10 @@ def _stop(execution: Execution, runs: dict[str, StepRun], steps: dict[str, PlanS
         # UNKNOWN: a human decides (undoing around an unknown effect could make it worse).
         settle(execution, ExecutionStatus.FAILED, error=error, needs_review=unknown)
         return False
-    Execution.objects.for_tenant(execution.tenant_id).filter(pk=execution.pk).update(
+    Execution.objects.for_tenant(execution.tenant_id).filter(
+        pk=execution.pk, status__in=EXECUTION.guard(ExecutionStatus.COMPENSATING, execution.status)).update(
         status=ExecutionStatus.COMPENSATING, error=error)
+    execution.status = ExecutionStatus.COMPENSATING
     plan_status_mirror(execution, "compensating")
     return True
 

@@ -56,6 +56,7 @@ from .priority import dispatch_parked
 from .replan import replan_after_s, replan_on_unavailable
 from .runtime import read_facts, session_for
 from .runtime_state import checkpoint_write, runtime_ensure, runtime_stop, runtime_transition
+from .states import ITEM, STEP
 
 log = structlog.get_logger(__name__)
 
@@ -185,7 +186,7 @@ def _replanned(ctx: Ctx) -> bool:
 
 def _leave_open_items(ctx: Ctx, error: dict[str, Any]) -> None:
     """Items not done when the step gives up on them: final, with the reason (never silently pending)."""
-    step_items(ctx).filter(status__in=[ItemStatus.PENDING, ItemStatus.RUNNING]).update(
+    step_items(ctx).filter(status__in=ITEM.guard(ItemStatus.FAILED, ItemStatus.PENDING, ItemStatus.RUNNING)).update(
         status=ItemStatus.FAILED, error=error, lease_until=None, finished_at=timezone.now())
 
 
@@ -224,6 +225,10 @@ def budget_exceeded(runtime: Any) -> str | None:
     return None
 
 
+# Claimed to running: a pending item, or (a takeover) one running under an expired lease.
+_CLAIMABLE = ITEM.guard(ItemStatus.RUNNING, ItemStatus.PENDING, ItemStatus.RUNNING)
+
+
 def _claim(ctx: Ctx, size: int) -> list[BatchItem] | None:
     """Up to `size` claimable items (pending and due, or running with an expired lease); None when all done."""
     now = timezone.now()
@@ -235,8 +240,9 @@ def _claim(ctx: Ctx, size: int) -> list[BatchItem] | None:
         if not ids:
             left = step_items(ctx).filter(status__in=[ItemStatus.PENDING, ItemStatus.RUNNING]).exists()
             return [] if left else None
-        step_items(ctx).filter(pk__in=ids).update(status=ItemStatus.RUNNING, attempts=F("attempts") + 1,
-                                              lease_until=now + step_lease())
+        # The rows are locked (FOR UPDATE above) in one of these statuses: the guard only names them.
+        step_items(ctx).filter(pk__in=ids, status__in=_CLAIMABLE).update(
+            status=ItemStatus.RUNNING, attempts=F("attempts") + 1, lease_until=now + step_lease())
         return list(step_items(ctx).filter(pk__in=ids).order_by("position"))
 
 
@@ -327,8 +333,9 @@ def _park(ctx: Ctx) -> None:
     Its attempt stays counted: the engine's conditional UPDATE must not match a later claim of the
     same step. A resume that came in while this step was parking found nothing to send: send it now."""
     parked = StepRun.objects.for_tenant(ctx.execution.tenant_id).filter(
-        pk=ctx.run.pk, status=StepStatus.RUNNING, attempts=ctx.run.attempts).update(
-        status=StepStatus.DISPATCHED, lease_until=None, dispatched_at=timezone.now(), error={"code": "PAUSED"})
+        pk=ctx.run.pk, status__in=STEP.guard(StepStatus.DISPATCHED, StepStatus.RUNNING),
+        attempts=ctx.run.attempts).update(status=StepStatus.DISPATCHED, lease_until=None,
+                                          dispatched_at=timezone.now(), error={"code": "PAUSED"})
     still = RuntimeExecution.objects.for_tenant(ctx.execution.tenant_id).filter(
         execution=ctx.execution, status="PAUSED").exists()
     if parked and not still:

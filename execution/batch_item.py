@@ -32,6 +32,7 @@ from .outcome import IN_PROGRESS_CODE
 from .replan import replan_after_s
 from .runtime import session_for
 from .runtime_state import adaptation_record, runtime_transition
+from .states import ITEM
 from .tool_runtime import ToolResult
 
 IN_PROGRESS_MAX_WAITS = 45  # × 2 s: beyond the API's 60 s staleness of an abandoned claim
@@ -97,10 +98,16 @@ def _switched_to(ctx: Ctx) -> str | None:
     return last
 
 
+def item_move(ctx: Ctx, item: BatchItem, status: str, **fields: Any) -> int:
+    """Move an item this worker is running (running is the only from-status: a takeover re-claims it
+    with another attempt, and a lost item is not written), along the item table."""
+    return step_items(ctx).filter(pk=item.pk, status__in=ITEM.guard(status, ItemStatus.RUNNING)).update(
+        status=status, **fields)
+
+
 def release(ctx: Ctx, item: BatchItem) -> None:
     """Give an item back unrun (no attempt spent): the batch stopped or the lane is closed."""
-    step_items(ctx).filter(pk=item.pk, status=ItemStatus.RUNNING).update(
-        status=ItemStatus.PENDING, attempts=F("attempts") - 1, lease_until=None)
+    item_move(ctx, item, ItemStatus.PENDING, attempts=F("attempts") - 1, lease_until=None)
 
 
 def held(ctx: Ctx) -> str | None:
@@ -238,8 +245,8 @@ def _observe(ctx: Ctx, lane: Lane, kind: str, latency_ms: float) -> None:
 
 def item_done(ctx: Ctx, item: BatchItem, status: str, *, result: Any = None, error: Any = None,
                resource: str = "") -> None:
-    step_items(ctx).filter(pk=item.pk, status=ItemStatus.RUNNING).update(
-        status=status, result=result, error=error, resource=resource, finished_at=timezone.now(), lease_until=None)
+    item_move(ctx, item, status, result=result, error=error, resource=resource, finished_at=timezone.now(),
+              lease_until=None)
 
 
 def _item_failed(ctx: Ctx, item: BatchItem, result: ToolResult) -> None:
@@ -251,16 +258,14 @@ def _item_failed(ctx: Ctx, item: BatchItem, result: ToolResult) -> None:
         # for it instead of calling it a conflict. Not a retry of a failure, so no budget is spent.
         waits = int((item.error or {}).get("in_progress_waits", 0)) + 1
         if waits <= IN_PROGRESS_MAX_WAITS:
-            step_items(ctx).filter(pk=item.pk, status=ItemStatus.RUNNING).update(
-                status=ItemStatus.PENDING, error={**error, "in_progress_waits": waits}, lease_until=None,
-                attempts=F("attempts") - 1, not_before=timezone.now() + timedelta(seconds=2))
+            item_move(ctx, item, ItemStatus.PENDING, error={**error, "in_progress_waits": waits}, lease_until=None,
+                      attempts=F("attempts") - 1, not_before=timezone.now() + timedelta(seconds=2))
             return
     max_attempts = int((ctx.spec.retry_policy or {}).get("max_attempts", 1))
     if result.retryable and item.attempts < max_attempts and _spend_retry(ctx):
         delay = retry_delay_s(item.attempts)
-        step_items(ctx).filter(pk=item.pk, status=ItemStatus.RUNNING).update(
-            status=ItemStatus.PENDING, error=error, lease_until=None,
-            not_before=timezone.now() + timedelta(seconds=delay))
+        item_move(ctx, item, ItemStatus.PENDING, error=error, lease_until=None,
+                  not_before=timezone.now() + timedelta(seconds=delay))
         return
     item_done(ctx, item, ItemStatus.FAILED, error=error)
 

@@ -22,9 +22,17 @@ from .limits import step_lease
 from .models import Execution, ExecutionStatus, StepRun, StepStatus, TimelineEntry, TimelineType
 from .outcome import Claim
 from .rows import fetch_runs, run_columns
+from .states import STEP
 from .timeline import timeline_add
 
 log = structlog.get_logger(__name__)
+
+
+# What a claim moves to running: a step not started yet, or (a takeover) one whose holder's lease
+# expired. Both the ORM path and the one-statement path put exactly these in their WHERE clause.
+_CLAIMABLE = STEP.guard(StepStatus.RUNNING, StepStatus.PENDING, StepStatus.DISPATCHED)
+_TAKEN_OVER = STEP.guard(StepStatus.RUNNING, StepStatus.RUNNING)
+_STATUS_LIST = ", ".join(f"'{s}'" for s in _CLAIMABLE)
 
 
 def lease_left(execution: Execution, step_id: str) -> float | None:
@@ -67,8 +75,7 @@ def claim_step(execution: Execution, step_id: str) -> Claim | None:
     with transaction.atomic():
         claimed = (StepRun.objects.for_tenant(execution.tenant_id)
                    .filter(execution=execution, step_id=step_id, execution__status=ExecutionStatus.RUNNING)
-                   .filter(Q(status__in=[StepStatus.PENDING, StepStatus.DISPATCHED])
-                           | Q(status=StepStatus.RUNNING, lease_until__lt=now))
+                   .filter(Q(status__in=_CLAIMABLE) | Q(status__in=_TAKEN_OVER, lease_until__lt=now))
                    .update(status=StepStatus.RUNNING, attempts=F("attempts") + 1, started_at=now,
                            lease_until=now + step_lease()))
         if claimed != 1:
@@ -79,13 +86,13 @@ def claim_step(execution: Execution, step_id: str) -> Claim | None:
     return Claim(run)
 
 
-_STATUS_LIST = ", ".join(f"'{s}'" for s in (StepStatus.PENDING, StepStatus.DISPATCHED))
 
 # The same conditional UPDATE as the ORM path, and the STEP_STARTED row, in one statement (a single
 # statement is atomic in autocommit): one round trip where the ORM path needs five (BEGIN, UPDATE,
 # SELECT, INSERT, COMMIT). Hand-written because Django's update() cannot return rows; the ORM path
 # above stays the yardstick (SQLite, and a test holds both to the same rows). It also reads the
-# registry version `perform` would read next (`registry_snapshot(version)`).
+# registry version `perform` would read next (`registry_snapshot(version)`). Its WHERE clause is the
+# transition guard: `_CLAIMABLE`, or running under an expired lease (`_TAKEN_OVER`).
 _CLAIM_SQL = f"""
 WITH claimed AS (
     UPDATE {StepRun._meta.db_table} AS s

@@ -27,6 +27,7 @@ from registry.selectors import registry_snapshot
 from .models import Execution, ExecutionStatus, StepRun, StepStatus, TimelineType
 from .runtime import read_facts, session_for
 from .settle import settle
+from .states import STEP
 from .timeline import timeline_add
 
 
@@ -89,7 +90,8 @@ def _compensate_run(execution: Execution, run: StepRun, plan_step: PlanStep) -> 
     done = not units or (bool(outcomes) and all(o["ok"] for o in outcomes))
     with transaction.atomic():
         if done:
-            StepRun.objects.for_tenant(execution.tenant_id).filter(pk=run.pk).update(
+            StepRun.objects.for_tenant(execution.tenant_id).filter(
+                pk=run.pk, status__in=STEP.guard(StepStatus.COMPENSATED, StepStatus.COMPLETED)).update(
                 status=StepStatus.COMPENSATED, compensation={"outcomes": outcomes, "at": timezone.now().isoformat()})
         else:
             StepRun.objects.for_tenant(execution.tenant_id).filter(pk=run.pk).update(

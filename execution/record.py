@@ -26,6 +26,7 @@ from .dispatch import dispatch
 from .models import IN_FLIGHT, Execution, StepRun, StepStatus, TimelineEntry, TimelineType
 from .outcome import IN_PROGRESS_CODE, StepOutcome
 from .rows import LOCK_FIELDS, RUN_STATE_FIELDS, fetch_runs, json_param, run_columns, step_runs
+from .states import STEP
 from .timeline import conversation_event, timeline_add_many
 
 _FINAL_STATUS = {"completed": StepStatus.COMPLETED, "failed": StepStatus.FAILED, "skipped": StepStatus.SKIPPED,
@@ -87,18 +88,22 @@ def record(execution: Execution, run: StepRun, plan_step: PlanStep,
 
 
 def _final(run: StepRun, outcome: StepOutcome, now) -> tuple[dict[str, Any], list]:
-    """The step run's final fields and its timeline rows (verification notes, then the final entry)."""
+    """The step run's final fields and its timeline rows (verification notes, then the final entry).
+
+    Both record paths move the step only from running (their WHERE clause, with this worker's
+    attempt); the move to the final status is checked against the table here."""
+    status = STEP.check(StepStatus.RUNNING, _FINAL_STATUS[outcome.status])
     data = {"attempt": run.attempts, **({"error": outcome.error} if outcome.error else {})}
     entries = [*outcome.entries, (_FINAL_ENTRY[outcome.status], data, now)]
-    return {"status": _FINAL_STATUS[outcome.status], "result": outcome.result, "error": outcome.error,
+    return {"status": status, "result": outcome.result, "error": outcome.error,
             "input": outcome.input, "finished_at": now}, entries
 
 
 def _reschedule(execution: Execution, run: StepRun, plan_step: PlanStep, outcome: StepOutcome,
                 entries: list, delay: float, now) -> None:
     """Back to dispatched with RETRY_SCHEDULED, sent again after `delay` (the budget was spent in this transaction)."""
-    base = StepRun.objects.for_tenant(execution.tenant_id).filter(pk=run.pk, status=StepStatus.RUNNING,
-                                                                  attempts=run.attempts)
+    base = StepRun.objects.for_tenant(execution.tenant_id).filter(
+        pk=run.pk, status__in=STEP.guard(StepStatus.DISPATCHED, StepStatus.RUNNING), attempts=run.attempts)
     if base.update(status=StepStatus.DISPATCHED, error=outcome.error, dispatched_at=now,
                    calls=F("calls") + outcome.calls, call_ms=F("call_ms") + outcome.call_ms) != 1:
         transaction.set_rollback(True)  # taken over: give the retry budget back

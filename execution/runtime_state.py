@@ -31,6 +31,7 @@ from .models import (
     RuntimeStatus,
     TimelineType,
 )
+from .states import RUNTIME
 from .timeline import conversation_event, timeline_add
 
 log = structlog.get_logger(__name__)
@@ -64,7 +65,12 @@ def runtime_ensure(execution: Execution) -> RuntimeExecution:
 
 
 def runtime_cas(*, runtime: RuntimeExecution, **changes: Any) -> bool:
-    """Apply `changes` only if nobody moved the runtime since `runtime` was read (§97)."""
+    """Apply `changes` only if nobody moved the runtime since `runtime` was read (§97).
+
+    The version in the WHERE clause is the transition guard: the row is still in `runtime.status`,
+    so a new status is checked against the table from that one."""
+    if "status" in changes:
+        RUNTIME.check(runtime.status, changes["status"])
     updated = (RuntimeExecution.objects.for_tenant(runtime.tenant_id)
                .filter(pk=runtime.pk, version=runtime.version)
                .update(version=runtime.version + 1, updated_at=timezone.now(), **changes))

@@ -35,6 +35,7 @@ from .models import Execution, ExecutionStatus, StepRun, StepStatus, TimelineEnt
 from .priority import started_at_note
 from .runtime import plan_facts as plan_facts  # re-exported: the conversation runtime's entry point
 from .settle import settle
+from .states import EXECUTION, STEP
 from .timeline import conversation_event, timeline_add
 
 
@@ -140,9 +141,11 @@ def execution_cancel(*, execution_id: Any, tenant: Tenant, actor: Any, reason: s
             "plan", "tenant").filter(pk=execution_id).first()
         if execution is None:
             raise ExecutionError("NOT_FOUND")
-        if execution.settled:
+        if execution.settled or not EXECUTION.allows(execution.status, ExecutionStatus.CANCELLED):
+            # A saga under way (compensating) is finishing already: it is not cut short.
             return execution
-        StepRun.objects.for_tenant(tenant).filter(execution=execution, status=StepStatus.PENDING).update(
+        StepRun.objects.for_tenant(tenant).filter(
+            execution=execution, status__in=STEP.guard(StepStatus.SKIPPED, StepStatus.PENDING)).update(
             status=StepStatus.SKIPPED, error={"code": "CANCELLED"}, finished_at=timezone.now())
         settle(execution, ExecutionStatus.CANCELLED,
                error={"code": "CANCELLED", "by": getattr(actor, "pk", None), "reason": reason})
@@ -173,9 +176,11 @@ def execution_resume(*, execution_id: Any, tenant: Tenant) -> Execution:
             raise ExecutionError("NOT_FOUND")
         if execution.status != ExecutionStatus.RUNNING:
             return execution
+        # Both back to pending: a running step whose holder's lease expired, a dispatched one whose
+        # message was lost (older than a lease).
+        running, dispatched = STEP.guard(StepStatus.PENDING, StepStatus.RUNNING, StepStatus.DISPATCHED)
         stale = StepRun.objects.for_tenant(tenant).filter(execution=execution).filter(
-            Q(status=StepStatus.RUNNING, lease_until__lt=now)
-            | Q(status=StepStatus.DISPATCHED, dispatched_at__lt=now - step_lease()))
+            Q(status=running, lease_until__lt=now) | Q(status=dispatched, dispatched_at__lt=now - step_lease()))
         stale_ids = list(stale.values_list("step_id", flat=True))
         stale.update(status=StepStatus.PENDING, lease_until=None)
         if stale_ids:

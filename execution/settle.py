@@ -18,6 +18,7 @@ from . import metrics
 from .hooks import run_completion_hooks
 from .models import Execution, ExecutionStatus, TimelineType
 from .runtime_state import runtime_settle
+from .states import EXECUTION
 from .timeline import conversation_event, timeline_add
 
 log = structlog.get_logger(__name__)
@@ -44,7 +45,13 @@ def plan_status_mirror(execution: Execution, status: str) -> None:
 
 def settle(execution: Execution, status: str, *, error: dict[str, Any] | None = None,
            needs_review: bool = False) -> None:
-    """The one place an execution ends: status, timeline, conversation event, plan mirror, hooks on commit."""
+    """The one place an execution ends: status, timeline, conversation event, plan mirror, hooks on commit.
+
+    `execution.status` is the status its caller holds (a locked row, or a saga's COMPENSATING);
+    the move must be in the table, and the UPDATE is guarded by every status the table lets reach
+    `status`, so a row another writer moved meanwhile is left alone.
+    """
+    EXECUTION.check(execution.status, status)
     now = timezone.now()
     # The runtime may have asked for human review already (resource gone, budget spent: PRD-034 §67, §116).
     asked = Execution.objects.for_tenant(execution.tenant_id).filter(pk=execution.pk, needs_review=True).exists()
@@ -52,7 +59,8 @@ def settle(execution: Execution, status: str, *, error: dict[str, Any] | None = 
     if error is not None:
         fields["error"] = error
     updated = (Execution.objects.for_tenant(execution.tenant_id)
-               .filter(pk=execution.pk, finished_at__isnull=True).update(**fields))
+               .filter(pk=execution.pk, finished_at__isnull=True, status__in=EXECUTION.sources(status))
+               .update(**fields))
     if updated != 1:
         return
     for key, value in fields.items():
