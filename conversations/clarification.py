@@ -7,11 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 from .clarify import clarify
-from .flow import activate_targets, close_clarification, is_count
+from .flow import activate_targets, close_clarification, is_count, rest
 from .matching import mention
 from .models import Clarification, PendingStatus
 from .navigation import navigate_state
 from .operations import plan_and_decide, read_answer_direct
+from .question import field_answer
 from .state import clarification_view, situation_for
 from .statemachine import Status
 from .turns import Turn
@@ -97,9 +98,21 @@ def resume_intent(turn: Turn, state: dict[str, Any]) -> None:
     state["slots"] = {k: [v.to_dict() for v in vals] for k, vals in extraction.values.items()}
     if not extraction.complete:
         return clarify(turn, state, extraction)
+    if state.get("field"):  # a field question about one of several: answer it for the one picked
+        return _field_of_picked(turn, cap, state)
     activate_targets(turn, state)
     if cap.kind == "navigation":
         return navigate_state(turn, cap, state)
     if cap.kind == "read" and not is_count(cap):
         return read_answer_direct(turn, cap, state)
     plan_and_decide(turn, state)
+
+
+def _field_of_picked(turn: Turn, cap: Any, state: dict[str, Any]) -> None:
+    slot = next(s for s in cap.slots if s.parse == "reference")
+    picked = SlotValue.from_dict(state["slots"][slot.name][0])
+    body = turn.reader.entity(slot.type, picked.value)
+    if body is None or state["field"] not in body:
+        rest(turn)
+        return turn.error("NOT_FOUND", "clarify.entity_not_found", number=picked.label, **turn.nouns(slot.type))
+    field_answer(turn, slot, body, state["field"], [])

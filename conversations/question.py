@@ -8,13 +8,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import lexicon, messages
+from .clarify import clarify
 from .ellipsis import remember_field
 from .flow import rest, topic_set
 from .grammar import SlotSpec, dropped_letter, same_word
+from .intents import intent_state
 from .reads import entity_ref
 from .state import entity_activate, situation_for
 from .turns import Turn
-from .understanding import Extractor
+from .understanding import Extraction, Extractor
 
 
 def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str] | None = None) -> bool:
@@ -36,6 +38,14 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
                           text=turn.text, language=turn.language)
         extraction = extractor.extract(cap, parts)
         value = (extraction.values.get(slot.name) or [None])[0]
+        if value is None and extraction.ambiguous.get(slot.name) and slot.type in named:
+            # "qual a validade da 771?" with two of them: which one — then that one's field is answered.
+            field = field_asked(cap.fields, parts, dict.fromkeys(cap.fields), phrases_with or frozenset())
+            if field is not None:
+                state = intent_state(capability=cap.id, values={}, text=turn.text, language=turn.language)
+                state["field"] = field
+                clarify(turn, state, Extraction(ambiguous={slot.name: extraction.ambiguous[slot.name]}))
+                return True
         if value is None:
             said = extraction.not_found.get(slot.name)
             if (said and missing is None and slot.type in named
