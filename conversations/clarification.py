@@ -8,6 +8,7 @@ from typing import Any
 
 from .clarify import clarify
 from .flow import activate_targets, close_clarification, is_count, rest
+from .lexicon import tokens
 from .matching import mention
 from .models import Clarification, PendingStatus
 from .navigation import navigate_state
@@ -65,6 +66,16 @@ def clarification_answer(turn: Turn, clarification: Clarification, parts: list[s
     close_clarification(turn, clarification, PendingStatus.CONSUMED)
     turn.event("CLARIFICATION_RESOLVED", {"clarification_id": str(clarification.pk), "slot": slot_name})
     resume_intent(turn, state)
+
+
+def candidate_words(clarification: Clarification, parts: list[str]) -> frozenset[str]:
+    """The words of the candidate on screen the message names, if it names one: they answer the
+    question whatever verb they resemble ("Delta Engenharia" is no "delete")."""
+    chosen = _pick_candidate(clarification.candidates, parts) if clarification.candidates else None
+    if chosen is None:
+        return frozenset()
+    return frozenset(tokens(" ".join(str(x) for x in [chosen.get("label"), (chosen.get("entity") or {}).get("label"),
+                                                        (chosen.get("entity") or {}).get("company")])))
 
 
 def _pick_candidate(candidates: list[dict[str, Any]], parts: list[str]) -> dict[str, Any] | None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from . import lexicon
 from .cancel import cancel, decline
-from .clarification import clarification_answer
+from .clarification import candidate_words, clarification_answer
 from .confirm import confirm
 from .corrections import correction_apply
 from .courtesy import courtesy
@@ -85,7 +85,8 @@ def message(turn: Turn) -> None:
     if social is not None:  # a courtesy never fills a slot nor confirms: answered, the rest kept
         return courtesy(turn, social, allowed)
     clarification = pending_clarification(turn)
-    if clarification is not None and not _commands(turn, parts, allowed):
+    named = candidate_words(clarification, parts) if clarification is not None else frozenset()
+    if clarification is not None and not _commands(turn, [p for p in parts if p not in named], allowed):
         return clarification_answer(turn, clarification, parts)
     remainder = lexicon.correction_remainder(text)
     if _follow_up(turn, words, remainder if remainder is not None else parts, allowed):

@@ -8,7 +8,7 @@ import pytest
 
 @pytest.mark.parametrize(("ask", "pick", "says"), [
     ("qual a validade da permissão 771?", "a da Omega", "20"),
-    ("what is the validity of permit 771?", "the one from Omega", "20"),
+    ("who is responsible for permit 771?", "Delta Engenharia", "Bruno Teixeira"),
 ])
 def test_which_one_then_its_field(world, operator_client, start, talk, ask, pick, says):
     conversation = start(operator_client)
