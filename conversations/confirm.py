@@ -11,6 +11,7 @@ from typing import Any
 from tenancy.db import update_row_deferred
 
 from .flow import rest
+from .metrics import stale_context_observe
 from .models import Confirmation, PendingStatus
 from .operations import approve_and_start, plan_and_decide, plan_and_steps_for
 from .state import confirmation_view
@@ -21,6 +22,7 @@ from .turns import Turn
 def confirm(turn: Turn, *, confirmation_id: Any = None) -> None:
     confirmation = turn.conversation.pending_confirmation
     if confirmation_id is not None and (confirmation is None or str(confirmation.pk) != str(confirmation_id)):
+        stale_context_observe(reason="confirmation_replaced", at="confirm")
         rest(turn)
         return turn.error("CONFIRMATION_STALE", "confirmation.stale_id")
     if confirmation is None or confirmation.status not in (PendingStatus.PENDING, PendingStatus.EXPIRED):
@@ -70,6 +72,7 @@ def stale_context(turn: Turn, confirmation: Confirmation) -> bool:
         return False
     Confirmation.objects.for_tenant(turn.tenant).filter(pk=confirmation.pk).update(stale_warned=True)
     confirmation.stale_warned = True
+    stale_context_observe(reason="selection_changed", at="confirm")
     target = next((a for a in confirmation.affected if a.get("type") == snapshot.get("type")), None) or snapshot
     turn.event("STALE_CONTEXT_DETECTED", {"confirmation_id": str(confirmation.pk),
                                           "planned": {"type": snapshot.get("type"), "id": str(snapshot.get("id"))},

@@ -23,6 +23,7 @@ from tenancy.models import Tenant
 from . import messages
 from .batch import batch_done
 from .grammar import grammar_for
+from .metrics import stale_context_observe, task_executed
 from .models import Clarification, Confirmation, Conversation, PendingStatus
 from .persist import conversation_save
 from .reads import entity_ref
@@ -129,6 +130,9 @@ def on_execution_settled(execution: Execution) -> None:
         conversation.active_operation = operation
         for ref in created:
             entity_remember(conversation, ref)
+        task_executed(conversation, read_only=detail["plan"]["risk"] == "read")
+        stale_context_observe(reason="target_changed", at="execution", count=sum(
+            (s.get("error") or {}).get("code") == "TARGET_CHANGED" for s in detail["steps"]))
         conversation.last_result = {
             "operation_id": operation.get("operation_id"), "execution_id": str(execution.pk),
             "plan_id": str(execution.plan_id), "capability": operation.get("capability"),

@@ -6,13 +6,16 @@ never a conversation, tenant or user id (those go in the logs, bound below).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import structlog
+from django.db import transaction
 from prometheus_client import Counter, Histogram
 
 from planning.metrics import plan_rejected_by_policy
+
+from .statemachine import Status
 
 KINDS = frozenset({"message", "confirm", "cancel", "undo", "resume"})
 RESPONSE_TYPES = frozenset({"answer", "clarification", "confirmation", "error", "execution", "navigation"})
@@ -122,3 +125,144 @@ def turn_operation_ids(conversation: Any) -> dict[str, str]:
     intent = conversation.active_intent if isinstance(conversation.active_intent, dict) else {}
     ids = {"operationId": operation.get("operation_id"), "intentId": operation.get("intent_id") or intent.get("id")}
     return {k: str(v) for k, v in ids.items() if v}
+
+
+# --- tasks (§51: task completion, turns per task, failure recovery) ----------------------------
+#
+# A task is one operation the user asked for (a read, a write, an undo: anything planned for policy and
+# the executor; a page opened or a question answered from the state is none), from the turn of the
+# request that opened it — a question asked back and its answer included — to its outcome.
+# Its record is context["task"] on the conversation row, written under the row lock with the rest
+# of the state (conversations.persist): the turns of one task are often served by different
+# processes, so nothing of it may live in process memory.
+
+TASKS = Counter("sst_agent_tasks",
+                "Tasks settled, by outcome (success, partial, failed, cancelled; replaced by a new request, expired "
+                "or abandoned unanswered) and by what settled them: a read-only or a writing execution, or none "
+                "(refused, cancelled or replaced before anything ran).", ["outcome", "execution"])
+TASK_TURNS = Histogram("sst_agent_turns_per_task",
+                       "Turns from the request that opened a task to its settlement (the average is _sum / _count).",
+                       ["outcome"], buckets=(1, 2, 3, 4, 5, 6, 8, 10, 15, 20))
+FAILURE_RECOVERIES = Counter("sst_agent_failure_recoveries",
+                             "Failed or partly failed tasks that a later task of the conversation made good: a retry "
+                             "('tente novamente') or a new request that wrote, ending in success. Recovery rate = "
+                             "this / sst_agent_tasks_total{outcome=~\"failed|partial\"}.", ["via"])
+STALE_CONTEXT = Counter("sst_agent_stale_context_events",
+                        "A confirmation, retry or step refused or questioned because what it was prepared on moved on: "
+                        "the UI selection (selection_changed), the confirmation on screen (confirmation_replaced) or "
+                        "the pinned revision of a target (target_changed).", ["reason", "at"])
+INTENT_REPLACEMENTS = Counter("sst_agent_intent_replacements",
+                              "A new request superseding the confirmation or the clarification that was on screen.",
+                              ["pending"])
+
+STALE_REASONS = frozenset({"selection_changed", "confirmation_replaced", "target_changed"})
+STALE_AT = frozenset({"confirm", "retry", "execution"})
+_OUTCOME = {Status.SUCCESS: "success", Status.PARTIAL_SUCCESS: "partial", Status.FAILED: "failed",
+            Status.CANCELLED: "cancelled"}
+# Statuses in which the task waits on the user (a pending row) or on its execution.
+_WAITING = {Status.CLARIFICATION_REQUIRED: "pending_clarification",
+            Status.CONFIRMATION_REQUIRED: "pending_confirmation"}
+_RUNNING = frozenset({Status.EXECUTING, Status.CANCELLING})
+
+
+def _task(conversation: Any) -> dict[str, Any]:
+    """The task record, as a fresh dict assigned back on the row (handlers copy `context` shallowly)."""
+    context = dict(conversation.context or {})
+    task = dict(context.get("task") or {})
+    context["task"] = task
+    conversation.context = context
+    return task
+
+
+def _in_progress(conversation: Any) -> bool:
+    """Running, or waiting on a pending row — read from the row when the turn holds it (a request that
+    superseded the question on screen may leave the status behind), else from its id (no query)."""
+    if conversation.status in _RUNNING:
+        return True
+    name = _WAITING.get(conversation.status)
+    if name is None:
+        return False
+    field = conversation._meta.get_field(name)
+    if field.is_cached(conversation):
+        pending = getattr(conversation, name)
+        return pending is not None and pending.status == "PENDING"
+    return getattr(conversation, field.attname) is not None
+
+
+def _settle(task: dict[str, Any], outcome: str, operation_id: str | None) -> list[Callable[[], None]]:
+    """Close the open task: what to observe for it, and the failure streak a success recovers."""
+    execution, turns, via = task.get("execution") or "none", int(task.get("turns") or 1), task.get("via")
+    observed: list[Callable[[], None]] = [lambda: TASKS.labels(outcome=outcome, execution=execution).inc(),
+                                          lambda: TASK_TURNS.labels(outcome=outcome).observe(turns)]
+    failures = int(task.get("failures") or 0)
+    if outcome in ("failed", "partial"):
+        task["failures"] = failures + 1
+    elif outcome == "success" and failures and (via == "retry" or execution == "write"):
+        observed.append(lambda: FAILURE_RECOVERIES.labels(via=via or "new_request").inc(failures))
+        task["failures"] = 0
+    for key in ("open", "turns", "via", "execution"):
+        task.pop(key, None)
+    task["settled"] = operation_id
+    return observed
+
+
+def task_track(conversation: Any, *, turn: bool) -> Callable[[], None]:
+    """One write of the conversation's state (conversations.persist): a user's turn counts on the open
+    task or opens one; a status that settles the task closes it. Returns what to observe once the
+    write commits (nothing is counted for a turn that rolls back or is run again)."""
+    task = _task(conversation)
+    status = conversation.status
+    operation_id = str((conversation.active_operation or {}).get("operation_id") or "") or None
+    observed: list[Callable[[], None]] = []
+    closing = task.pop("close", None)  # a new request replaced it (task_close): before this turn counts
+    if task.get("open") and closing:
+        observed += _settle(task, closing, task.get("settled"))
+    via = task.pop("next_via", None) if turn else None
+    if task.get("open") and turn:
+        task["turns"] = int(task.get("turns") or 0) + 1
+    fresh = operation_id is not None and operation_id != task.get("settled")
+    if turn and not task.get("open") and (_in_progress(conversation) or (status in _OUTCOME and fresh)):
+        task.update(open=True, turns=1, via=via or "new_request")
+    if task.get("open"):
+        if status in _OUTCOME:
+            observed += _settle(task, _OUTCOME[status], operation_id)
+        elif not _in_progress(conversation):  # nothing pending, nothing running: nobody answered it
+            observed += _settle(task, "abandoned" if turn else "expired", operation_id)
+    if not task:
+        conversation.context.pop("task")  # a conversation that never had one keeps its context as it was
+    return lambda: _all(observed)
+
+
+def _all(observed: list[Callable[[], None]]) -> None:
+    for observe in observed:
+        observe()
+
+
+def task_close(conversation: Any, *, outcome: str) -> None:
+    """The open task ends before this turn's request: it was replaced, or its pending question expired."""
+    task = _task(conversation)
+    if task.get("open"):
+        task["close"] = outcome
+
+
+def task_retried(conversation: Any) -> None:
+    """This turn's request is a retry of the failed operation (conversations.retry)."""
+    _task(conversation)["next_via"] = "retry"
+
+
+def task_executed(conversation: Any, *, read_only: bool) -> None:
+    """The open task's execution settled (conversations.hooks): it read only, or it wrote."""
+    task = _task(conversation)
+    if task.get("open"):
+        task["execution"] = "read" if read_only else "write"
+
+
+def intent_replaced(*, pending: str) -> None:
+    """A new request superseded the confirmation or clarification on screen (conversations.supersede)."""
+    transaction.on_commit(lambda: INTENT_REPLACEMENTS.labels(pending=pending).inc())
+
+
+def stale_context_observe(*, reason: str, at: str, count: int = 1) -> None:
+    """A confirmation, retry or step met a context that moved on since its plan was prepared."""
+    if count > 0 and reason in STALE_REASONS and at in STALE_AT:
+        transaction.on_commit(lambda: STALE_CONTEXT.labels(reason=reason, at=at).inc(count))

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import transaction
+
 from tenancy.db import update_row_sql, write_in_one_statement
 from tenancy.models import Tenant
 
 from .locking import conversation_take
+from .metrics import task_track
 from .models import Conversation
 from .turns import VersionConflict
 
@@ -21,7 +24,11 @@ def conversation_lock(*, tenant: Tenant, user: Any | None, conversation_id: Any)
 
 
 def conversation_save(conversation: Conversation, *, read_version: int, now: Any, rows: tuple[Any, ...] = ()) -> None:
-    """Write the conversation with its version check, and `rows` (the turn's record) in the same statement."""
+    """Write the conversation with its version check, and `rows` (the turn's record) in the same statement.
+
+    Every change of a conversation's state comes through here, a user's turn (with its row) or what
+    settles it from outside (hooks, review, batch): so the task record (metrics.task_track) moves here."""
+    observe = task_track(conversation, turn=bool(rows))
     update = update_row_sql(
         Conversation, where={"tenant": conversation.tenant_id, "id": conversation.pk, "version": read_version},
         values={"status": conversation.status, "language": conversation.language,
@@ -35,3 +42,4 @@ def conversation_save(conversation: Conversation, *, read_version: int, now: Any
     if write_in_one_statement(*([row] for row in rows), then=update) != 1:
         raise VersionConflict
     conversation.version = read_version + 1
+    transaction.on_commit(observe)

@@ -18,6 +18,7 @@ from execution.models import Execution, StepRun, StepStatus
 from planning.models import PlanStep
 
 from .flow import rest
+from .metrics import stale_context_observe, task_retried
 from .operations import plan_and_decide
 from .statemachine import Status
 from .turns import Turn
@@ -34,6 +35,8 @@ def retry(turn: Turn) -> None:
         return turn.error("NOTHING_PENDING", "nothing.to_retry")
     refusal = _refusal(turn, operation, last)
     if refusal is not None:
+        if refusal[0] == "UI_CONTEXT_CHANGED":
+            stale_context_observe(reason="selection_changed", at="retry")
         rest(turn)
         return turn.error(*refusal)
     state = dict(operation["intent"])
@@ -50,6 +53,7 @@ def retry(turn: Turn) -> None:
     if execution is not None and _wrote(turn, execution):
         state["remaining_of"] = str(execution.pk)  # what it did stays done (operations._plan)
     action = str(operation.get("summary") or "")
+    task_retried(turn.conversation)
     plan_and_decide(turn, state, reuse_soft_of=operation.get("confirmation_id"),
                     lead=turn.say("retry.asks_again", action=action) if action else "")
 

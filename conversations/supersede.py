@@ -7,7 +7,9 @@ question on screen. A message the agent did not understand supersedes nothing.
 from __future__ import annotations
 
 from .flow import pending_clarification, pending_confirmation
+from .metrics import intent_replaced, task_close
 from .models import Clarification, Confirmation, PendingStatus
+from .statemachine import Status
 from .turns import Turn
 
 OnScreen = tuple[Confirmation | None, Clarification | None]
@@ -39,5 +41,11 @@ def supersede(turn: Turn, asked: OnScreen) -> None:
             clarification.status = PendingStatus.INVALIDATED
             turn.event("INTENT_UPDATED", {"invalidated_clarification": str(clarification.pk), "reason": "superseded"})
         notes.append(turn.say("pending.superseded_clarification"))
+    for pending, superseded in (("confirmation", confirmation), ("clarification", clarification)):
+        if superseded is not None and superseded.status == PendingStatus.INVALIDATED:
+            intent_replaced(pending=pending)
     if notes:
+        task_close(turn.conversation, outcome="replaced")
         response["message"] = " ".join(notes) + " " + str(response.get("message") or "")
+    elif turn.resting_before in (Status.CONFIRMATION_REQUIRED, Status.CLARIFICATION_REQUIRED):
+        task_close(turn.conversation, outcome="expired")  # its question expired before this new request
