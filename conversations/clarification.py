@@ -74,8 +74,14 @@ def candidate_words(clarification: Clarification, parts: list[str]) -> frozenset
     chosen = _pick_candidate(clarification.candidates, parts) if clarification.candidates else None
     if chosen is None:
         return frozenset()
-    return frozenset(tokens(" ".join(str(x) for x in [chosen.get("label"), (chosen.get("entity") or {}).get("label"),
-                                                        (chosen.get("entity") or {}).get("company")])))
+    return frozenset(tokens(" ".join([str(chosen.get("label") or ""), *_texts(chosen.get("entity"))])))
+
+
+def _texts(value: Any) -> list[str]:
+    """The text values of a candidate's entity reference, nested ones included (its label, its parent's name)."""
+    if isinstance(value, dict):
+        return [t for k, v in value.items() if k not in ("type", "id", "revision") for t in _texts(v)]
+    return [value] if isinstance(value, str) else []
 
 
 def _pick_candidate(candidates: list[dict[str, Any]], parts: list[str]) -> dict[str, Any] | None:

@@ -39,7 +39,7 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
         extraction = extractor.extract(cap, parts)
         value = (extraction.values.get(slot.name) or [None])[0]
         if value is None and extraction.ambiguous.get(slot.name) and slot.type in named:
-            # "qual a validade da 771?" with two of them: which one — then that one's field is answered.
+            # "qual a <campo> da 771?" with two of them: which one — then that one's field is answered.
             field = field_asked(cap.fields, parts, dict.fromkeys(cap.fields), phrases_with or frozenset())
             if field is not None:
                 state = intent_state(capability=cap.id, values={}, text=turn.text, language=turn.language)

@@ -25,7 +25,7 @@ def _goal_statuses(turn: Turn, cap: CapabilityGrammar) -> Iterator[str]:
 
 def _said_status(turn: Turn, entity: str, parts: list[str]) -> set[str]:
     """The status values of `entity` the message names word for word (any enum slot of its capabilities
-    that lists them). Word for word: "cancele" is the verb, said of something else ("o achado que manda
+    that lists them). Word for word: "cancele" is the verb, said of something else ("o <item> que manda
     cancelar a 52"), while "cancelada" is the state wanted."""
     found = set()
     for cap in turn.grammar.capabilities.values():
