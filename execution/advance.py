@@ -10,10 +10,10 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import F
-from django.utils import timezone
 
 from planning.models import PlanStep
 from registry.selectors import registry_version_sql
+from tenancy import clock
 
 from . import rows
 from .dispatch import dispatch, dispatch_compensation
@@ -65,7 +65,7 @@ def _dispatch_ready(execution: Execution, ready: list[StepRun], *, inline: bool)
     a step a stray message claimed meanwhile is left to its holder."""
     if not ready:
         return None
-    now = timezone.now()  # dispatched_at: when the step is marked dispatched, before it is sent or run
+    now = clock.now()  # dispatched_at: when the step is marked dispatched, before it is sent or run
     own = ready[0] if inline else None
     if rows.fast_sql():
         claimed = _dispatch_one_statement(execution, ready, own, now)
@@ -145,7 +145,7 @@ def _cascade_skips(execution: Execution, runs: dict[str, StepRun], steps: dict[s
 def _skip(execution: Execution, run: StepRun, code: str) -> None:
     StepRun.objects.for_tenant(execution.tenant_id).filter(
         pk=run.pk, status__in=STEP.guard(StepStatus.SKIPPED, StepStatus.PENDING)).update(
-        status=StepStatus.SKIPPED, error={"code": code}, finished_at=timezone.now())
+        status=StepStatus.SKIPPED, error={"code": code}, finished_at=clock.now())
     run.status = StepStatus.SKIPPED
     timeline_add(execution=execution, type=TimelineType.STEP_SKIPPED, step_id=run.step_id, data={"code": code})
 
@@ -160,7 +160,7 @@ def _stop(execution: Execution, runs: dict[str, StepRun], steps: dict[str, PlanS
     codes = {(r.error or {}).get("code") for r in failed}
     unknown = any(r.status == StepStatus.UNKNOWN for r in failed)
     compensable = [r for r in runs.values() if r.status == StepStatus.COMPLETED and steps[r.step_id].compensation]
-    first = min(failed, key=lambda r: r.finished_at or timezone.now())
+    first = min(failed, key=lambda r: r.finished_at or clock.now())
     error = {"code": "STEP_UNKNOWN" if unknown else (first.error or {}).get("code"), "step_id": first.step_id,
              "step_error": first.error}
     if unknown or "KILL_SWITCH" in codes or not compensable:

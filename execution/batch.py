@@ -32,10 +32,10 @@ import structlog
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F, Q
-from django.utils import timezone
 
 from planning.models import PlanStep
 from registry.selectors import CapabilitySpec, RegistrySnapshot
+from tenancy import clock
 
 from .batch_item import Ctx, choose_lane, held, item_done, run_item, step_items
 from .control import CLOSED, Envelope
@@ -113,7 +113,7 @@ def _heartbeat(ctx: Ctx) -> None:
     lease = step_lease()
     try:
         while not ctx.stop.wait(max(0.2, lease.total_seconds() / 4)):
-            now = timezone.now()
+            now = clock.now()
             held = (StepRun.objects.for_tenant(ctx.execution.tenant_id)
                     .filter(pk=ctx.run.pk, status=StepStatus.RUNNING, attempts=ctx.run.attempts)
                     .update(lease_until=now + lease))
@@ -187,7 +187,7 @@ def _replanned(ctx: Ctx) -> bool:
 def _leave_open_items(ctx: Ctx, error: dict[str, Any]) -> None:
     """Items not done when the step gives up on them: final, with the reason (never silently pending)."""
     step_items(ctx).filter(status__in=ITEM.guard(ItemStatus.FAILED, ItemStatus.PENDING, ItemStatus.RUNNING)).update(
-        status=ItemStatus.FAILED, error=error, lease_until=None, finished_at=timezone.now())
+        status=ItemStatus.FAILED, error=error, lease_until=None, finished_at=clock.now())
 
 
 def _boundary(ctx: Ctx) -> str | None:
@@ -201,7 +201,7 @@ def _boundary(ctx: Ctx) -> str | None:
         "status", flat=True).first()
     if status != ExecutionStatus.RUNNING:
         return "EXECUTION_NOT_RUNNING"
-    if timezone.now() >= runtime.deadline_at:
+    if clock.now() >= runtime.deadline_at:
         return "DEADLINE_EXCEEDED"
     return budget_exceeded(runtime)
 
@@ -231,7 +231,7 @@ _CLAIMABLE = ITEM.guard(ItemStatus.RUNNING, ItemStatus.PENDING, ItemStatus.RUNNI
 
 def _claim(ctx: Ctx, size: int) -> list[BatchItem] | None:
     """Up to `size` claimable items (pending and due, or running with an expired lease); None when all done."""
-    now = timezone.now()
+    now = clock.now()
     with transaction.atomic():
         claimable = (step_items(ctx).select_for_update(skip_locked=True)
                      .filter(Q(status=ItemStatus.PENDING) | Q(status=ItemStatus.RUNNING, lease_until__lt=now))
@@ -335,7 +335,7 @@ def _park(ctx: Ctx) -> None:
     parked = StepRun.objects.for_tenant(ctx.execution.tenant_id).filter(
         pk=ctx.run.pk, status__in=STEP.guard(StepStatus.DISPATCHED, StepStatus.RUNNING),
         attempts=ctx.run.attempts).update(status=StepStatus.DISPATCHED, lease_until=None,
-                                          dispatched_at=timezone.now(), error={"code": "PAUSED"})
+                                          dispatched_at=clock.now(), error={"code": "PAUSED"})
     still = RuntimeExecution.objects.for_tenant(ctx.execution.tenant_id).filter(
         execution=ctx.execution, status="PAUSED").exists()
     if parked and not still:

@@ -18,12 +18,12 @@ from typing import Any
 
 from django.db import connection
 from django.db.models import F
-from django.utils import timezone
 
 from planning.models import PlanStep
 from planning.references import MISSING, Ref, drop_nulls, get_path, resolve
 from policy.services import revalidate
 from registry.selectors import CapabilitySpec, RegistrySnapshot
+from tenancy import clock
 
 from .control import OPEN, Envelope, Lane, call_timeout_ms, retry_delay_s
 from .errors import ErrorClass, Outcome
@@ -191,7 +191,7 @@ def _call(ctx: Ctx, lane: Lane, values: dict[str, Any], item: BatchItem) -> Tool
         ctx.spec, resource=ctx.snapshot.resources[lane.resource])
     session = session_for(user_id=ctx.execution.actor_id, tenant=ctx.execution.tenant)
     key = f"agent:{ctx.execution.plan_id}:{ctx.plan_step.step_id}:{item.target_id}"
-    remaining = (ctx.deadline_at - timezone.now()).total_seconds() if ctx.deadline_at is not None else None
+    remaining = (ctx.deadline_at - clock.now()).total_seconds() if ctx.deadline_at is not None else None
     timeout_ms = call_timeout_ms(lane.last or lane.state(), ctx.envelope, remaining)  # deadline-aware (§34)
     if timeout_ms is None:
         ctx.halt("DEADLINE_EXCEEDED")
@@ -245,7 +245,7 @@ def _observe(ctx: Ctx, lane: Lane, kind: str, latency_ms: float) -> None:
 
 def item_done(ctx: Ctx, item: BatchItem, status: str, *, result: Any = None, error: Any = None,
                resource: str = "") -> None:
-    item_move(ctx, item, status, result=result, error=error, resource=resource, finished_at=timezone.now(),
+    item_move(ctx, item, status, result=result, error=error, resource=resource, finished_at=clock.now(),
               lease_until=None)
 
 
@@ -259,13 +259,13 @@ def _item_failed(ctx: Ctx, item: BatchItem, result: ToolResult) -> None:
         waits = int((item.error or {}).get("in_progress_waits", 0)) + 1
         if waits <= IN_PROGRESS_MAX_WAITS:
             item_move(ctx, item, ItemStatus.PENDING, error={**error, "in_progress_waits": waits}, lease_until=None,
-                      attempts=F("attempts") - 1, not_before=timezone.now() + timedelta(seconds=2))
+                      attempts=F("attempts") - 1, not_before=clock.now() + timedelta(seconds=2))
             return
     max_attempts = int((ctx.spec.retry_policy or {}).get("max_attempts", 1))
     if result.retryable and item.attempts < max_attempts and _spend_retry(ctx):
         delay = retry_delay_s(item.attempts)
         item_move(ctx, item, ItemStatus.PENDING, error=error, lease_until=None,
-                  not_before=timezone.now() + timedelta(seconds=delay))
+                  not_before=clock.now() + timedelta(seconds=delay))
         return
     item_done(ctx, item, ItemStatus.FAILED, error=error)
 

@@ -14,9 +14,9 @@ from typing import Any
 import structlog
 from django.db import connection, transaction
 from django.db.models import F, Q
-from django.utils import timezone
 
 from registry.selectors import registry_version_sql
+from tenancy import clock
 
 from .limits import step_lease
 from .models import Execution, ExecutionStatus, StepRun, StepStatus, TimelineEntry, TimelineType
@@ -42,7 +42,7 @@ def lease_left(execution: Execution, step_id: str) -> float | None:
                      execution__status=ExecutionStatus.RUNNING).values_list("lease_until", flat=True).first())
     if lease is None:
         return None
-    return max(0.0, (lease - timezone.now()).total_seconds()) + 0.5
+    return max(0.0, (lease - clock.now()).total_seconds()) + 0.5
 
 
 def adopt_expired(execution: Execution) -> tuple[Claim | None, float | None]:
@@ -53,7 +53,7 @@ def adopt_expired(execution: Execution) -> tuple[Claim | None, float | None]:
     takes a running step only once its lease expired, so a live holder keeps it); if a lease is
     still live, come back when it ends. Nothing running: nothing to do.
     """
-    now = timezone.now()
+    now = clock.now()
     leases = (StepRun.objects.for_tenant(execution.tenant_id)
               .filter(execution=execution, status=StepStatus.RUNNING, execution__status=ExecutionStatus.RUNNING)
               .order_by("lease_until").values_list("step_id", "lease_until"))
@@ -69,7 +69,7 @@ def adopt_expired(execution: Execution) -> tuple[Claim | None, float | None]:
 
 def claim_step(execution: Execution, step_id: str) -> Claim | None:
     """running, attempts+1, a fresh lease and STEP_STARTED, atomically; None when not claimable."""
-    now = timezone.now()
+    now = clock.now()
     if connection.vendor == "postgresql" and not connection.in_atomic_block:
         return _claim_one_statement(execution, step_id, now)
     with transaction.atomic():

@@ -17,12 +17,12 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import Q
-from django.utils import timezone
 
 from planning.models import PlanStep
 from planning.references import MISSING, Ref, get_path, resolve
 from policy.services import audit_record, evaluate
 from registry.selectors import registry_snapshot
+from tenancy import clock
 
 from .models import Execution, ExecutionStatus, StepRun, StepStatus, TimelineType
 from .runtime import read_facts, session_for
@@ -92,7 +92,7 @@ def _compensate_run(execution: Execution, run: StepRun, plan_step: PlanStep) -> 
         if done:
             StepRun.objects.for_tenant(execution.tenant_id).filter(
                 pk=run.pk, status__in=STEP.guard(StepStatus.COMPENSATED, StepStatus.COMPLETED)).update(
-                status=StepStatus.COMPENSATED, compensation={"outcomes": outcomes, "at": timezone.now().isoformat()})
+                status=StepStatus.COMPENSATED, compensation={"outcomes": outcomes, "at": clock.now().isoformat()})
         else:
             StepRun.objects.for_tenant(execution.tenant_id).filter(pk=run.pk).update(
                 compensation={"outcomes": outcomes})

@@ -13,9 +13,8 @@ from collections import Counter, defaultdict
 from datetime import timedelta
 from typing import Any
 
-from django.utils import timezone
-
 from registry.selectors import registry_snapshot
+from tenancy import clock
 
 from .models import RuntimeAdaptation, RuntimeOptimizationSuggestion, SuggestionStatus
 
@@ -25,7 +24,7 @@ MIN_SHRINKS = 3
 def suggestions_derive(*, since: timedelta = timedelta(days=1)) -> list[RuntimeOptimizationSuggestion]:
     """Record one PROPOSED suggestion per (tenant, lane) whose batch was cut at least MIN_SHRINKS times."""
     cuts: dict[tuple[Any, str], list[RuntimeAdaptation]] = defaultdict(list)
-    rows = (RuntimeAdaptation.objects.all_tenants().filter(kind="BATCH", at__gte=timezone.now() - since)
+    rows = (RuntimeAdaptation.objects.all_tenants().filter(kind="BATCH", at__gte=clock.now() - since)
             .exclude(reason="RATE_LIMITED"))
     for row in rows:
         if isinstance(row.old, int) and isinstance(row.new, int) and row.new < row.old:
@@ -50,7 +49,7 @@ def suggestions_derive(*, since: timedelta = timedelta(days=1)) -> list[RuntimeO
                       "executions": len({r.execution_id for r in shrinks}),
                       "timeout_rate_at_cut": round(sum(rates) / len(rates), 3)},
             confidence=min(1.0, len(shrinks) / 10), expected_improvement=round(sum(rates) / len(rates), 3),
-            created_at=timezone.now()))
+            created_at=clock.now()))
     return created
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.utils import timezone
+from tenancy import clock
 
 from .models import StepRun
 from .tool_runtime import ToolResult
@@ -31,7 +31,7 @@ class StepOutcome:
     entries: list[tuple[str, dict[str, Any], Any]] = field(default_factory=list)
 
     def note(self, type_: str, **data: Any) -> None:
-        self.entries.append((type_, data, timezone.now()))
+        self.entries.append((type_, data, clock.now()))
 
     def count(self, result: ToolResult) -> ToolResult:
         self.calls += 1

@@ -21,11 +21,12 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.utils import timezone
+
+from tenancy import clock
 
 from .control import EnvelopeViolation
 from .dispatch import dispatch_on_queue
-from .limits import default_budget
+from .limits import default_budget, start_clock_now
 
 NORMAL, HIGH = "normal", "high"
 DEADLINE_FRACTION = 0.2
@@ -144,7 +145,8 @@ def route_task(name: str, args: Sequence[Any], kwargs: Mapping[str, Any], option
     started_at = _started_at(str(args[0]))
     if started_at is None:
         return None
-    return {"queue": queue_for(_Started(started_at), timezone.now(), backlog=_backlog())}
+    # The rule compares the execution's start with now: both on the clock the start was read on.
+    return {"queue": queue_for(_Started(started_at), start_clock_now(), backlog=_backlog())}
 
 
 def dispatch_parked(execution: Any) -> list[str]:
@@ -155,9 +157,8 @@ def dispatch_parked(execution: Any) -> list[str]:
     parked = StepRun.objects.for_tenant(execution.tenant_id).filter(
         execution=execution, status=StepStatus.DISPATCHED, error__code="PAUSED")
     step_ids = list(parked.values_list("step_id", flat=True))
-    now = timezone.now()
-    parked.update(dispatched_at=now, error=None)
-    queue = queue_for(execution, now, backlog=_backlog())
+    parked.update(dispatched_at=clock.now(), error=None)
+    queue = queue_for(execution, start_clock_now(), backlog=_backlog())
     for step_id in step_ids:
         dispatch_on_queue(execution.pk, step_id, queue=queue)
     return step_ids

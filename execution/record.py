@@ -16,10 +16,10 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import F
-from django.utils import timezone
 
 from planning.models import PlanStep
 from registry.selectors import registry_snapshot
+from tenancy import clock
 
 from . import metrics
 from .dispatch import dispatch
@@ -70,7 +70,7 @@ def record(execution: Execution, run: StepRun, plan_step: PlanStep,
     The step's timeline rows (verification notes, then the final entry) are written after the
     conditional UPDATE that proves this worker still holds the step, in one INSERT.
     """
-    now = timezone.now()
+    now = clock.now()
     if outcome.status == "retry":
         delay = _may_retry(execution, run, plan_step, outcome)
         if delay is not None:
@@ -148,7 +148,7 @@ SELECT runs.*, locked.* FROM (SELECT * FROM done UNION ALL SELECT * FROM others)
 def lock_and_record(execution: Execution, run: StepRun,
                     outcome: StepOutcome) -> tuple[Execution, dict[str, StepRun] | None]:
     """`rows.locked` and `record` for a final outcome, in one statement (PostgreSQL). Updates `execution`."""
-    fields, entries = _final(run, outcome, timezone.now())
+    fields, entries = _final(run, outcome, clock.now())
     rows = fetch_runs(_LOCK_AND_RECORD_SQL, {
         **fields, "result": json_param(fields["result"]), "error": json_param(fields["error"]),
         "input": json_param(fields["input"]),

@@ -31,13 +31,13 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.conf import settings
-from django.utils import timezone
 
 from planning.batch import is_batch
 from planning.models import PlanStep
 from planning.replan import Alternative, Progress, deferral, llm_alternative, remaining_targets, standalone, steps_risk
 from policy.rules import RISK_RANK
 from registry.selectors import registry_snapshot
+from tenancy import clock
 
 from .models import BatchItem, Execution, ItemStatus, ReplanOutcome, RuntimeReplan, RuntimeStatus, TimelineType
 from .runtime import plan_facts
@@ -241,7 +241,7 @@ def _decide(execution: Execution, step_id: str, resource: str, strategy: str, ou
         tenant_id=execution.tenant_id, execution=execution, step_id=step_id, trigger="RESOURCE_UNAVAILABLE",
         resource=resource, strategy=strategy, outcome=outcome, code=code, plan=plan, depth=depth,
         impact=impact.as_dict() if impact else {}, decision=(extra or {}).get("policy") or extra or {},
-        deferred=deferred or {}, created_at=timezone.now())
+        deferred=deferred or {}, created_at=clock.now())
     data = {"replan_id": row.pk, "outcome": outcome, "strategy": strategy, "code": code, "step_id": step_id,
             "resource": resource, "impact": row.impact, "plan_id": str(plan.pk) if plan else None,
             "deferred": {k: len(v) for k, v in (deferred or {}).items()}}

@@ -18,10 +18,11 @@ from typing import Any
 import structlog
 from django.db import IntegrityError, transaction
 from django.db.models import F
-from django.utils import timezone
+
+from tenancy import clock
 
 from .control import Change
-from .limits import default_budget, heartbeat_timeout_s
+from .limits import default_budget, heartbeat_timeout_s, start_clock_now
 from .messages import both
 from .models import (
     Execution,
@@ -50,15 +51,18 @@ def runtime_ensure(execution: Execution) -> RuntimeExecution:
     runtime = RuntimeExecution.objects.for_tenant(execution.tenant_id).filter(execution=execution).first()
     if runtime is not None:
         return runtime
-    now = timezone.now()
+    now = clock.now()
     budget = default_budget()
     # The LLM call that planned this execution is spent from its budget (§66).
     planned_by_llm = execution.plan.planner == "llm"
+    # The deadline is compared with tenancy.clock; the start was read on the receipts' clock
+    # (execution/limits.py): what is left of the time budget on that clock, from tenancy.clock's now.
+    left = execution.started_at + timedelta(seconds=budget["max_duration_s"]) - start_clock_now()
     try:
         with transaction.atomic():
             return RuntimeExecution.objects.create(
                 tenant_id=execution.tenant_id, execution=execution, budget=budget, llm_calls=int(planned_by_llm),
-                deadline_at=execution.started_at + timedelta(seconds=budget["max_duration_s"]),
+                deadline_at=now + left,
                 heartbeat_timeout_s=heartbeat_timeout_s(), last_heartbeat_at=now, updated_at=now)
     except IntegrityError:
         return RuntimeExecution.objects.for_tenant(execution.tenant_id).get(execution=execution)
@@ -73,7 +77,7 @@ def runtime_cas(*, runtime: RuntimeExecution, **changes: Any) -> bool:
         RUNTIME.check(runtime.status, changes["status"])
     updated = (RuntimeExecution.objects.for_tenant(runtime.tenant_id)
                .filter(pk=runtime.pk, version=runtime.version)
-               .update(version=runtime.version + 1, updated_at=timezone.now(), **changes))
+               .update(version=runtime.version + 1, updated_at=clock.now(), **changes))
     if updated == 1:
         runtime.version += 1
         for key, value in changes.items():
@@ -90,7 +94,7 @@ def adaptation_message(kind: str, old: Any, new: Any, reason: str, lane: str,
 def adaptation_record(*, execution: Execution, lane: str, change: Change, resource_label: str = "") -> None:
     """An adaptation of a lane (AIMD, batch, timeout, breaker, health): audit row, timeline, §71 event."""
     runtime = runtime_ensure(execution)
-    now = timezone.now()
+    now = clock.now()
     with transaction.atomic():
         RuntimeAdaptation.objects.create(
             tenant_id=execution.tenant_id, execution=execution, kind=change.kind, lane=lane, old=change.old,
@@ -122,7 +126,7 @@ def runtime_transition(*, execution: Execution, status: str | None = None, reaso
 
     `from_statuses`: move only from these (a person's pause/resume). Without it, a PAUSED or
     STOPPING runtime keeps its status: only a stop (FAILED/TERMINATED) still goes through."""
-    now = timezone.now()
+    now = clock.now()
     if heartbeat and status is None and timeline is None:
         RuntimeExecution.objects.for_tenant(execution.tenant_id).filter(execution=execution).update(
             last_heartbeat_at=now)
@@ -222,7 +226,7 @@ def checkpoint_write(*, execution: Execution, step_id: str, completed: int, api_
     """A chunk boundary: progress, usage against the budget, the runtime version and what a resume
     must re-validate (§49-§51)."""
     runtime = runtime_ensure(execution)
-    now = timezone.now()
+    now = clock.now()
     RuntimeExecution.objects.for_tenant(execution.tenant_id).filter(pk=runtime.pk).update(
         last_heartbeat_at=now, api_calls=F("api_calls") + api_calls, steps=F("steps") + steps)
     return RuntimeCheckpoint.objects.create(

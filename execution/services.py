@@ -17,20 +17,20 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
-from django.utils import timezone
 
 from planning.models import ExecutionPlan, PlanStep
 from planning.selectors import plan_get, plan_steps
 from planning.services import plan_start
 from policy.models import Outcome, PolicyReceipt, Scope, Stage
 from policy.services import kill_switch_set
+from tenancy import clock
 from tenancy.db import write_in_one_statement
 from tenancy.models import Tenant
 
 from .advance import advance
 from .dispatch import dispatch
 from .inline import read_only, run_here_after_commit
-from .limits import step_lease
+from .limits import start_clock_now, step_lease
 from .models import Execution, ExecutionStatus, StepRun, StepStatus, TimelineEntry, TimelineType
 from .priority import started_at_note
 from .runtime import plan_facts as plan_facts  # re-exported: the conversation runtime's entry point
@@ -61,7 +61,7 @@ def _receipt(*, tenant: Tenant, actor: Any, plan: ExecutionPlan, receipt_id: Any
         raise ExecutionError("RECEIPT_INVALID") from exc
     if receipt is None or receipt.pk != pk or receipt.tenant_id != tenant.pk:
         receipt = PolicyReceipt.objects.for_tenant(tenant).filter(pk=pk).first()
-    now = timezone.now()
+    now = start_clock_now()  # the receipt's own clock (execution/limits.py)
     if (receipt is None or receipt.decision != Outcome.ALLOW or receipt.actor_id != actor.pk
             or receipt.plan_id != plan.pk or receipt.plan_hash != plan.canonical_hash
             or receipt.expires_at is None or not receipt.issued_at <= now <= receipt.expires_at):
@@ -101,11 +101,14 @@ def execution_start(*, plan: ExecutionPlan, receipt_id: Any, actor: Any, tenant:
 def _create(*, plan: ExecutionPlan, receipt: PolicyReceipt, actor: Any, tenant: Tenant,
             steps: list[PlanStep], inline: bool) -> Execution:
     """The execution, its step runs (the ready ones already dispatched) and its timeline in one
-    statement, then the conversation's EXECUTION_STARTED; the steps are sent after commit."""
-    now = timezone.now()
+    statement, then the conversation's EXECUTION_STARTED; the steps are sent after commit.
+
+    `started_at` is read on the receipts' clock, which policy compares it with before every step
+    (execution/limits.py); what the steps' leases and the timeline compare is tenancy.clock's."""
+    now, started_at = clock.now(), start_clock_now()
     execution = Execution(
         tenant=tenant, plan=plan, actor=actor, receipt_id=receipt.pk, conversation_id=plan.conversation_id,
-        language=plan.language, retry_budget=retry_budget(), started_at=now)
+        language=plan.language, retry_budget=retry_budget(), started_at=started_at)
     ready = [s.step_id for s in steps if not s.depends_on]
     runs = [StepRun(tenant=tenant, execution=execution, step_id=s.step_id, position=s.position,
                     **({"status": StepStatus.DISPATCHED, "dispatched_at": now} if s.step_id in ready else {}))
@@ -120,7 +123,7 @@ def _create(*, plan: ExecutionPlan, receipt: PolicyReceipt, actor: Any, tenant: 
     timeline = [TimelineEntry(tenant_id=tenant.pk, execution=execution, type=type_, at=at or now, data=data)
                 for type_, at, data in entries]
     write_in_one_statement([execution], runs, timeline)
-    started_at_note(execution.pk, now)  # the priority router needs no query for these first steps
+    started_at_note(execution.pk, started_at)  # the priority router needs no query for these first steps
     conversation_event(execution=execution, type="EXECUTION_STARTED", payload={
         "plan_id": str(plan.pk), "total": len(steps),
         "steps": [{"id": s.step_id, "capability": s.capability_id, "label": s.label} for s in steps]})
@@ -146,7 +149,7 @@ def execution_cancel(*, execution_id: Any, tenant: Tenant, actor: Any, reason: s
             return execution
         StepRun.objects.for_tenant(tenant).filter(
             execution=execution, status__in=STEP.guard(StepStatus.SKIPPED, StepStatus.PENDING)).update(
-            status=StepStatus.SKIPPED, error={"code": "CANCELLED"}, finished_at=timezone.now())
+            status=StepStatus.SKIPPED, error={"code": "CANCELLED"}, finished_at=clock.now())
         settle(execution, ExecutionStatus.CANCELLED,
                error={"code": "CANCELLED", "by": getattr(actor, "pk", None), "reason": reason})
     return execution
@@ -168,7 +171,7 @@ def execution_resume(*, execution_id: Any, tenant: Tenant) -> Execution:
     Completed steps are never re-run; a taken-over step repeats its call with the same idempotency
     key. Pins (capability version, receipt, target revision) are re-validated by each step.
     """
-    now = timezone.now()
+    now = clock.now()
     with transaction.atomic():
         execution = Execution.objects.for_tenant(tenant).select_for_update(of=("self",)).filter(
             pk=execution_id).first()
@@ -191,7 +194,7 @@ def execution_resume(*, execution_id: Any, tenant: Tenant) -> Execution:
 
 def execution_watchdog() -> int:
     """Beat sweep: resume running executions with a step stuck past its lease. Returns how many."""
-    now = timezone.now()
+    now = clock.now()
     stuck = (StepRun.objects.all_tenants().filter(execution__status=ExecutionStatus.RUNNING)
              .filter(Q(status=StepStatus.RUNNING, lease_until__lt=now)
                      | Q(status=StepStatus.DISPATCHED, dispatched_at__lt=now - step_lease()))

@@ -10,9 +10,9 @@ from typing import Any
 
 import structlog
 from django.db import transaction
-from django.utils import timezone
 
 from planning.services import IllegalTransition, plan_status_set
+from tenancy import clock
 
 from . import metrics
 from .hooks import run_completion_hooks
@@ -52,7 +52,7 @@ def settle(execution: Execution, status: str, *, error: dict[str, Any] | None = 
     `status`, so a row another writer moved meanwhile is left alone.
     """
     EXECUTION.check(execution.status, status)
-    now = timezone.now()
+    now = clock.now()
     # The runtime may have asked for human review already (resource gone, budget spent: PRD-034 §67, §116).
     asked = Execution.objects.for_tenant(execution.tenant_id).filter(pk=execution.pk, needs_review=True).exists()
     fields: dict[str, Any] = {"status": status, "finished_at": now, "needs_review": needs_review or asked}

@@ -13,10 +13,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from django.utils import timezone
-
 from events.models import Actor
 from events.services import event_append
+from tenancy import clock
 
 from .models import Execution, TimelineEntry
 
@@ -27,7 +26,7 @@ STATE_VERSION = 0
 def timeline_add(*, execution: Execution, type: str, step_id: str = "",  # noqa: A002
                  data: dict[str, Any] | None = None, at: datetime | None = None) -> TimelineEntry:
     return TimelineEntry.objects.create(tenant_id=execution.tenant_id, execution=execution, type=type,
-                                        step_id=step_id, at=at or timezone.now(), data=data or {})
+                                        step_id=step_id, at=at or clock.now(), data=data or {})
 
 
 def timeline_add_many(*, execution: Execution, step_id: str,

@@ -93,6 +93,7 @@ class ToolSession:
 
     def _auth_header(self) -> dict[str, str]:
         if self._token is None:
+            # Not tenancy.clock: tenancy checks a token's expiry on timezone.now(), so it is written on it.
             self._token = access_token_issue(user=self.user, tenant=self.tenant, label="tool-runtime",
                                              expires_at=timezone.now() + TOKEN_TTL)
         return {"Authorization": f"Token {self._token}"}

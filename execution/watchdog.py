@@ -11,8 +11,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.db import transaction
-from django.utils import timezone
 
+from tenancy import clock
 from tenancy.models import Tenant
 
 from .lane_store import store
@@ -34,7 +34,7 @@ def runtime_watchdog(*, now=None) -> list[str]:
     """
     if not store().lock("rt:watchdog", ttl_s=5):
         return []
-    now = now or timezone.now()
+    now = now or clock.now()
     recovered = []
     candidates = (RuntimeExecution.objects.all_tenants().select_related("execution")
                   .filter(status__in=WATCHED, execution__status="running"))
