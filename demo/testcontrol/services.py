@@ -79,6 +79,7 @@ def world_create(*, world: World) -> CreatedWorld:
     if problems:
         raise WorldError(problems)
     _registry_ensure()
+    clock.reset()  # a scenario starts at the real time: an earlier one's `advance` does not carry over
     slug = f"{WORLD_SLUG_PREFIX}{uuid.uuid4().hex[:16]}"
     with transaction.atomic():
         main = _tenant_world(slug, {k: v for k, v in world.items() if k != "other_tenant"})
