@@ -25,17 +25,16 @@ from policy.services import revalidate
 from registry.selectors import CapabilitySpec, RegistrySnapshot
 from tenancy import clock
 
-from .control import OPEN, Envelope, Lane, call_timeout_ms, retry_delay_s
+from .control import OPEN, Envelope, Lane, call_timeout_ms
 from .errors import ErrorClass, Outcome
 from .models import BatchItem, Execution, ItemStatus, RuntimeExecution, StepRun, TimelineType
-from .outcome import IN_PROGRESS_CODE
 from .replan import replan_after_s
+from .retry import IN_PROGRESS_CODE, IN_PROGRESS_WAIT_S, RetryPolicy, backoff_s, budget_spend, in_progress_wait
 from .runtime import session_for
 from .runtime_state import adaptation_record, runtime_transition
 from .states import ITEM
 from .tool_runtime import ToolResult
 
-IN_PROGRESS_MAX_WAITS = 45  # × 2 s: beyond the API's 60 s staleness of an abandoned claim
 _KIND = {ErrorClass.TIMEOUT: "timeout", ErrorClass.RATE_LIMIT: "rate_limit",
          ErrorClass.TEMPORARY_UNAVAILABLE: "server_error", ErrorClass.SERVER_ERROR: "server_error",
          ErrorClass.NETWORK: "server_error"}
@@ -182,7 +181,7 @@ def _slot(ctx: Ctx, lane: Lane) -> str | None:
         token = lane.acquire(lease_s=max(5.0, ctx.envelope.timeout_max_ms / 1000 * 2))
         if token is not None:
             return token
-        ctx.stop.wait(retry_delay_s(1, base_ms=20, max_ms=40))
+        ctx.stop.wait(backoff_s(1, initial_ms=20, multiplier=2, max_ms=40, jitter="equal"))
     return None
 
 
@@ -250,28 +249,20 @@ def item_done(ctx: Ctx, item: BatchItem, status: str, *, result: Any = None, err
 
 
 def _item_failed(ctx: Ctx, item: BatchItem, result: ToolResult) -> None:
-    """Retry a transient failure only within the capability's attempts and the execution's one budget (§30-§31)."""
+    """The retry policy (execution/retry.py), as a single step of the capability gets it (§30-§31)."""
     error = {"code": result.error_code or str(result.error_class), "class": result.error_class,
              "status": result.status_code}
     if result.error_code == IN_PROGRESS_CODE:
-        # A dead worker's request still holds our key (the API lets it go stale after a minute): wait
-        # for it instead of calling it a conflict. Not a retry of a failure, so no budget is spent.
-        waits = int((item.error or {}).get("in_progress_waits", 0)) + 1
-        if waits <= IN_PROGRESS_MAX_WAITS:
-            item_move(ctx, item, ItemStatus.PENDING, error={**error, "in_progress_waits": waits}, lease_until=None,
-                      attempts=F("attempts") - 1, not_before=clock.now() + timedelta(seconds=2))
+        # A dead worker's request still holds our key: wait for it instead of calling it a conflict.
+        waiting = in_progress_wait(item.error, error)
+        if waiting is not None:
+            item_move(ctx, item, ItemStatus.PENDING, error=waiting, lease_until=None, attempts=F("attempts") - 1,
+                      not_before=clock.now() + timedelta(seconds=IN_PROGRESS_WAIT_S))
             return
-    max_attempts = int((ctx.spec.retry_policy or {}).get("max_attempts", 1))
-    if result.retryable and item.attempts < max_attempts and _spend_retry(ctx):
-        delay = retry_delay_s(item.attempts)
+    policy = RetryPolicy.of(ctx.spec)
+    if policy.allows(attempts=item.attempts, error_class=result.error_class) and budget_spend(ctx.execution):
+        delay = policy.delay_s(item.attempts)
         item_move(ctx, item, ItemStatus.PENDING, error=error, lease_until=None,
                   not_before=clock.now() + timedelta(seconds=delay))
         return
     item_done(ctx, item, ItemStatus.FAILED, error=error)
-
-
-def _spend_retry(ctx: Ctx) -> bool:
-    return Execution.objects.for_tenant(ctx.execution.tenant_id).filter(
-        pk=ctx.execution.pk, retry_budget__gt=0).update(retry_budget=F("retry_budget") - 1) == 1
-
-

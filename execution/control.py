@@ -31,7 +31,6 @@ shared by workers and carry the registry's bounds and an audit of each change.
 from __future__ import annotations
 
 import json
-import random
 import time
 import uuid
 from collections.abc import Callable
@@ -251,12 +250,6 @@ def call_timeout_ms(state: LaneState, envelope: Envelope, remaining_s: float | N
     return None if left_ms < 50 else min(timeout, left_ms)
 
 
-def retry_delay_s(attempt: int, *, base_ms: int = 100, max_ms: int = 2000) -> float:
-    """Exponential backoff with full jitter: retries of many items spread out instead of colliding (§32)."""
-    cap = min(max_ms, base_ms * 2 ** max(0, attempt - 1))
-    return random.uniform(cap / 2, cap) / 1000  # noqa: S311 - jitter, not security
-
-
 # --- the controller ---------------------------------------------------------------------------
 
 
@@ -288,6 +281,8 @@ class Lane:
     capability: str
     resource: str
     envelope: Envelope
+    # The host's time, not tenancy.clock: a lane's breaker window, cooldown and slot leases are
+    # compared only with each other, never with a row or a TTL another part writes.
     clock: Callable[[], float] = time.time
     last: LaneState | None = None  # this worker's latest read: enough for a limit or a timeout
 

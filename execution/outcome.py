@@ -15,9 +15,6 @@ from tenancy import clock
 from .models import StepRun
 from .tool_runtime import ToolResult
 
-# The API's answer while another request with the same Idempotency-Key is still running.
-IN_PROGRESS_CODE = "IDEMPOTENCY_IN_PROGRESS"
-
 
 @dataclass
 class StepOutcome:
@@ -27,7 +24,6 @@ class StepOutcome:
     input: Any = None
     calls: int = 0
     call_ms: float = 0.0
-    retry_after_s: float | None = None
     entries: list[tuple[str, dict[str, Any], Any]] = field(default_factory=list)
 
     def note(self, type_: str, **data: Any) -> None:

@@ -23,7 +23,8 @@ from .batch import perform_batch
 from .errors import ErrorClass, Outcome
 from .messages import both
 from .models import Execution, StepRun, StepStatus
-from .outcome import IN_PROGRESS_CODE, StepOutcome, step_error
+from .outcome import StepOutcome, step_error
+from .retry import IN_PROGRESS_CODE
 from .runtime import navigation_instruction, read_facts, session_for
 from .tool_runtime import ToolResult, ToolSession
 from .verify import postconditions, unknown_outcome, verify
@@ -180,7 +181,7 @@ def _failure(spec: CapabilitySpec, session: ToolSession, snapshot: RegistrySnaps
                    status=result.status_code)
     if result.error_code == IN_PROGRESS_CODE:
         # Another request with our key is still running (a crashed worker's): wait, never a conflict.
-        outcome.status, outcome.error, outcome.retry_after_s = "retry", error, 2.0
+        outcome.status, outcome.error = "retry", error
     elif result.retryable or result.outcome == Outcome.UNKNOWN:
         outcome.status, outcome.error = "retry", error
     elif result.error_class == ErrorClass.CONFLICT:
@@ -229,7 +230,7 @@ def _perform_each(execution: Execution, plan_step: PlanStep, spec: CapabilitySpe
         outcome.entries += single.entries
         if single.status != "completed":
             outcome.status, outcome.error = single.status, {**(single.error or {}), "item": index}
-            outcome.retry_after_s, outcome.input = single.retry_after_s, {"items": inputs}
+            outcome.input = {"items": inputs}
             outcome.result = {"items": bodies, "count": len(bodies), "revision": revision}
             return outcome
         bodies.append(single.result)

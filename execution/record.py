@@ -10,7 +10,6 @@ same rows. Either runs inside the engine's `_finish` transaction.
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,7 +23,8 @@ from tenancy import clock
 from . import metrics
 from .dispatch import dispatch
 from .models import IN_FLIGHT, Execution, StepRun, StepStatus, TimelineEntry, TimelineType
-from .outcome import IN_PROGRESS_CODE, StepOutcome
+from .outcome import StepOutcome
+from .retry import IN_PROGRESS_CODE, IN_PROGRESS_WAIT_S, RetryPolicy, budget_spend, in_progress_wait
 from .rows import LOCK_FIELDS, RUN_STATE_FIELDS, fetch_runs, json_param, run_columns, step_runs
 from .states import STEP
 from .timeline import conversation_event, timeline_add_many
@@ -35,30 +35,21 @@ _FINAL_ENTRY = {"completed": TimelineType.STEP_COMPLETED, "failed": TimelineType
                 "skipped": TimelineType.STEP_SKIPPED, "unknown": TimelineType.STEP_UNKNOWN}
 
 
-def _retry_delay(spec_policy: Mapping[str, Any], attempt: int) -> float:
-    backoff = spec_policy.get("backoff") or {}
-    delay_ms = min(backoff.get("initial_ms", 200) * backoff.get("multiplier", 2) ** (attempt - 1),
-                   backoff.get("max_ms", 5000))
-    if spec_policy.get("jitter", "full") == "full":
-        delay_ms = random.uniform(delay_ms / 2, delay_ms)  # noqa: S311 - jitter, not security
-    return delay_ms / 1000
-
-
-def _may_retry(execution: Execution, run: StepRun, plan_step: PlanStep, outcome: StepOutcome) -> float | None:
-    spec = registry_snapshot().get(plan_step.capability_id)
-    policy = dict(spec.retry_policy) if spec else {}
-    retryable = set(policy.get("retryable", [])) | {"TIMEOUT", "RATE_LIMIT", "TEMPORARY_UNAVAILABLE", "NETWORK"}
+def _may_retry(execution: Execution, run: StepRun, plan_step: PlanStep,
+               outcome: StepOutcome) -> tuple[float, bool] | None:
+    """The retry policy (execution/retry.py) on a step's failed attempt: (the delay, whether the
+    attempt counts), or None when it is not retried. An in-progress wait gives its attempt back."""
     error = outcome.error or {}
-    if error.get("class") not in retryable and error.get("code") != IN_PROGRESS_CODE:
+    if error.get("code") == IN_PROGRESS_CODE:
+        waiting = in_progress_wait(run.error, error)
+        if waiting is None:
+            return None
+        outcome.error = waiting
+        return IN_PROGRESS_WAIT_S, False
+    policy = RetryPolicy.of(registry_snapshot().get(plan_step.capability_id))
+    if not policy.allows(attempts=run.attempts, error_class=error.get("class")) or not budget_spend(execution):
         return None
-    if run.attempts >= int(policy.get("max_attempts", 3)):
-        return None
-    # One budget per execution: a flapping API cannot turn a plan into a retry storm.
-    spent = Execution.objects.for_tenant(execution.tenant_id).filter(pk=execution.pk, retry_budget__gt=0).update(
-        retry_budget=F("retry_budget") - 1)
-    if spent != 1:
-        return None
-    return max(outcome.retry_after_s or 0, _retry_delay(policy, run.attempts))
+    return policy.delay_s(run.attempts), True
 
 
 def record(execution: Execution, run: StepRun, plan_step: PlanStep,
@@ -72,9 +63,9 @@ def record(execution: Execution, run: StepRun, plan_step: PlanStep,
     """
     now = clock.now()
     if outcome.status == "retry":
-        delay = _may_retry(execution, run, plan_step, outcome)
-        if delay is not None:
-            _reschedule(execution, run, plan_step, outcome, list(outcome.entries), delay, now)
+        retry = _may_retry(execution, run, plan_step, outcome)
+        if retry is not None:
+            _reschedule(execution, run, plan_step, outcome, list(outcome.entries), retry, now)
             return None
         outcome.status = "failed"
     fields, entries = _final(run, outcome, now)
@@ -100,11 +91,14 @@ def _final(run: StepRun, outcome: StepOutcome, now) -> tuple[dict[str, Any], lis
 
 
 def _reschedule(execution: Execution, run: StepRun, plan_step: PlanStep, outcome: StepOutcome,
-                entries: list, delay: float, now) -> None:
-    """Back to dispatched with RETRY_SCHEDULED, sent again after `delay` (the budget was spent in this transaction)."""
+                entries: list, retry: tuple[float, bool], now) -> None:
+    """Back to dispatched with RETRY_SCHEDULED, sent again after the delay (the budget was spent in
+    this transaction); an attempt that does not count is given back, as a batch item's is."""
+    delay, counted = retry
     base = StepRun.objects.for_tenant(execution.tenant_id).filter(
         pk=run.pk, status__in=STEP.guard(StepStatus.DISPATCHED, StepStatus.RUNNING), attempts=run.attempts)
     if base.update(status=StepStatus.DISPATCHED, error=outcome.error, dispatched_at=now,
+                   attempts=F("attempts") - (0 if counted else 1),
                    calls=F("calls") + outcome.calls, call_ms=F("call_ms") + outcome.call_ms) != 1:
         transaction.set_rollback(True)  # taken over: give the retry budget back
         return
