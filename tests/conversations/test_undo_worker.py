@@ -10,17 +10,27 @@ import pytest
 
 from execution.models import Execution
 from sst.models import WorkPermit
-from tests.execution.conftest import celery_worker_process, worker  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def on_worker(worker):  # noqa: F811 - the fixture imported above
+def on_worker(django_db_blocker):
+    """A worker process of this test's own, stopped after it: the execution suite's session worker is
+    stopped and started by its tests, and a second one left running would consume their queues."""
     from config.celery import app
+    from tests.execution.worker import WorkerProcess, purge_queues
 
     app.conf.task_always_eager = False  # the suite's conftest makes it eager; here the worker runs the steps
-    yield worker
+    with django_db_blocker.unblock():
+        purge_queues()
+        worker = WorkerProcess()
+        worker.start()
+    try:
+        yield worker
+    finally:
+        worker.stop()
+        purge_queues()
 
 
 def _settled(world, count: int, timeout_s: float = 60) -> Execution:
