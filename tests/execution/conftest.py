@@ -19,12 +19,13 @@ def _fresh_tool_sessions():
 
 @pytest.fixture(scope="session")
 def celery_worker_process(django_db_setup, django_db_blocker):
-    from .worker import WorkerProcess, purge_queues
+    from .worker import purge_queues, shared_worker
 
     with django_db_blocker.unblock():
         purge_queues()
-        worker = WorkerProcess()
-        worker.start()
+        worker = shared_worker()
+        if worker.process is None or worker.process.poll() is not None:
+            worker.start()
         yield worker
         worker.stop()
 

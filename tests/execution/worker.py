@@ -72,6 +72,19 @@ class WorkerProcess:
         self.process = None
 
 
+_shared: WorkerProcess | None = None
+
+
+def shared_worker() -> WorkerProcess:
+    """The session's one worker process. Another test module may import the session fixture (each
+    import is a fixture of its own); two live workers would take each other's messages, and a test
+    that stops "the" worker so that nobody consumes would still see its queue drained."""
+    global _shared
+    if _shared is None:
+        _shared = WorkerProcess()
+    return _shared
+
+
 def purge_queues() -> None:
     from config.celery import app
 
