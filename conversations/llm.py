@@ -150,7 +150,7 @@ def llm_understand(turn: Any, parts: list[str]) -> bool:
     if answer is None:
         need = model_request(turn)
         if need is not None:
-            raise ModelNeeded(need.body, need.version)
+            raise need
     if answer is not None:
         turn.llm_calls += 1
     if answer is None or answer.error:
