@@ -1,6 +1,6 @@
 """The numbers every layer of execution shares, read from settings: how long a step's lease lasts,
 the adaptive runtime's default budget (PRD-034 §66, §69) and its heartbeat timeout; and the clock an
-execution's start is read on (every other timestamp of execution is `tenancy.clock`'s).
+execution's start is read on (`tenancy.clock`, like every other timestamp of execution and policy).
 
 Kept at the bottom of the app (it imports nothing of execution) so that the engine, the batch
 controller, the priority router and the runtime state all read the same values without importing
@@ -12,7 +12,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.utils import timezone
+
+from tenancy import clock
 
 
 def start_clock_now() -> datetime:
@@ -20,12 +21,10 @@ def start_clock_now() -> datetime:
     lets it start are read on.
 
     Policy stamps a receipt's issue and expiry, and checks an execution's start against them
-    (`policy.services.revalidate`: not before issue, not after expiry, not after its own now), with
-    `timezone.now()`, not `tenancy.clock`. Read on `tenancy.clock`, a start under a moved test clock
-    would be later than policy's now and every step would fail closed (EXECUTION_START_INVALID).
-    Without test control the two clocks are one; once policy reads `tenancy.clock`, this returns
-    `clock.now()` and execution has a single clock throughout."""
-    return timezone.now()
+    (`policy.services.revalidate`: not before issue, not after expiry, not after its own now), on
+    `tenancy.clock`, so this is that clock too: execution has a single clock throughout. Kept as a
+    function of its own so the start and the receipt stay on one clock if either ever moves."""
+    return clock.now()
 
 
 def step_lease() -> timedelta:

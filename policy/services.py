@@ -40,6 +40,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from tenancy import clock
 from tenancy.db import insert_one, write_in_one_statement
 from tenancy.models import Tenant
 
@@ -108,8 +109,11 @@ def evaluate(*, actor: Any, tenant: Tenant, steps: Sequence[Step | Mapping[str, 
 def _receipt_create(*, tenant: Tenant, actor: Any, stage: str, plan_id: uuid.UUID, plan_hash: str,
                     decision: Decision, extra_reasons: Sequence[Reason] = (), outcome: str | None = None,
                     approval: Approval | None = None) -> PolicyReceipt:
-    """The receipt and its audit row, written in one statement."""
-    now = timezone.now()
+    """The receipt and its audit row, written in one statement.
+
+    Stamped on `tenancy.clock`, the clock the executor reads an execution's start on and every TTL is
+    compared with: on two clocks a moved test clock made a start look later than the receipt's now."""
+    now = clock.now()
     outcome = outcome or decision.outcome
     allow = outcome == Outcome.ALLOW
     receipt = PolicyReceipt(
@@ -261,7 +265,7 @@ def revalidate(*, receipt_id: Any, actor: Any, tenant: Tenant, plan_id: Any, ste
     long as the live checks pass now.
     """
     started = time.perf_counter()
-    now = timezone.now()
+    now = clock.now()  # the receipt's own clock (_receipt_create)
     reasons: list[Reason] = []
     receipt: PolicyReceipt | None = None
     live: LiveRead | None = None

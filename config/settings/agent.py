@@ -35,7 +35,7 @@ PLAN_TTL_SECONDS = env_int("PLAN_TTL_SECONDS", AGENT_CONFIRMATION_TTL_SECONDS, m
 # and how stale a running step's heartbeat may get before the watchdog recovers it (0 = twice the lease).
 RUNTIME_MAX_WAIT_SECONDS = env_int("RUNTIME_MAX_WAIT_SECONDS", 30, minimum=1)
 RUNTIME_HEARTBEAT_TIMEOUT_SECONDS = env_int("RUNTIME_HEARTBEAT_TIMEOUT_SECONDS", 0, minimum=0)
-# Overrides of the execution budget's defaults (execution.runtime_state.default_budget); code only.
+# Overrides of the execution budget's defaults (execution.limits.default_budget); code only.
 RUNTIME_BUDGET: dict[str, int] = {}
 
 # Where registered resources live over HTTP; unset = reached in-process (embedded default, fast tests).
