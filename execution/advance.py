@@ -16,6 +16,7 @@ from registry.selectors import registry_version_sql
 from tenancy import clock
 
 from . import rows
+from .cancel import cancel_marker, cancel_resumed, cancel_settle
 from .dispatch import dispatch, dispatch_compensation
 from .limits import step_lease
 from .models import IN_FLIGHT, Execution, ExecutionStatus, StepRun, StepStatus, TimelineEntry, TimelineType
@@ -45,7 +46,11 @@ def advance(execution_id: Any, *, locked: Execution | None = None, runs: dict[st
         runs = runs if runs is not None else step_runs(execution)
         steps = plan_steps_cached(execution.tenant_id, execution.plan_id)
         failed = [r for r in runs.values() if r.status in (StepStatus.FAILED, StepStatus.UNKNOWN)]
-        if failed and not execution.plan.allow_partial:
+        marker = cancel_marker(execution)
+        if marker is not None:  # cancelled: only what it found calling ends (execution/cancel.py)
+            claimed = _dispatch_ready(execution, cancel_resumed(marker, runs), inline=inline)
+            compensate = cancel_settle(execution, runs, steps, marker)
+        elif failed and not execution.plan.allow_partial:
             compensate = _stop(execution, runs, steps, failed)
         else:
             _cascade_skips(execution, runs, steps)

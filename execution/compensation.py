@@ -24,6 +24,7 @@ from policy.services import audit_record, evaluate
 from registry.selectors import registry_snapshot
 from tenancy import clock
 
+from .cancel import cancel_marker, cancel_saga_end
 from .models import Execution, ExecutionStatus, StepRun, StepStatus, TimelineType
 from .runtime import read_facts, session_for
 from .settle import settle
@@ -54,14 +55,20 @@ def compensate(execution_id: Any) -> None:
     steps = {s.step_id: s for s in PlanStep.objects.for_tenant(execution.tenant_id).filter(plan=execution.plan_id)}
     runs = (StepRun.objects.for_tenant(execution.tenant_id).filter(execution=execution, status=StepStatus.COMPLETED)
             .filter(~Q(step_id__in=[k for k, s in steps.items() if not s.compensation])).order_by("-finished_at"))
+    marker = cancel_marker(execution)
+    if marker is not None:  # a cancel's saga: only the steps that were calling when it came (execution/cancel.py)
+        runs = runs.filter(step_id__in=list(marker["in_flight"]))
     all_done = True
     for run in runs:
         if not _compensate_run(execution, run, steps[run.step_id]):
             all_done = False
             break
     with transaction.atomic():
-        settle(execution, ExecutionStatus.COMPENSATED if all_done else ExecutionStatus.FAILED,
-               needs_review=not all_done)
+        if marker is not None:
+            cancel_saga_end(execution, marker, all_done=all_done)
+        else:
+            settle(execution, ExecutionStatus.COMPENSATED if all_done else ExecutionStatus.FAILED,
+                   needs_review=not all_done)
 
 
 def _compensate_run(execution: Execution, run: StepRun, plan_step: PlanStep) -> bool:

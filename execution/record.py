@@ -21,6 +21,7 @@ from registry.selectors import registry_snapshot
 from tenancy import clock
 
 from . import metrics
+from .cancel import cancel_marker
 from .dispatch import dispatch
 from .models import IN_FLIGHT, Execution, StepRun, StepStatus, TimelineEntry, TimelineType
 from .outcome import StepOutcome
@@ -63,7 +64,8 @@ def record(execution: Execution, run: StepRun, plan_step: PlanStep,
     """
     now = clock.now()
     if outcome.status == "retry":
-        retry = _may_retry(execution, run, plan_step, outcome)
+        # A cancelled execution lets a calling step end, never start again (execution/cancel.py).
+        retry = None if cancel_marker(execution) else _may_retry(execution, run, plan_step, outcome)
         if retry is not None:
             _reschedule(execution, run, plan_step, outcome, list(outcome.entries), retry, now)
             return None

@@ -28,13 +28,13 @@ from tenancy.db import write_in_one_statement
 from tenancy.models import Tenant
 
 from .advance import advance
+from .cancel import cancel_marker, cancel_request
 from .dispatch import dispatch
 from .inline import read_only, run_here_after_commit
 from .limits import start_clock_now, step_lease
 from .models import Execution, ExecutionStatus, StepRun, StepStatus, TimelineEntry, TimelineType
 from .priority import started_at_note
 from .runtime import plan_facts as plan_facts  # re-exported: the conversation runtime's entry point
-from .settle import settle
 from .states import EXECUTION, STEP
 from .timeline import conversation_event, timeline_add
 
@@ -137,21 +137,24 @@ def _create(*, plan: ExecutionPlan, receipt: PolicyReceipt, actor: Any, tenant: 
     return execution
 
 
-def execution_cancel(*, execution_id: Any, tenant: Tenant, actor: Any, reason: str = "") -> Execution:
-    """Stop what has not finished: nothing more is dispatched; a step already calling finishes and is recorded."""
+def execution_cancel(*, execution_id: Any, tenant: Tenant, actor: Any, reason: str = "",
+                     any_actor: bool = False) -> Execution:
+    """Stop what has not finished (execution/cancel.py): steps not started are skipped, a step
+    already calling ends — kept or compensated as the tenant's cancel rule says (policy/cancel.py).
+
+    Only the execution's own actor may cancel it; `any_actor`: a runtime admin's kill (its
+    authority was checked by `kill_switch_set`). Another tenant's or user's execution: NOT_FOUND.
+    """
     with transaction.atomic():
         execution = Execution.objects.for_tenant(tenant).select_for_update(of=("self",)).select_related(
             "plan", "tenant").filter(pk=execution_id).first()
-        if execution is None:
+        if execution is None or not (any_actor or execution.actor_id == getattr(actor, "pk", None)):
             raise ExecutionError("NOT_FOUND")
-        if execution.settled or not EXECUTION.allows(execution.status, ExecutionStatus.CANCELLED):
-            # A saga under way (compensating) is finishing already: it is not cut short.
+        if (execution.settled or cancel_marker(execution) is not None
+                or not EXECUTION.allows(execution.status, ExecutionStatus.CANCELLED)):
+            # Settled, cancelled already, or a failure's saga under way (compensating): left as it is.
             return execution
-        StepRun.objects.for_tenant(tenant).filter(
-            execution=execution, status__in=STEP.guard(StepStatus.SKIPPED, StepStatus.PENDING)).update(
-            status=StepStatus.SKIPPED, error={"code": "CANCELLED"}, finished_at=clock.now())
-        settle(execution, ExecutionStatus.CANCELLED,
-               error={"code": "CANCELLED", "by": getattr(actor, "pk", None), "reason": reason})
+        cancel_request(execution=execution, actor=actor, reason=reason)
     return execution
 
 
@@ -162,7 +165,7 @@ def execution_kill(*, execution_id: Any, tenant: Tenant, actor: Any, reason: str
         raise ExecutionError("NOT_FOUND")
     kill_switch_set(actor=actor, scope=Scope.EXECUTION, tenant=tenant, target=str(execution.pk),
                     reason=reason or "killed from the API")
-    return execution_cancel(execution_id=execution.pk, tenant=tenant, actor=actor, reason=reason)
+    return execution_cancel(execution_id=execution.pk, tenant=tenant, actor=actor, reason=reason, any_actor=True)
 
 
 def execution_resume(*, execution_id: Any, tenant: Tenant) -> Execution:

@@ -53,8 +53,9 @@ _SETTLING = frozenset({E.COMPLETED, E.PARTIALLY_COMPLETED, E.FAILED, E.CANCELLED
 EXECUTION = Machine("execution", {
     E.RUNNING: _SETTLING | {E.VERIFYING},
     E.VERIFYING: _SETTLING | {E.RUNNING},
-    # A saga ends compensated, or failed when a compensation could not run (human review).
-    E.COMPENSATING: frozenset({E.COMPENSATED, E.FAILED}),
+    # A saga ends compensated, or failed when a compensation could not run (human review); the saga
+    # of a cancel (the steps that finished after it, execution/cancel.py) ends cancelled.
+    E.COMPENSATING: frozenset({E.COMPENSATED, E.FAILED, E.CANCELLED}),
     E.COMPLETED: frozenset(),
     E.PARTIALLY_COMPLETED: frozenset(),
     E.FAILED: frozenset(),
@@ -67,8 +68,9 @@ STEP = Machine("step", {
     # Claimed inline by the transaction that made it ready, a pending step is dispatched and started
     # in one write; a cancel or a stopped plan skips it.
     S.PENDING: frozenset({S.DISPATCHED, S.RUNNING, S.SKIPPED}),
-    # A resume sends again a step whose message was lost (back to pending, then dispatched).
-    S.DISPATCHED: frozenset({S.RUNNING, S.PENDING}),
+    # A resume sends again a step whose message was lost (back to pending, then dispatched); a cancel
+    # skips a step sent but not claimed yet, so the worker that receives it later finds nothing to claim.
+    S.DISPATCHED: frozenset({S.RUNNING, S.PENDING, S.SKIPPED}),
     # running → running: a takeover of an expired lease (a new attempt); → dispatched: a scheduled
     # retry or a parked (paused) batch step; → pending: a resume after the holder's lease expired.
     S.RUNNING: frozenset({S.RUNNING, S.DISPATCHED, S.PENDING, S.COMPLETED, S.FAILED, S.SKIPPED, S.UNKNOWN}),

@@ -1,5 +1,7 @@
 """Settings of the agent runtime itself: LLM endpoint, TTLs, test control, fault injection."""
 
+from django.core.exceptions import ImproperlyConfigured
+
 from .env import env_bool, env_int, env_str, env_url
 
 # Unset LLM_BASE_URL = no LLM: only the deterministic paths run.
@@ -28,6 +30,13 @@ AGENT_READ_WAIT_SECONDS = env_int("AGENT_READ_WAIT_SECONDS", 3, minimum=0)
 # How long an authenticated token's (user, tenant, role) may be served from the cache when no
 # signal dropped it first (tenancy/token_cache.py); 0 turns the cache off.
 TOKEN_CONTEXT_CACHE_SECONDS = env_int("TOKEN_CONTEXT_CACHE_SECONDS", 30, minimum=0)
+
+# What a cancel does to a step already calling the API (policy/cancel.py): "finish" keeps its effect,
+# "compensate" runs its registered compensation once it finished. Per tenant slug: code only.
+AGENT_CANCEL_IN_FLIGHT = env_str("AGENT_CANCEL_IN_FLIGHT", "finish")
+if AGENT_CANCEL_IN_FLIGHT not in ("finish", "compensate"):
+    raise ImproperlyConfigured(f"AGENT_CANCEL_IN_FLIGHT must be finish or compensate, got {AGENT_CANCEL_IN_FLIGHT!r}")
+AGENT_CANCEL_IN_FLIGHT_BY_TENANT: dict[str, str] = {}
 
 # Plans expire when not confirmed and started in time.
 PLAN_TTL_SECONDS = env_int("PLAN_TTL_SECONDS", AGENT_CONFIRMATION_TTL_SECONDS, minimum=1)
