@@ -311,6 +311,30 @@ take that back
 roll it back
 roll that back
 """)
+
+
+def _undo_phrasings() -> frozenset[str]:
+    """An undo said as a verb and what it undoes, composed rather than listed one by one: "desfaz a
+    última", "undo that last one", "volta ele" (put back what was just removed), "put it back". A verb
+    that also means going somewhere ("volta") undoes only with an object ("volta ele", not "volta")."""
+    heads = (("a", "ultima"), ("essa", "ultima"), ("esta", "ultima"), ("", "ultima"), ("o", "ultimo"),
+             ("esse", "ultimo"), ("", "ultimo"))
+    last_pt = [f"{d} {w} {n}".strip() for d, w in heads
+               for n in ("", "acao", "alteracao", "mudanca", "operacao", "coisa", "passo", "comando")]
+    last_en = [f"{d} {w} {n}".strip() for d in ("the", "that", "this", "my", "") for w in ("last", "latest")
+               for n in ("", "one", "change", "action", "operation", "thing", "step")]
+    pronouns = ["isso", "isto", "aquilo", "ele", "ela", "eles", "elas", "esse", "essa", "este", "esta", "it", "that",
+                "this", "him", "her", "them", "that one", "this one"]
+    objects = [*last_pt, *last_en, *pronouns]
+    undo_verbs = ["desfaz", "desfaca", "desfazer", "undo", "revert", "reverte", "reverta", "reverter", "roll back"]
+    composed = {f"{v} {o}" for v in undo_verbs for o in objects}
+    composed |= {f"{v} {o}" for v in ("volta", "volte", "voltar") for o in objects}
+    composed |= {f"{v} {p} de volta" for v in ("bota", "poe", "coloca", "traz") for p in pronouns[:9]}
+    composed |= {f"{v} {p} back" for v in ("put", "bring") for p in ("it", "that", "him", "her", "them")}
+    return frozenset(composed)
+
+
+UNDO = UNDO | _undo_phrasings()
 # "não, deixa", "no, don't", "stop, cancel that": a refusal or a stop word, then another refusal or
 # cancel phrase, is still the whole message declining or cancelling (never a request in disguise).
 _REFUSALS = ("nao", "no", "nope", "nah", "negativo")
