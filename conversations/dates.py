@@ -219,11 +219,26 @@ def shift_in(text: str, language: str) -> tuple[int, str] | None:
 def numbers_as_digits(text: str, language: str) -> str:
     """"a <entidade> trezentos e dez", "sessenta dias": numbers of three or more in words, as digits
     (one and two stay words: "um <item>" is an article, not a quantity)."""
-    converted = _numbers(text, language, threshold=3)
+    converted = _numbers(_spoken_hundreds(text), language, threshold=3)
     return text if _ORDINAL.search(converted) else converted
 
 
 _ORDINAL = re.compile(r"\d+(?:ª|º|st|nd|rd|th)\b")
+# "three-ten", "three-oh-five", "three-twenty-five": a number said as its hundreds digit, then the rest
+# (how numbers like 310 are read aloud in English). Only hyphenated: "three ten" may be two numbers.
+_UNIT_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_SPOKEN_HUNDREDS = re.compile(r"\b(" + "|".join(_UNIT_WORDS) + r")-(oh-)?([a-z]+(?:-[a-z]+)?)\b", re.IGNORECASE)
+
+
+def _spoken_hundreds(text: str) -> str:
+    def digits(match: re.Match[str]) -> str:
+        rest = _numbers(match.group(3).replace("-", " "), "en")
+        low, high = (1, 9) if match.group(2) else (10, 99)
+        if not rest.isdigit() or not low <= int(rest) <= high:
+            return match.group(0)
+        return f"{_UNIT_WORDS.index(match.group(1).lower()) + 1}{int(rest):02d}"
+
+    return _SPOKEN_HUNDREDS.sub(digits, text)
 
 
 def shift_problem(text: str) -> str | None:
