@@ -1,16 +1,17 @@
 """Declining and cancelling: a pending confirmation ("não" declines it, "cancelar" cancels it; its
-plan is cancelled either way), a pending clarification, or a running execution — the latter only
-when every pending step's capability is cancellable."""
+plan is cancelled either way), a pending clarification, or a running execution of this user: its
+steps not started are cancelled, a step already calling ends (kept or undone as the tenant's cancel
+rule says, policy/cancel.py). A cancel after the execution ended says so and what it had done."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from execution.models import Execution, StepRun
-from execution.services import execution_cancel
-from planning.models import PlanStep
+from execution.models import Execution
+from execution.services import ExecutionError, execution_cancel
 from planning.services import IllegalTransition, plan_status_set
 
+from .cancel_report import cancel_text, settled_text
 from .flow import close_clarification, pending_clarification, pending_confirmation, rest
 from .models import Confirmation, PendingStatus
 from .operations import plan_for
@@ -59,27 +60,46 @@ def cancel(turn: Turn) -> None:
         turn.event("EXECUTION_CANCELLED", {"clarification_id": str(clarification.pk), "before_execution": True})
         return turn.reply("answer", "clarification.cancelled", values={})
     operation = turn.conversation.active_operation or {}
-    if turn.resting_before in (Status.EXECUTING, Status.CANCELLING) and operation.get("execution_id"):
-        return cancel_running(turn, operation)
-    rest(turn)
-    turn.error("NOTHING_PENDING", "nothing.to_cancel")
-
-
-def cancel_running(turn: Turn, operation: dict[str, Any]) -> None:
-    execution = Execution.objects.for_tenant(turn.tenant).filter(pk=operation["execution_id"]).first()
-    if execution is None or execution.finished_at is not None:
+    execution = _own_execution(turn, operation)
+    if execution is None:
         rest(turn)
         return turn.error("NOTHING_PENDING", "nothing.to_cancel")
-    pending = set(StepRun.objects.for_tenant(turn.tenant).filter(execution=execution, status="pending")
-                  .values_list("step_id", flat=True))
-    capabilities = PlanStep.objects.for_tenant(turn.tenant).filter(plan=execution.plan_id, step_id__in=pending) \
-        .values_list("capability_id", flat=True)
-    cancellable = bool(pending) and all(
-        (spec := turn.snapshot.get(c, tenant=turn.tenant)) is not None and spec.cancellable for c in capabilities)
-    if not cancellable:
-        turn.go(Status.EXECUTING)
-        return turn.reply("answer", "cancel.not_cancellable", values={})
-    turn.go(Status.CANCELLING)
-    execution_cancel(execution_id=execution.pk, tenant=turn.tenant, actor=turn.user, reason="user")
-    turn.reply("execution", "cancel.running", values={},
-               execution={"id": str(execution.pk), "status": "cancelled", "steps": []})
+    if turn.resting_before in (Status.EXECUTING, Status.CANCELLING) and not execution.settled:
+        return cancel_running(turn, operation, execution)
+    rest(turn)
+    _settled_reply(turn, operation, execution)
+
+
+def _own_execution(turn: Turn, operation: dict[str, Any]) -> Execution | None:
+    """The operation's write execution, if this user ran it in this tenant ("missing" and "not
+    yours" alike: nothing to cancel). A read has nothing to cancel either."""
+    if not operation.get("execution_id"):
+        return None
+    execution = (Execution.objects.for_tenant(turn.tenant).select_related("plan", "tenant")
+                 .filter(pk=operation["execution_id"], actor=turn.user).first())
+    return None if execution is None or execution.plan.risk == "read" else execution
+
+
+def _settled_reply(turn: Turn, operation: dict[str, Any], execution: Execution) -> None:
+    text = settled_text(execution=execution, intent=operation.get("intent") or {}, language=turn.language)
+    turn.reply("answer", "cancel.already_settled", message=text,
+               execution={"id": str(execution.pk), "status": execution.status, "steps": []})
+
+
+def cancel_running(turn: Turn, operation: dict[str, Any], execution: Execution) -> None:
+    """Steps not started are cancelled; a step already calling ends, kept or undone as the
+    tenant's cancel rule says (policy/cancel.py); the reply says which is which."""
+    again = execution.error is not None and (execution.error or {}).get("code") == "CANCEL_REQUESTED"
+    try:
+        execution = execution_cancel(execution_id=execution.pk, tenant=turn.tenant, actor=turn.user, reason="user")
+    except ExecutionError:
+        rest(turn)
+        return turn.error("NOTHING_PENDING", "nothing.to_cancel")
+    if execution.settled and execution.status != "cancelled":  # it ended just before the cancel got the lock
+        turn.go(Status.EXECUTING)  # the completion hook moves the conversation on, as for any execution
+        return _settled_reply(turn, operation, execution)
+    turn.go(Status.CANCELLING)  # the completion hook moves it to CANCELLED once the execution settles
+    text = cancel_text(execution=execution, intent=operation.get("intent") or {}, language=turn.language,
+                       opening="cancel.already_requested" if again else "cancel.stopped")
+    turn.reply("execution", "cancel.running", message=text,
+               execution={"id": str(execution.pk), "status": execution.status, "steps": []})

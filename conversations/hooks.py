@@ -13,6 +13,7 @@ import structlog
 from django.db import transaction
 
 from events.services import event_append
+from execution.cancel import cancel_facts
 from execution.composer import compose
 from execution.models import Execution
 from execution.selectors import execution_detail
@@ -22,6 +23,7 @@ from tenancy.models import Tenant
 
 from . import messages
 from .batch import batch_done
+from .cancel_report import cancel_text
 from .grammar import grammar_for
 from .metrics import stale_context_observe, task_executed
 from .models import Clarification, Confirmation, Conversation, PendingStatus
@@ -80,6 +82,8 @@ def _created(detail: Mapping[str, Any], grammar: Any) -> list[dict[str, Any]]:
 def _message(execution: Execution, detail: Mapping[str, Any], intent: Mapping[str, Any], grammar: Any,
              language: str, operation: Mapping[str, Any] | None = None) -> tuple[str, str]:
     """(response type, text): a read answers, a write reports; failed items are named as the user named them."""
+    if execution.status == "cancelled" and cancel_facts(execution) is not None:  # what became of each step
+        return "execution", cancel_text(execution=execution, intent=intent, language=language, opening="cancel.settled")
     labels = _labels(intent)
     caps = [grammar.capabilities.get(s["capability"]) for s in detail["steps"]]
     if all(c is not None and c.kind == "read" for c in caps) and execution.status == "completed":
