@@ -26,6 +26,7 @@ from .models import Execution, StepRun, StepStatus
 from .outcome import StepOutcome, step_error
 from .retry import IN_PROGRESS_CODE
 from .runtime import navigation_instruction, read_facts, session_for
+from .routing import route_for
 from .tool_runtime import ToolResult, ToolSession
 from .verify import postconditions, unknown_outcome, verify
 
@@ -96,7 +97,7 @@ def _authorized(execution: Execution, plan_step: PlanStep, session: ToolSession,
         if result.retryable:
             outcome.status, outcome.error = "retry", step_error("FACTS_UNAVAILABLE", error_class=result.error_class)
             return None
-    check = revalidate_step(execution, plan_step, facts)
+    check = revalidate_step(execution, plan_step, facts, resources=route_for(spec))  # kill switches: routing.py
     if not check.ok:
         outcome.status = "failed"
         outcome.error = step_error(check.code, policy=True, reasons=[r.to_dict() for r in check.reasons],
@@ -114,7 +115,7 @@ def _authorized(execution: Execution, plan_step: PlanStep, session: ToolSession,
     return snapshot, spec
 
 
-def revalidate_step(execution: Execution, plan_step: PlanStep, facts: dict[str, Any]):
+def revalidate_step(execution: Execution, plan_step: PlanStep, facts: dict[str, Any], resources=None):
     """`policy.services.revalidate` (receipt, live checks, the recorded check).
 
     The recorded check is the authorization of the step's effect, so its commit is durable (the
@@ -125,7 +126,8 @@ def revalidate_step(execution: Execution, plan_step: PlanStep, facts: dict[str, 
     return revalidate(receipt_id=execution.receipt_id, actor=execution.actor, tenant=execution.tenant,
                       plan_id=execution.plan_id, step_id=plan_step.step_id,
                       capability=(plan_step.capability_id, plan_step.capability_version), input=plan_step.input,
-                      facts=facts, execution_started_at=execution.started_at, execution_id=execution.pk)
+                      facts=facts, execution_started_at=execution.started_at, execution_id=execution.pk,
+                      resources=resources)
 
 
 def _label_for(results: Mapping[str, Any], values: Mapping[str, Any]) -> str | None:

@@ -222,13 +222,27 @@ def _plan_switches(state: LiveState, execution_ids: Iterable[str]) -> list[Reaso
     return reasons
 
 
-def _step_switches(state: LiveState, step: Step, resource: str) -> list[Reason]:
-    return [Reason("KILL_SWITCH", step.id, {"scope": s.scope, "switch": s.id}) for s in state.switches
-            if (s.scope == Scope.CAPABILITY and s.target == step.capability)
-            or (s.scope == Scope.RESOURCE and resource and s.target == resource)]
+def resources_stopped(state: LiveState, resources: Iterable[str]) -> frozenset[str]:
+    """The ones of `resources` a raised RESOURCE kill switch stops."""
+    wanted = {r for r in resources if r}
+    return frozenset(s.target for s in state.switches if s.scope == Scope.RESOURCE and s.target in wanted)
 
 
-def _capability_reasons(state: LiveState, step: Step) -> tuple[list[Reason], registry.VersionFacts | None]:
+def _step_switches(state: LiveState, step: Step, route: Sequence[str]) -> list[Reason]:
+    """A RESOURCE switch stops calls to its resource, not the capability: the step is stopped only
+    when every resource it may be routed to (`route`: its primary, then the registered fallbacks
+    the caller may use) is. Which of them the call avoids is the caller's (revalidate reports them)."""
+    reasons = [Reason("KILL_SWITCH", step.id, {"scope": s.scope, "switch": s.id}) for s in state.switches
+               if s.scope == Scope.CAPABILITY and s.target == step.capability]
+    route = [r for r in route if r]
+    if route and resources_stopped(state, route) == set(route):
+        reasons += [Reason("KILL_SWITCH", step.id, {"scope": s.scope, "switch": s.id, "resource": s.target})
+                    for s in state.switches if s.scope == Scope.RESOURCE and s.target in route]
+    return reasons
+
+
+def _capability_reasons(state: LiveState, step: Step, route: Sequence[str] = ()
+                        ) -> tuple[list[Reason], registry.VersionFacts | None]:
     facts = state.capabilities.get(step.capability)
     if facts is None:
         return [Reason("CAPABILITY_UNKNOWN", step.id, {"capability": step.capability})], None
@@ -249,7 +263,7 @@ def _capability_reasons(state: LiveState, step: Step) -> tuple[list[Reason], reg
         reasons.append(Reason("PERMISSION_MISSING", step.id, {"missing": sorted(missing)}))
     if step.capability in state.restricted and step.capability not in state.granted:
         reasons.append(Reason("CAPABILITY_NOT_GRANTED", step.id))
-    return reasons + _step_switches(state, step, version.resource), version
+    return reasons + _step_switches(state, step, route or (version.resource,)), version
 
 
 def _precondition_reasons(step: Step, target: Target, facts: Mapping[str, Any],
@@ -298,7 +312,8 @@ def _target_reasons(state: LiveState, step: Step, all_facts: Mapping[str, Any],
 
 
 def decide(*, state: LiveState, steps: Sequence[Step | Mapping[str, Any]], facts: Any,
-           execution_ids: Iterable[str] = ()) -> Decision:
+           execution_ids: Iterable[str] = (), routes: Mapping[str, Sequence[str]] | None = None) -> Decision:
+    """`routes`: per step id, the resources its call may go to (default: the capability's primary)."""
     reasons: list[Reason] = []
     if not state.actor_active or state.role is None:
         reasons.append(Reason("NOT_A_MEMBER"))
@@ -319,7 +334,7 @@ def decide(*, state: LiveState, steps: Sequence[Step | Mapping[str, Any]], facts
         reasons.append(Reason("STEP_ID_DUPLICATE"))
     assessments: list[StepAssessment] = []
     for step in parsed:
-        step_reasons, version = _capability_reasons(state, step)
+        step_reasons, version = _capability_reasons(state, step, (routes or {}).get(step.id, ()))
         reasons += step_reasons
         reasons += _target_reasons(state, step, facts, version)
         try:

@@ -38,6 +38,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from tenancy import clock
@@ -46,7 +47,7 @@ from tenancy.models import Tenant
 
 from .audit import audit_event, audit_record
 from .canonical import CanonicalizationError, canonical_hash, canonical_input_hash
-from .engine import Decision, Reason, Step, decide, gather
+from .engine import Decision, Reason, Step, decide, gather, resources_stopped
 from .exceptions import PolicyError
 from .live import LiveRead, receipt_with_live
 from .metrics import EVALUATE_LATENCY, REVALIDATE_LATENCY
@@ -64,9 +65,9 @@ from .rules import LEVEL_RANK, LEVELS
 
 __all__ = [
     "Approval", "Decision", "PolicyError", "Revalidation", "Step", "audit_record", "decision_record", "evaluate",
-    "kill_switch_lift", "kill_switch_set", "receipt_issue", "revalidate", "register_review_hook",
-    "register_review_object_resolver", "review_request_approve", "review_request_open", "review_request_reject",
-    "ReviewOutcome",
+    "kill_switch_lift", "kill_switch_set", "receipt_issue", "resources_stopped_now", "revalidate",
+    "register_review_hook", "register_review_object_resolver", "review_request_approve", "review_request_open",
+    "review_request_reject", "ReviewOutcome",
 ]
 
 
@@ -217,6 +218,9 @@ class Revalidation:
     # The version of the registry snapshot the live checks ran against (None when they did not
     # run): a caller holding a snapshot of another version resolved its spec from another registry.
     registry_version: int | None = None
+    # Of the `resources` the call may go to, those a RESOURCE kill switch stops: the caller must
+    # not route the call to them (the step is refused only when all of them are stopped).
+    stopped_resources: frozenset[str] = frozenset()
 
 
 def _capability_ref(capability: Any) -> tuple[str, int]:
@@ -257,12 +261,18 @@ def _binding_problem(*, receipt: PolicyReceipt, actor: Any, plan_id: Any, step_i
 
 def revalidate(*, receipt_id: Any, actor: Any, tenant: Tenant, plan_id: Any, step_id: str, capability: Any,
                input: Mapping[str, Any] | bytes | str, facts: Mapping[str, Any],  # noqa: A002 - the step's input
-               execution_started_at: datetime | None, execution_id: Any = None) -> Revalidation:
+               execution_started_at: datetime | None, execution_id: Any = None,
+               resources: Sequence[str] | None = None) -> Revalidation:
     """Check the receipt's binding and the live state right before a step. Always recorded.
 
     The expiry is compared with `execution_started_at` (when the execution began, from the
     executor's own record), not with now: a long execution that started in time keeps running as
     long as the live checks pass now.
+
+    `resources`: the resources the runtime may route this call to, primary first, then the
+    registered fallbacks it may use (default: the capability's primary alone). RESOURCE kill
+    switches are checked on them, not on the primary alone: the ones stopped come back as
+    `stopped_resources` (and in the recorded check), and the step is refused only when none is left.
     """
     started = time.perf_counter()
     now = clock.now()  # the receipt's own clock (_receipt_create)
@@ -270,6 +280,7 @@ def revalidate(*, receipt_id: Any, actor: Any, tenant: Tenant, plan_id: Any, ste
     receipt: PolicyReceipt | None = None
     live: LiveRead | None = None
     registry_version: int | None = None
+    stopped: frozenset[str] = frozenset()
     key, version, input_hash = "", 0, ""
     try:
         key, version = _capability_ref(capability)
@@ -287,18 +298,22 @@ def revalidate(*, receipt_id: Any, actor: Any, tenant: Tenant, plan_id: Any, ste
                            if isinstance(input, Mapping) else {}, "targets": receipt.steps[step_id]["targets"]})
         state = gather(actor=actor, tenant=tenant, steps=[step], agent_version=_agent_version(None), live=live)
         registry_version = state.registry_version
-        verdict = decide(state=state, steps=[step], facts=facts,
+        route = tuple(resources or ())
+        verdict = decide(state=state, steps=[step], facts=facts, routes={step_id: route} if route else None,
                          execution_ids=[str(plan_id), str(execution_id or "")])
+        stopped = resources_stopped(state, route)
         if verdict.outcome == Outcome.DENY:
             reasons = [r for r in verdict.reasons if not r.code.startswith("RISK_")]
             code = reasons[0].code
+    # A passed check still records the resources it ruled out: the call went around them.
+    routed = [] if code else [Reason("RESOURCE_STOPPED", step_id, {"resource": r}) for r in sorted(stopped)]
     check = _check_record(tenant=tenant, receipt=receipt, receipt_id=receipt_id, actor=actor, plan_id=plan_id,
                           step_id=step_id, key=key, version=version, input_hash=input_hash,
                           execution_id=execution_id, started=execution_started_at, now=now,
-                          code=code or "OK", reasons=reasons)
+                          code=code or "OK", reasons=reasons or routed)
     REVALIDATE_LATENCY.labels(outcome="deny" if code else "ok").observe(time.perf_counter() - started)
     return Revalidation(ok=code is None, code=code or "OK", reasons=tuple(reasons or ([Reason(code)] if code else [])),
-                        check_id=check.pk, registry_version=registry_version)
+                        check_id=check.pk, registry_version=registry_version, stopped_resources=stopped)
 
 
 def _receipt_lookup(tenant: Tenant, receipt_id: Any, *, actor: Any,
@@ -327,6 +342,19 @@ def _check_record(*, tenant: Tenant, receipt: PolicyReceipt | None, receipt_id: 
 
 
 # --- kill switches ---------------------------------------------------------------------------
+
+
+def resources_stopped_now(*, tenant: Tenant | Any, resources: Sequence[str]) -> frozenset[str]:
+    """The ones of `resources` a raised RESOURCE kill switch (global or this tenant's) stops, read now.
+    For a caller about to route a call that no `revalidate` on its route told (see its `resources`)."""
+    wanted = [r for r in resources if r]
+    if not wanted:
+        return frozenset()
+    tenant_id = getattr(tenant, "pk", tenant)
+    rows = (KillSwitch.objects.filter(scope=Scope.RESOURCE, target__in=wanted, lifted_at__isnull=True)
+            .filter(Q(tenant__isnull=True) | Q(tenant_id=tenant_id)).values_list("target", flat=True))
+    return frozenset(rows)
+
 
 RUNTIME_ADMIN_PERMISSION = "policy.runtime_admin"
 
