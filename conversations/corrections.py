@@ -11,7 +11,9 @@ from typing import Any
 
 from . import lexicon
 from .clarify import clarify
-from .flow import allowed_capabilities
+from .ellipsis import last_request
+from .ellipsis_turn import ellipsis_apply
+from .flow import allowed_capabilities, pending_confirmation
 from .grammar import CapabilityGrammar
 from .intents import slot_values
 from .matching import mention
@@ -67,6 +69,20 @@ def correction_apply(turn: Turn, remainder: list[str]) -> None:
     if cap.kind == "navigation":
         return navigate_state(turn, cap, state)
     plan_and_decide(turn, state)
+
+
+def field_correction(turn: Turn, remainder: list[str], allowed: set[str]) -> bool:
+    """"não, era a 62" / "no, I meant 312" right after a field question: the same question about the
+    item the correction names (as the ellipsis "e a 62?" asks it). Only when the question is the last
+    request and no proposal waits — a correction then corrects the proposal."""
+    request = last_request(turn.conversation.context)
+    if request is None or request.get("kind") != "field" or pending_confirmation(turn) is not None:
+        return False
+    denied = lexicon.denied_numbers(turn.text)
+    parts = [p for p in remainder if p not in denied]
+    while parts and (parts[0] in lexicon.CORRECTION_LEADS or parts[0] in lexicon.FILLER):
+        parts = parts[1:]
+    return bool(parts) and ellipsis_apply(turn, parts, allowed)
 
 
 def _changes(turn: Turn, extractor: Extractor, cap: CapabilityGrammar, base: dict[str, Any],
@@ -132,4 +148,4 @@ def _same_number_other_company(turn: Turn, parts: list[str], current: SlotValue)
     return str(entity["label"])
 
 
-__all__ = ["correction_apply", "entity_ref"]
+__all__ = ["correction_apply", "entity_ref", "field_correction"]

@@ -6,6 +6,7 @@ the conversation's: the value on the pending confirmation, or the field last dis
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .increments import ADD, LESS_AFTER, MORE_AFTER, SUB, increment_sign
@@ -52,3 +53,24 @@ def relative_change(parts: list[str]) -> Change | None:
     leftover = [p for p in parts if not p.isdigit() and p not in _ADD | _SUB | set(_FACTORS) | _NOISE | _MAKE
                 | MORE_AFTER | LESS_AFTER]
     return None if leftover else Change(op, amount)
+
+
+# "50, não 40", "coloca 50 em vez de 40", "make it 50 instead of 40", "em vez de 40, 50": a value said
+# against the one proposed. The words between are closed-class; the numbers are the message's only ones.
+_UNIT = r"(?:\s*(?:dias?|days?|semanas?|weeks?))?"
+_INSTEAD = r"(?:nao|not|e nao|and not|em vez de|ao inves de|no lugar de|instead of|rather than)"
+_SWAP_AFTER = re.compile(rf"\b(\d+){_UNIT}\s*,?\s*{_INSTEAD}\s+(?:(?:o|a|os|as|do|da|dos|das|the)\s+)?(\d+)\b")
+_SWAP_BEFORE = re.compile(rf"\b(?:em vez de|ao inves de|no lugar de|instead of|rather than)\s+(\d+){_UNIT}\s*,?\s*"
+                          rf"(?:(?:e|coloca|poe|bota|faz|make it|put|use|usa)\s+)?(\d+)\b")
+
+
+def value_swap(folded: str) -> tuple[int, int] | None:
+    """(new, old) when the folded message says one number in place of another, and says no other number."""
+    numbers = re.findall(r"\d+", folded)
+    match = _SWAP_AFTER.search(folded)
+    pair = (match.group(1), match.group(2)) if match else None
+    if pair is None and (match := _SWAP_BEFORE.search(folded)):
+        pair = (match.group(2), match.group(1))
+    if pair is None or len(numbers) != 2 or pair[0] == pair[1]:
+        return None
+    return int(pair[0]), int(pair[1])

@@ -15,10 +15,11 @@ from typing import Any
 
 from .ellipsis import last_request
 from .flow import pending_confirmation
+from .lexicon import ARTICLES, tokens
 from .numbers import value_problem
 from .operations import operate, plan_and_decide
 from .reads import entity_ref
-from .relative import Change
+from .relative import Change, value_swap
 from .statemachine import Status
 from .turns import Turn
 from .understanding import Extraction, SlotValue
@@ -27,6 +28,25 @@ from .understanding import Extraction, SlotValue
 def relative_apply(turn: Turn, change: Change, allowed: set[str], parts: list[str]) -> bool:
     """Apply `change`; False when the conversation has no number it could apply to."""
     return _on_pending(turn, change) or _on_field(turn, change, allowed, parts)
+
+
+def swap_apply(turn: Turn) -> bool:
+    """"opa, 50, não 40" / "sim, mas coloca 50 em vez de 40": the pending proposal's number, when it is
+    the one denied, replaced by the one said (as a change, so it is checked and planned again)."""
+    pending = pending_confirmation(turn)
+    words = tokens(turn.text)
+    swap = value_swap(" ".join(words)) if pending is not None else None
+    if swap is None:
+        return False
+    new, old = swap
+    at = words.index(str(new))
+    if at and words[at - 1] in ARTICLES:  # "a 311, não a 310": an item named, not a value
+        return False
+    cap = turn.grammar.capabilities.get(str((pending.intent or {}).get("capability")))
+    slots = (pending.intent or {}).get("slots") or {}
+    current = [v.get("value") for s in (cap.slots if cap else ()) if s.parse == "integer"
+               for v in slots.get(s.name) or ()]
+    return current == [old] and _on_pending(turn, Change("add", float(new - old)))
 
 
 def _on_pending(turn: Turn, change: Change) -> bool:

@@ -20,7 +20,7 @@ from . import lexicon
 from .cancel import cancel, decline
 from .clarification import candidate_words, clarification_answer
 from .confirm import confirm
-from .corrections import correction_apply
+from .corrections import correction_apply, field_correction
 from .courtesy import courtesy
 from .data_spans import data_spans
 from .dates import numbers_as_digits
@@ -29,7 +29,7 @@ from .ellipsis_turn import ellipsis_apply
 from .flow import allowed_capabilities, expire_pending, pending_clarification, pending_confirmation, rest
 from .grammar import find_phrase, same_word
 from .relative import relative_change
-from .relative_turn import relative_apply
+from .relative_turn import relative_apply, swap_apply
 from .request import understand
 from .resume import resume
 from .retry import retry
@@ -78,6 +78,8 @@ def message(turn: Turn) -> None:
     allowed = allowed_capabilities(turn)
     if _confirms_naming_it(turn, words, allowed):
         return confirm(turn)
+    if swap_apply(turn):  # "opa, 50, não 40": the proposal's value said again, corrected
+        return None
     remarked = _answer_with_a_remark(turn, text, allowed)
     if remarked is not None:  # "sim, pode concluir, já conferi tudo", "no, not yet, the team hasn't finished"
         return remarked(turn)
@@ -90,6 +92,8 @@ def message(turn: Turn) -> None:
         return clarification_answer(turn, clarification, parts)
     remainder = lexicon.correction_remainder(text)
     if _follow_up(turn, words, remainder if remainder is not None else parts, allowed):
+        return None
+    if remainder is not None and not _commands(turn, remainder, allowed) and field_correction(turn, remainder, allowed):
         return None
     if remainder is not None and _correctable(turn):
         return correction_apply(turn, remainder)
