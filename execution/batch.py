@@ -71,7 +71,7 @@ def max_wait_s() -> float:
 
 def perform_batch(execution: Execution, run: StepRun, plan_step: PlanStep, spec: CapabilitySpec,
                   snapshot: RegistrySnapshot, outcome: Any) -> Any:
-    ctx = Ctx(execution, run, plan_step, spec, snapshot, Envelope.of(spec), threading.Event(), inline=eager())
+    ctx = Ctx(execution, spec, snapshot, Envelope.of(spec), run=run, plan_step=plan_step, inline=eager())
     runtime = runtime_ensure(execution)
     ctx.deadline_at = runtime.deadline_at
     if _over_items_budget(ctx, int(runtime.budget.get("max_items", 10**9))):

@@ -20,13 +20,14 @@ from policy.services import revalidate
 from registry.selectors import CapabilitySpec, RegistrySnapshot, registry_snapshot
 
 from .batch import perform_batch
+from .envelope import DEADLINE_EXCEEDED, call_resource, step_caller
 from .errors import ErrorClass, Outcome
 from .messages import both
 from .models import Execution, StepRun, StepStatus
 from .outcome import StepOutcome, step_error
 from .retry import IN_PROGRESS_CODE
-from .runtime import navigation_instruction, read_facts, session_for
 from .routing import route_for
+from .runtime import navigation_instruction, read_facts, session_for
 from .tool_runtime import ToolResult, ToolSession
 from .verify import postconditions, unknown_outcome, verify
 
@@ -147,19 +148,16 @@ def _invalid_input(spec: CapabilitySpec, values: Mapping[str, Any]) -> dict[str,
     return step_error("INPUT_INVALID", errors=errors[:5]) if errors else None
 
 
-def _timeout_ms(spec: CapabilitySpec) -> int | None:
-    timeout = (spec.adaptation or {}).get("timeout_ms") or {}
-    return timeout.get("initial") if isinstance(timeout, Mapping) else None
-
-
 def _call(execution: Execution, plan_step: PlanStep, spec: CapabilitySpec, session: ToolSession,
           snapshot: RegistrySnapshot, values: dict[str, Any], key: str, outcome: StepOutcome, lookup) -> StepOutcome:
     invalid = _invalid_input(spec, values)
     if invalid:
         outcome.status, outcome.error = "failed", invalid
         return outcome
-    result = outcome.count(session.invoke(capability=spec, input=values, idempotency_key=key,
-                                          timeout_ms=_timeout_ms(spec)))
+    caller = step_caller(execution, spec, snapshot)
+    result = call_resource(caller, values, key=key)  # the envelope, as a batch item's call (execution/envelope.py)
+    outcome.calls += caller.calls
+    outcome.call_ms += caller.call_ms
     if result.outcome == Outcome.SUCCEEDED:
         outcome.result = result.body
         verdict = verify(spec, session, snapshot, values, result.body, outcome)
@@ -181,7 +179,10 @@ def _failure(spec: CapabilitySpec, session: ToolSession, snapshot: RegistrySnaps
              values: Mapping[str, Any], result: ToolResult, outcome: StepOutcome) -> StepOutcome:
     error = step_error(result.error_code or str(result.error_class), error_class=result.error_class,
                    status=result.status_code)
-    if result.error_code == IN_PROGRESS_CODE:
+    if result.error_code == DEADLINE_EXCEEDED:
+        # The execution's time is spent: a retry would be refused the same way (nothing was sent).
+        outcome.status, outcome.error = "failed", error
+    elif result.error_code == IN_PROGRESS_CODE:
         # Another request with our key is still running (a crashed worker's): wait, never a conflict.
         outcome.status, outcome.error = "retry", error
     elif result.retryable or result.outcome == Outcome.UNKNOWN:

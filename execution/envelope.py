@@ -1,0 +1,211 @@
+"""Calling a resource under a capability's adaptive envelope (PRD-034 §14-§43): the one way a single
+step (execution/perform.py) and a batch item (execution/batch_item.py) reach an API.
+
+  lane     the primary while its breaker lets calls through (a half-open probe included), else a
+           fallback registered by both the capability and its resource; never one a kill switch
+           stops (execution/routing.py); none: no call is made
+  slot     a leased token under the lane's shared AIMD limit (backpressure: wait, with jitter)
+  timeout  the lane's, never above the registered maximum, cut to what the execution has left;
+           nothing left: no call, a TIMEOUT (`DEADLINE_EXCEEDED`)
+  hedge    a hedgeable read (reads only, Envelope.of) slower than 3 × the lane's P50 gets a second
+           request and the first answer wins; never inline, where the call shares the caller's
+           connection and transaction
+  observe  the outcome feeds the lane (a late success counts as a timeout: an in-process call
+           cannot be cut), and each adaptation it causes is recorded
+
+`Caller` is one execution's calls of one capability; the batch's `Ctx` extends it with the step and
+its items. What the two do when no lane or no slot is left differs (a batch waits and may replan, a
+single step is retried by the retry policy), so those are the callers' decisions.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import connection
+
+from registry.selectors import CapabilitySpec, RegistrySnapshot
+from tenancy import clock
+
+from .control import OPEN, Envelope, Lane, call_timeout_ms
+from .dispatch import eager
+from .errors import ErrorClass, Outcome
+from .limits import default_budget, start_clock_now
+from .models import Execution
+from .retry import backoff_s
+from .routing import stopped_for
+from .runtime import session_for
+from .runtime_state import adaptation_record
+from .tool_runtime import ToolResult
+
+DEADLINE_EXCEEDED = "DEADLINE_EXCEEDED"
+CIRCUIT_OPEN = "CIRCUIT_OPEN"
+CONCURRENCY_LIMIT = "CONCURRENCY_LIMIT"
+
+_KIND = {ErrorClass.TIMEOUT: "timeout", ErrorClass.RATE_LIMIT: "rate_limit",
+         ErrorClass.TEMPORARY_UNAVAILABLE: "server_error", ErrorClass.SERVER_ERROR: "server_error",
+         ErrorClass.NETWORK: "server_error"}
+
+
+@dataclass
+class Caller:
+    execution: Execution
+    spec: CapabilitySpec
+    snapshot: RegistrySnapshot
+    envelope: Envelope
+    stop: threading.Event = field(default_factory=threading.Event)
+    inline: bool = False  # eager (embedded default): one thread, the caller's connection and transaction
+    deadline_at: datetime | None = None
+    now: Callable[[], datetime] = clock.now  # the clock `deadline_at` was written on
+    stop_code: str | None = None
+    calls: int = 0
+    call_ms: float = 0.0
+    stopped: frozenset[str] | None = None  # resources a kill switch stops; None: not read yet (execution/routing.py)
+
+    def halt(self, code: str) -> None:
+        self.stop_code = self.stop_code or code
+        self.stop.set()
+
+    def remaining_s(self) -> float | None:
+        return None if self.deadline_at is None else (self.deadline_at - self.now()).total_seconds()
+
+
+def step_caller(execution: Execution, spec: CapabilitySpec, snapshot: RegistrySnapshot) -> Caller:
+    """A single step's caller. Its deadline is the execution's time budget from its start, read on
+    the start's own clock (limits.start_clock_now), which needs no runtime row: a single step does
+    not create one just to be timed."""
+    deadline = execution.started_at + timedelta(seconds=default_budget()["max_duration_s"])
+    return Caller(execution, spec, snapshot, Envelope.of(spec), inline=eager(), deadline_at=deadline,
+                  now=start_clock_now)
+
+
+def lane_for(caller: Caller, resource: str) -> Lane:
+    return Lane(caller.execution.tenant_id, caller.spec.id,
+                caller.envelope.check_fallback(resource, caller.spec.resource.key), caller.envelope)
+
+
+def open_lane(caller: Caller) -> Lane | None:
+    """The primary while its breaker lets calls through, else the first registered fallback whose does (§21-§22)."""
+    for resource in (caller.spec.resource.key, *caller.envelope.fallbacks):
+        if resource in stopped_for(caller):  # a RESOURCE kill switch: never called (execution/routing.py)
+            continue
+        lane = lane_for(caller, resource)
+        if lane.state().breaker != OPEN or lane.admit() == "probe":
+            return lane
+    return None
+
+
+def acquire_slot(caller: Caller, lane: Lane, *, wait_s: float | None = None) -> str | None:
+    """Backpressure (§43): wait, with jitter, for a slot under the lane's shared limit — until the
+    caller stops, or `wait_s` has passed. None: no slot."""
+    waited = 0.0
+    while not caller.stop.is_set():
+        token = lane.acquire(lease_s=max(5.0, caller.envelope.timeout_max_ms / 1000 * 2))
+        if token is not None:
+            return token
+        if wait_s is not None and waited >= wait_s:
+            return None
+        pause = backoff_s(1, initial_ms=20, multiplier=2, max_ms=40, jitter="equal")
+        caller.stop.wait(pause)
+        waited += pause
+    return None
+
+
+def call_in_lane(caller: Caller, lane: Lane, values: dict[str, Any], *, key: str | None,
+                 slot_wait_s: float | None = None) -> ToolResult | None:
+    """One call of the capability on `lane` under the envelope, the lane fed with its outcome.
+    None: no slot came free (nothing was sent)."""
+    token = acquire_slot(caller, lane, wait_s=slot_wait_s)
+    if token is None:
+        return None
+    try:
+        result = _call(caller, lane, values, key)
+    finally:
+        lane.release(token)
+    if result.error_code != DEADLINE_EXCEEDED:  # not sent: nothing the lane should learn from
+        _observe(caller, lane, result)
+    return result
+
+
+def refused(code: str) -> ToolResult:
+    """The answer of a call the envelope did not let out (nothing was sent: never an UNKNOWN)."""
+    error_class = ErrorClass.TIMEOUT if code == DEADLINE_EXCEEDED else ErrorClass.TEMPORARY_UNAVAILABLE
+    return ToolResult(outcome=Outcome.FAILED, status_code=None, body=None, error_class=error_class,
+                      error_code=code, latency_ms=0.0)
+
+
+def call_resource(caller: Caller, values: dict[str, Any], *, key: str | None) -> ToolResult:
+    """A single step's call: an open breaker with no open fallback, or no slot within the call's
+    longest timeout, is refused (CIRCUIT_OPEN / CONCURRENCY_LIMIT, temporary: the retry policy decides)."""
+    lane = open_lane(caller)
+    if lane is None:
+        return refused(CIRCUIT_OPEN)
+    result = call_in_lane(caller, lane, values, key=key, slot_wait_s=caller.envelope.timeout_max_ms / 1000)
+    return refused(CONCURRENCY_LIMIT) if result is None else result
+
+
+def spec_on(caller: Caller, lane: Lane) -> CapabilitySpec:
+    """The capability as called on the lane's resource (a fallback's base URL and timeouts)."""
+    if lane.resource == caller.spec.resource.key:
+        return caller.spec
+    return replace(caller.spec, resource=caller.snapshot.resources[lane.resource])
+
+
+def _call(caller: Caller, lane: Lane, values: dict[str, Any], key: str | None) -> ToolResult:
+    timeout_ms = call_timeout_ms(lane.last or lane.state(), caller.envelope, caller.remaining_s())  # §34
+    if timeout_ms is None:
+        caller.halt(DEADLINE_EXCEEDED)
+        return refused(DEADLINE_EXCEEDED)
+    spec = spec_on(caller, lane)
+    if caller.envelope.hedgeable and not caller.inline:
+        result = _hedged(caller, lane, spec, values, timeout_ms)
+    else:
+        session = session_for(user_id=caller.execution.actor_id, tenant=caller.execution.tenant)
+        result = session.invoke(capability=spec, input=values, idempotency_key=key, timeout_ms=timeout_ms)
+    caller.calls += 1
+    caller.call_ms += result.latency_ms
+    return result
+
+
+def _hedged(caller: Caller, lane: Lane, spec: CapabilitySpec, values: dict[str, Any], timeout_ms: int) -> ToolResult:
+    """A read slower than the lane's P50 × 3 gets a second request; the first answer wins (§36-§38)."""
+    threshold_s = max(0.05, min(timeout_ms, 3 * max(1.0, _p50(lane))) / 1000)
+
+    def one() -> ToolResult:
+        try:
+            return session_for(user_id=caller.execution.actor_id, tenant=caller.execution.tenant).invoke(
+                capability=spec, input=values, timeout_ms=timeout_ms)
+        finally:
+            connection.close()  # this pool thread's own connection
+    pool = ThreadPoolExecutor(max_workers=2)
+    try:
+        first = pool.submit(one)
+        done, _ = wait([first], timeout=threshold_s)
+        if done:
+            return first.result()
+        second = pool.submit(one)
+        done, _ = wait([first, second], return_when=FIRST_COMPLETED)
+        caller.calls += 1
+        return next(iter(done)).result()
+    finally:
+        pool.shutdown(wait=False)  # the slower request finishes on its own; its answer is dropped
+
+
+def _p50(lane: Lane) -> float:
+    latencies = sorted(latency for kind, latency in (lane.last or lane.state()).window if kind == "ok")
+    return latencies[len(latencies) // 2] if latencies else 100.0
+
+
+def _observe(caller: Caller, lane: Lane, result: ToolResult) -> None:
+    kind = "ok" if result.outcome == Outcome.SUCCEEDED else _KIND.get(result.error_class, "error")
+    if kind == "ok" and result.latency_ms > (lane.last or lane.state()).timeout_ms:
+        kind = "timeout"  # late: an in-process call cannot be cut, but the lane counts it as timed out
+    _, changes = lane.observe(kind, result.latency_ms)
+    for change in changes:
+        adaptation_record(execution=caller.execution, lane=f"{caller.spec.id}@{lane.resource}", change=change,
+                          resource_label=lane.resource)
