@@ -82,8 +82,7 @@ def _own_execution(turn: Turn, operation: dict[str, Any]) -> Execution | None:
 
 def _settled_reply(turn: Turn, operation: dict[str, Any], execution: Execution) -> None:
     text = settled_text(execution=execution, intent=operation.get("intent") or {}, language=turn.language)
-    turn.reply("answer", "cancel.already_settled", message=text,
-               execution={"id": str(execution.pk), "status": execution.status, "steps": []})
+    turn.reply("answer", "cancel.already_settled", message=text)  # this turn ran nothing: no execution
 
 
 def cancel_running(turn: Turn, operation: dict[str, Any], execution: Execution) -> None:
