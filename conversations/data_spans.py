@@ -71,6 +71,13 @@ def _parents(grammar: Grammar, reader: Reader, parts: list[str], situation: Situ
             ids.append(ref["id"])
     phrases = grammar.synonyms.get(slot.type, frozenset())
     for i, digits, _unit in numbers_in(parts):
-        if any(find_phrase(parts[max(0, i - 3):i], p) for p in phrases):
+        # The noun right before the number, or one word before it ("<entidade> nº 45"): in "… <entidade>
+        # 12 para 30 dias" the 30 names nothing (and is not looked up).
+        if any(_ends_at(parts, p, i) or _ends_at(parts, p, i - 1) for p in phrases):
             ids += [item.get("id") for item in reader.search(slot, digits)]
     return list(dict.fromkeys(ids))
+
+
+def _ends_at(parts: list[str], phrase: tuple[str, ...], end: int) -> bool:
+    start = end - len(phrase)
+    return start >= 0 and find_phrase(parts[start:end], phrase) is not None

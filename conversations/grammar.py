@@ -209,6 +209,11 @@ class Grammar:
     nouns: Mapping[str, Mapping[str, Mapping[str, str]]] = field(default_factory=dict)
 
     @cached_property
+    def verb_heads(self) -> frozenset[str]:
+        """The first word of every capability's verb phrases (ranking's index of which verbs a message may say)."""
+        return frozenset(v.words[0] for c in self.capabilities.values() for v in c.verbs if v.words)
+
+    @cached_property
     def referenced(self) -> frozenset[str]:
         """Entity types a number or a name refers to (a `reference` slot's type): what a page is about."""
         return frozenset(s.type for c in self.capabilities.values() for s in c.slots if s.parse == "reference")

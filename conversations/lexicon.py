@@ -10,6 +10,7 @@ lower case), so "não", "nao" and "NÃO" are the same word.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from rapidfuzz.distance import OSA
 
@@ -161,9 +162,15 @@ def is_confirmation(phrase_text: str) -> bool:
     return len(parts) > 1 and _end_to_end(parts, CONFIRM, CONFIRM_WORDS)
 
 
+@lru_cache(maxsize=64)
+def _longest(phrases: frozenset[str]) -> int:
+    """Words in the longest of `phrases` (a few fixed sets of thousands: counted once each)."""
+    return max(len(p.split()) for p in phrases)
+
+
 def _end_to_end(parts: list[str], phrases: frozenset[str], words: frozenset[str] = frozenset()) -> bool:
     """The words split into `phrases` (and single `words`), end to end."""
-    longest = max(len(p.split()) for p in phrases)
+    longest = _longest(phrases)
     reach = {0}
     for start in range(len(parts)):
         if start in reach:
@@ -223,18 +230,36 @@ def control_run(text: str) -> str | None:
     return None
 
 
+# The control phrases split once and grouped by length, and their words: a message's pieces are
+# compared with each phrase of their length only, and not at all when one of their words is no
+# control word even with a slip (most pieces of a request: "abra a <entidade> 12") — thousands of
+# phrases, every n-gram of every message (several ms a turn before this index).
+_PHRASES_BY_LENGTH: dict[int, list[tuple[str, tuple[str, ...]]]] = {}
+for _kind, _phrases in _KINDS:
+    for _phrase in sorted(_phrases):
+        _PHRASES_BY_LENGTH.setdefault(len(_phrase.split()), []).append((_kind, tuple(_phrase.split())))
+_CONTROL_WORDS = frozenset(w for group in _PHRASES_BY_LENGTH.values() for _, words in group for w in words)
+_LONG_CONTROL_WORDS = tuple(sorted(w for w in _CONTROL_WORDS if len(w) >= 5))
+
+
+def _slip(a: str, b: str) -> bool:
+    return a == b or (min(len(a), len(b)) >= 5 and OSA.distance(a, b, score_cutoff=1) <= 1)
+
+
+@lru_cache(maxsize=20_000)
+def _may_be_control_word(word: str) -> bool:
+    return word in _CONTROL_WORDS or (len(word) >= 5 and any(_slip(word, c) for c in _LONG_CONTROL_WORDS))
+
+
 def _kind_of(piece: str) -> str | None:
     """The kind of one control phrase, also with one slip in a word of five letters or more ("deixa queito")."""
     exact = next((k for k, phrases in _KINDS if piece in phrases), None)
-    if exact is not None or not any(len(w) >= 5 for w in piece.split()):
-        return exact
     words = piece.split()
-    for kind, phrases in _KINDS:
-        for phrase in phrases:
-            other = phrase.split()
-            if len(other) == len(words) and all(a == b or (min(len(a), len(b)) >= 5 and OSA.distance(
-                    a, b, score_cutoff=1) <= 1) for a, b in zip(words, other, strict=True)):
-                return kind
+    if exact is not None or not any(len(w) >= 5 for w in words) or not all(map(_may_be_control_word, words)):
+        return exact
+    for kind, other in _PHRASES_BY_LENGTH.get(len(words), ()):
+        if all(_slip(a, b) for a, b in zip(words, other, strict=True)):
+            return kind
     return None
 
 

@@ -96,8 +96,10 @@ def read_answer_direct(turn: Turn, cap: CapabilityGrammar, state: Mapping[str, A
 def _facts(turn: Turn, plan: ExecutionPlan) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     steps = plan_policy_steps(plan=plan)
     targets = {(t["type"], str(t["id"])): t for s in steps for t in s.get("targets") or []}
+    known = {f"{kind}:{ident}": row for (kind, ident) in targets
+             if (row := turn.reader.already_read(kind, ident)) is not None}
     facts, _ = read_facts(session=turn.reader.session(), snapshot=turn.snapshot, tenant=turn.tenant,
-                          targets=targets.values())
+                          targets=targets.values(), known=known)
     return steps, facts
 
 

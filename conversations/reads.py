@@ -3,7 +3,8 @@ registered read capabilities and the Tool Runtime — never by importing the bus
 
 The reader acts as the authenticated (user, tenant): the business API re-checks the user's own
 rights on each call, so an entity the user may not see simply is not found. Results are cached
-for the length of one turn only (a turn is one unit of work; nothing survives it in memory).
+for the length of one turn; only lists read to find names (catalogs, children) are reused across
+turns, while the tenant's data is unchanged (list_cache.py).
 Which capability reads or lists an entity type is found in the registry's language metadata
 (`entity`, `intent`, slot resolvers), not named here.
 """
@@ -19,11 +20,16 @@ import structlog
 from execution.runtime import session_for
 from execution.tool_runtime import ToolSession
 from registry.selectors import CapabilitySpec, RegistrySnapshot
+from tenancy.data_epoch import data_epoch
 from tenancy.models import Tenant
 
 from .grammar import Grammar, SlotSpec
+from .list_cache import cached_list
 
 log = structlog.get_logger(__name__)
+
+# A search that found more than a few entities is a list the turn shows, not a reference it resolves.
+KNOWN_FROM_LIST_MAX = 5
 
 
 @dataclass(frozen=True)
@@ -47,6 +53,7 @@ class Reader:
     calls: list[dict[str, Any]] = field(default_factory=list)
     _session: ToolSession | None = None
     _cache: dict[str, ReadResult] = field(default_factory=dict)
+    _epoch: list[str | None] = field(default_factory=list)  # the tenant's data epoch, read once per turn
 
     def close(self) -> None:
         """Sessions are the execution runtime's per-thread ones (a token reused across turns): kept open."""
@@ -60,8 +67,12 @@ class Reader:
     def spec(self, capability_id: str) -> CapabilitySpec | None:
         return self.snapshot.get(capability_id, tenant=self.tenant)
 
+    @staticmethod
+    def _key(capability_id: str, input: Mapping[str, Any]) -> str:  # noqa: A002
+        return f"{capability_id}:{sorted(input.items())}"
+
     def call(self, capability_id: str, input: Mapping[str, Any]) -> ReadResult:  # noqa: A002
-        key = f"{capability_id}:{sorted(input.items())}"
+        key = self._key(capability_id, input)
         if key in self._cache:
             return self._cache[key]
         spec = self.spec(capability_id)
@@ -73,6 +84,16 @@ class Reader:
         self.calls.append({"capability": capability_id, "status": result.status_code})
         self._cache[key] = read
         return read
+
+    def listing(self, capability_id: str, input: Mapping[str, Any]) -> ReadResult:  # noqa: A002
+        """A list read to find names: reused across turns while the tenant's data is unchanged."""
+        key = (str(self.tenant.pk), self.user.pk, self.snapshot.version, capability_id, repr(sorted(input.items())))
+        return cached_list(key, self._data_epoch, lambda: self.call(capability_id, input), lambda read: read.ok)
+
+    def _data_epoch(self) -> str | None:
+        if not self._epoch:
+            self._epoch.append(data_epoch(self.tenant.pk))
+        return self._epoch[0]
 
     # --- capabilities by role, from the language metadata -------------------------------------
 
@@ -126,16 +147,26 @@ class Reader:
         result = self.call(capability, {id_field: ident})
         return result.body if result.ok and isinstance(result.body, dict) else None
 
+    def already_read(self, entity_type: str, entity_id: Any) -> dict[str, Any] | None:
+        """The entity as this turn already read it (by its read or a search answering the same), or None."""
+        found = self.read_capability(entity_type)
+        try:
+            key = self._key(found[0], {found[1]: int(entity_id)}) if found else None
+        except (TypeError, ValueError):
+            return None
+        read = self._cache.get(key) if key else None
+        return read.body if read is not None and read.ok and isinstance(read.body, dict) else None
+
     def catalog(self, slot: SlotSpec) -> list[dict[str, Any]]:
         """Every value a resolver-backed slot can take in this tenant (names the user might say)."""
         resolver = slot.resolver or {}
         capability = str(resolver.get("capability", ""))
         spec = self.spec(capability)
         if spec is not None and not spec.input_schema.get("required"):
-            result = self.call(capability, {})
+            result = self.listing(capability, {})
         else:
             listing = self.list_capability(slot.type)
-            result = self.call(listing, {}) if listing else ReadResult(False, None, None)
+            result = self.listing(listing, {}) if listing else ReadResult(False, None, None)
         return result.body if result.ok and isinstance(result.body, list) else []
 
     def search(self, slot: SlotSpec, value: Any, extra: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -144,11 +175,27 @@ class Reader:
         field_name = resolver.get("query_field")
         if not field_name:
             return []
-        result = self.call(str(resolver.get("capability")), {field_name: value, **(extra or {})})
-        return result.body if result.ok and isinstance(result.body, list) else []
+        capability = str(resolver.get("capability"))
+        result = self.call(capability, {field_name: value, **(extra or {})})
+        items = result.body if result.ok and isinstance(result.body, list) else []
+        self._known_from(capability, slot.type, items)
+        return items
+
+    def _known_from(self, listing: str, entity_type: str, items: list[Any]) -> None:
+        """A list whose items are the entity exactly as its read answers it (the same output schema)
+        answers that read for this turn too: a found entity is not read a second time."""
+        found, spec = self.read_capability(entity_type), self.spec(listing)
+        if found is None or spec is None or not items or len(items) > KNOWN_FROM_LIST_MAX:
+            return
+        read = self.spec(found[0])
+        if read is None or (spec.output_schema.get("items") or {}) != read.output_schema:
+            return
+        for item in items:
+            if isinstance(item, dict) and isinstance(item.get("id"), int):
+                self._cache.setdefault(self._key(found[0], {found[1]: item["id"]}), ReadResult(True, 200, item))
 
     def children(self, capability_id: str, input: Mapping[str, Any]) -> list[dict[str, Any]]:  # noqa: A002
-        result = self.call(capability_id, input)
+        result = self.listing(capability_id, input)
         return result.body if result.ok and isinstance(result.body, list) else []
 
 

@@ -147,10 +147,13 @@ def _turn_transaction(arguments: dict[str, Any], answer: Any) -> tuple[Turn, dic
 
 
 def _previous_turn(tenant: Tenant, user: Any, conversation_id: Any, client_message_id: str) -> dict[str, Any] | None:
-    conversation_get(tenant=tenant, user=user, conversation_id=conversation_id)
-    row = TurnRow.objects.for_tenant(tenant).filter(conversation_id=conversation_id,
-                                                    client_message_id=client_message_id).first()
-    return dict(row.response) if row is not None else None
+    """The answer already given to this client_message_id in this user's conversation (a retry), or
+    None. One statement: a conversation that is missing or another user's has no such turn here,
+    and the turn's lock (conversation_take) answers not found for it."""
+    response = (TurnRow.objects.for_tenant(tenant)
+                .filter(conversation_id=conversation_id, conversation__user=user, client_message_id=client_message_id)
+                .values_list("response", flat=True).first())
+    return dict(response) if response is not None else None
 
 
 def _turn_run(*, tenant: Tenant, user: Any, conversation_id: Any, kind: str, text: str, ui_context: Any,
@@ -167,9 +170,8 @@ def _turn_run(*, tenant: Tenant, user: Any, conversation_id: Any, kind: str, tex
     structlog.contextvars.bind_contextvars(**metrics.turn_operation_ids(conversation))
     if expected_version is not None and expected_version != conversation.version:
         raise VersionConflict
-    if client_message_id and TurnRow.objects.for_tenant(tenant).filter(
-            conversation=conversation, client_message_id=client_message_id).exists():
-        raise IntegrityError("duplicate client_message_id")
+    # A retry that raced this one past _previous_turn fails on the turn row's unique constraint at
+    # the save (IntegrityError: conversation_turn answers with the first turn); no statement here.
     if conversation.status == Status.CLOSED:
         raise ConversationNotFound
     snapshot = registry_snapshot(taken.registry_version)

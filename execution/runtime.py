@@ -52,12 +52,20 @@ def sessions_close() -> None:
 
 
 def read_facts(*, session: ToolSession, snapshot: RegistrySnapshot, tenant: Tenant,
-               targets: Iterable[Mapping[str, Any]]) -> tuple[dict[str, Any], list[ToolResult]]:
-    """`{"<type>:<id>": {tenant, exists, status?, revision?}}` read now, and the raw results (for errors)."""
+               targets: Iterable[Mapping[str, Any]], known: Mapping[str, Mapping[str, Any]] | None = None,
+               ) -> tuple[dict[str, Any], list[ToolResult]]:
+    """`{"<type>:<id>": {tenant, exists, status?, revision?}}` read now, and the raw results (for errors).
+
+    `known`: rows the caller read through the same read capabilities within the same unit of work
+    (a turn), by "<type>:<id>" — used instead of reading them again."""
     facts: dict[str, Any] = {}
     results: list[ToolResult] = []
     by_type: dict[str, list[Mapping[str, Any]]] = {}
     for target in targets:
+        row = (known or {}).get(f"{target['type']}:{target['id']}")
+        if row is not None:
+            facts[f"{target['type']}:{target['id']}"] = _facts_of(tenant, row)
+            continue
         by_type.setdefault(str(target["type"]), []).append(target)
     for entity_type, group in by_type.items():
         many = snapshot.reader_of(entity_type, tenant=tenant, many=True) if len(group) > 1 else None

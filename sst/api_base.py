@@ -28,6 +28,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from tenancy.data_epoch import data_changed
 from tenancy.models import Role, Tenant
 from tenancy.permissions import tenant_context
 
@@ -226,6 +227,8 @@ class SstApi(APIView):
                 self._claim = None
             else:
                 self._release()
+        if request.method in WRITE_METHODS and 200 <= response.status_code < 300:
+            data_changed(self.tenant.pk)  # sst.changes: bulk statements send no row signal
         return response
 
 

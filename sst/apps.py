@@ -3,3 +3,8 @@ from django.apps import AppConfig
 
 class SstConfig(AppConfig):
     name = "sst"
+
+    def ready(self) -> None:
+        from .changes import connect
+
+        connect()

@@ -7,6 +7,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db.models.signals import post_delete, post_save
 
+from .data_epoch import data_changed
 from .models import AccessToken, Membership, Tenant
 from .token_cache import forget_digests
 
@@ -21,6 +22,7 @@ def _token_changed(sender, instance: AccessToken, **_: Any) -> None:
 
 def _membership_changed(sender, instance: Membership, **_: Any) -> None:
     _tokens(user_id=instance.user_id, tenant_id=instance.tenant_id)
+    data_changed(instance.tenant_id)  # what the business API lets this user list may change with the role
 
 
 def _user_changed(sender, instance, **_: Any) -> None:

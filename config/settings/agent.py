@@ -30,6 +30,9 @@ AGENT_READ_WAIT_SECONDS = env_int("AGENT_READ_WAIT_SECONDS", 3, minimum=0)
 # How long an authenticated token's (user, tenant, role) may be served from the cache when no
 # signal dropped it first (tenancy/token_cache.py); 0 turns the cache off.
 TOKEN_CONTEXT_CACHE_SECONDS = env_int("TOKEN_CONTEXT_CACHE_SECONDS", 30, minimum=0)
+# How long a list a turn read to find names (catalogs, an entity's children) may be reused when the
+# application did not say its data changed first (conversations/list_cache.py); 0 turns it off.
+AGENT_LIST_CACHE_SECONDS = env_int("AGENT_LIST_CACHE_SECONDS", 30, minimum=0)
 
 # What a cancel does to a step already calling the API (policy/cancel.py): "finish" keeps its effect,
 # "compensate" runs its registered compensation once it finished. Per tenant slug: code only.

@@ -1,0 +1,80 @@
+"""Lists a turn reads to find what a message names — a tenant's catalogs (of organisations, people, types)
+and an entity's children — kept across turns in this process (issue #18: served speed).
+
+Before this, every turn re-read three to five whole lists through the business API just to find
+which words of the message are names (data_spans, named_by_attribute): most of a fast turn's time.
+Those lists change seldom, and the application says when they do (tenancy.data_epoch), so an entry
+is used only while its tenant's data epoch is the one it was read under, and for at most
+AGENT_LIST_CACHE_SECONDS (the bound for an application that does not say; 0 turns this off).
+
+What is kept: successful answers of read capabilities that list, keyed by tenant, user (the
+business API answers each user with what that user may see), registry version and input. Reads
+of one entity, searches and counts are not kept: they give a turn its facts and target revisions.
+Nothing kept here authorizes anything: policy decides, and every step re-reads its target.
+
+Written by hand: a dict with an expiry and a bound is all it needs, and no kept library checks an
+entry against an external epoch.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Any
+
+from django.conf import settings
+
+# Enough for every list of a few hundred (tenant, user) pairs; the oldest entry goes first.
+MAX_ENTRIES = 4096
+
+
+class ListCache:
+    def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
+        self._entries: OrderedDict[Hashable, tuple[str | None, float, Any]] = OrderedDict()
+        self._max = max_entries
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable, epoch: str | None) -> Any | None:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                return None
+            stored_epoch, expires, value = entry
+            if stored_epoch != epoch or expires <= time.monotonic():
+                del self._entries[key]
+                return None
+            return value
+
+    def put(self, key: Hashable, epoch: str | None, value: Any, seconds: float) -> None:
+        with self._lock:
+            self._entries[key] = (epoch, time.monotonic() + seconds, value)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._max:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+lists = ListCache()
+
+
+def cached_list(key: Hashable, epoch: Callable[[], str | None], load: Callable[[], Any],
+                keep: Callable[[Any], bool]) -> Any:
+    """`load()`'s answer, from this process's cache when still current. `epoch` is called once
+    (before `load`, so a change that commits meanwhile makes the stored entry stale, not wrong);
+    an answer is stored only when `keep(answer)` (a success)."""
+    seconds = settings.AGENT_LIST_CACHE_SECONDS
+    if seconds <= 0:
+        return load()
+    current = epoch()
+    found = lists.get(key, current)
+    if found is not None:
+        return found
+    value = load()
+    if keep(value):
+        lists.put(key, current, value, seconds)
+    return value

@@ -1,0 +1,99 @@
+"""Lists read to find names are reused across turns only while the tenant's data is unchanged
+(conversations/list_cache.py, tenancy/data_epoch.py), and a found entity is not read twice in a turn."""
+
+from __future__ import annotations
+
+import pytest
+
+from execution import tool_runtime
+from sst import services as sst
+from tenancy.data_epoch import data_changed, data_epoch
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """Every business API call the turns make, by capability (a spy on our own Tool Runtime)."""
+    made: list[tuple[str, dict]] = []
+    invoke = tool_runtime.ToolSession.invoke
+
+    def spy(self, *, capability, input, **kwargs):  # noqa: A002
+        made.append((capability.id, dict(input)))
+        return invoke(self, capability=capability, input=input, **kwargs)
+
+    monkeypatch.setattr(tool_runtime.ToolSession, "invoke", spy)
+    return made
+
+
+def _lists(made):
+    return [c for c, i in made if not i]
+
+
+def test_a_second_turn_reads_no_catalog_again(world, operator_client, start, talk, calls):
+    conversation = start(operator_client)
+    talk(operator_client, conversation, "abra a permissão 802")
+    first = _lists(calls)
+    calls.clear()
+    reply = talk(operator_client, conversation, "abra a permissão 771 da Omega Serviços")
+
+    assert first, "the first turn reads the catalogs it looks names up in"
+    assert _lists(calls) == []
+    assert reply["response"]["type"] == "navigation"
+
+
+def test_a_row_saved_between_turns_is_seen_by_the_next_turn(world, operator_client, start, talk, calls):
+    conversation = start(operator_client)
+    talk(operator_client, conversation, "abra a permissão 802")
+    sst.employee_create(tenant=world.tenant, company=world.delta, name="Zuleica Prado")  # a row signal
+    calls.clear()
+    reply = talk(operator_client, conversation, "adicione Zuleica Prado na permissão 802")
+
+    assert _lists(calls), "the change moved the tenant's data epoch: the catalogs are read again"
+    assert "Zuleica Prado" in reply["response"]["message"]
+
+
+def test_a_write_through_the_business_api_moves_the_epoch(world, operator_client):
+    before = data_epoch(world.tenant.pk)
+    response = operator_client.post(f"/api/sst/permits/{world.p802.pk}/components", {"component": "noise"},
+                                    format="json")
+
+    assert response.status_code == 201, response.content
+    assert data_epoch(world.tenant.pk) != before
+
+
+def test_each_user_has_its_own_lists(world, operator_client, supervisor_client, start, talk, calls):
+    talk(operator_client, start(operator_client), "abra a permissão 802")
+    calls.clear()
+    talk(supervisor_client, start(supervisor_client), "abra a permissão 802")
+
+    assert _lists(calls), "what the business API lets one user list is not served to another"
+
+
+def test_no_reuse_when_turned_off(world, operator_client, start, talk, calls, settings):
+    settings.AGENT_LIST_CACHE_SECONDS = 0
+    conversation = start(operator_client)
+    talk(operator_client, conversation, "abra a permissão 802")
+    first = _lists(calls)
+    calls.clear()
+    talk(operator_client, conversation, "abra a permissão 802")
+
+    assert _lists(calls) == first
+
+
+def test_an_entity_found_by_its_search_is_not_read_again_in_the_turn(world, operator_client, start, talk, calls):
+    conversation = start(operator_client)
+    talk(operator_client, conversation, "abra a permissão 802")
+    calls.clear()
+    reply = talk(operator_client, conversation, "qual a validade da permissão 802?")
+
+    assert "20" in reply["response"]["message"]
+    assert [c for c, i in calls if i == {"permit_id": world.p802.pk}] == []
+
+
+def test_the_epoch_moves_now_and_again_at_commit(world, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        before = data_epoch(world.tenant.pk)
+        data_changed(world.tenant.pk)
+        moved = data_epoch(world.tenant.pk)
+    assert before != moved != data_epoch(world.tenant.pk)
