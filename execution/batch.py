@@ -53,7 +53,8 @@ from .models import (
     TimelineType,
 )
 from .priority import dispatch_parked
-from .replan import replan_after_s, replan_on_unavailable
+from .replan import CONTRACT_CHANGED, replan_on_unavailable, replan_request
+from .replan_triggers import CONTRACT_STALE, blocked_trigger, replan_due
 from .runtime import read_facts, session_for
 from .runtime_state import checkpoint_write, runtime_ensure, runtime_stop, runtime_transition
 from .states import ITEM, STEP
@@ -90,6 +91,8 @@ def perform_batch(execution: Execution, run: StepRun, plan_step: PlanStep, spec:
         ctx.stop.set()
         if beat is not None:
             beat.join(timeout=5)
+    if ctx.stop_code == CONTRACT_STALE:  # a newer version became ACTIVE mid-batch (replan_triggers.py)
+        _contract_replanned(ctx)
     outcome.calls, outcome.call_ms = ctx.calls, ctx.call_ms
     return _finish(ctx, outcome)
 
@@ -138,7 +141,7 @@ def _loop(ctx: Ctx) -> None:
         if lane is None:
             waited_since = waited_since or time.monotonic()
             waited = time.monotonic() - waited_since
-            if not replanned and waited >= replan_after_s():
+            if not replanned and replan_due(ctx.execution, ctx.spec, waited):
                 replanned = True
                 if _replanned(ctx):
                     return
@@ -167,7 +170,7 @@ def _replanned(ctx: Ctx) -> bool:
     """Ask for a replan (§55-§60). True when this step's loop ends here: the rest of its items are
     deferred (non-material, the execution goes on) or replaced by a plan the user must confirm."""
     verdict = replan_on_unavailable(execution=ctx.execution, step_id=ctx.plan_step.step_id,
-                                    resource=ctx.spec.resource.key)
+                                    resource=ctx.spec.resource.key, trigger=blocked_trigger(ctx.execution, ctx.spec))
     if verdict.outcome == ReplanOutcome.CONTINUED:
         ctx.deferred = True
         _leave_open_items(ctx, {"code": "DEFERRED", "reason": "RESOURCE_UNAVAILABLE", "replan": verdict.replan_id,
@@ -182,6 +185,14 @@ def _replanned(ctx: Ctx) -> bool:
                  else "REPLAN_REFUSED")
         return True
     return False  # NO_ALTERNATIVE: keep waiting for the resource, then human review
+
+
+def _contract_replanned(ctx: Ctx) -> None:
+    """CONTRACT_CHANGED mid-batch: the rest on the ACTIVE version, as a plan the user confirms."""
+    verdict = replan_request(execution=ctx.execution, step_id=ctx.plan_step.step_id, trigger=CONTRACT_CHANGED)
+    if verdict.outcome == ReplanOutcome.REAPPROVAL_REQUIRED:
+        _leave_open_items(ctx, {"code": "REPLANNED", "replan": verdict.replan_id, "trigger": CONTRACT_CHANGED})
+        ctx.stop_code = "REPLANNED"  # instead of the stale version's refusal: the user is asked
 
 
 def _leave_open_items(ctx: Ctx, error: dict[str, Any]) -> None:

@@ -25,6 +25,7 @@ from .errors import ErrorClass, Outcome
 from .messages import both
 from .models import Execution, StepRun, StepStatus
 from .outcome import StepOutcome, step_error
+from .replan_triggers import contract_replanned
 from .retry import IN_PROGRESS_CODE
 from .routing import route_for
 from .runtime import navigation_instruction, read_facts, session_for
@@ -53,8 +54,8 @@ def perform(execution: Execution, run: StepRun, plan_step: PlanStep, *,
     """The step's work between claim and record. `registry_version`: read by the claiming statement."""
     snapshot = registry_snapshot(registry_version)
     spec = snapshot.get(plan_step.capability_id, tenant=execution.tenant)
-    if spec is None or spec.version != plan_step.capability_version:
-        return StepOutcome("failed", error=_changed(plan_step, spec))
+    if spec is None or spec.version != plan_step.capability_version:  # a batch step replans (replan_triggers.py)
+        return contract_replanned(execution, plan_step, spec, StepOutcome("failed", error=_changed(plan_step, spec)))
     if plan_step.for_each == BATCH_SOURCE:
         return perform_batch(execution, run, plan_step, spec, snapshot, StepOutcome("running"))
     uses_results = bool(plan_step.for_each or plan_step.condition or plan_step.postconditions

@@ -1,9 +1,17 @@
-"""Runtime replanning (PRD-034 §55-§60, §65-§69, §115-§116): a batch step's resource is gone and no
-registered fallback is left.
+"""Runtime replanning (PRD-034 §55-§60, §65-§69, §115-§116): local adaptation is not enough for a
+batch step any more. Three triggers (§56; when each fires: execution/replan_triggers.py):
 
-After waiting `RUNTIME_REPLAN_AFTER_SECONDS` (a local, safe adaptation first, §57) the runtime asks
-the planner (planning.replan) for an alternative over what is left and classifies the change with
-a PlanChangeImpact (§59):
+- RESOURCE_UNAVAILABLE — the step's resource is gone (breaker open) and no registered fallback is
+  left, after waiting `RUNTIME_REPLAN_AFTER_SECONDS` (a local, safe adaptation first, §57);
+- RATE_LIMITED — the same, but what closed the route was the API refusing with 429s, persistently:
+  the execution's retry budget is spent on them, so waiting out the window is not tried first;
+- CONTRACT_CHANGED — the capability's pinned version is no longer the registry's ACTIVE one (a
+  version's definition and its hash are immutable once approved, so a changed contract is a new
+  version): the alternative is the same remaining work on the ACTIVE version (UPGRADE), always
+  material — the user confirms the new contract.
+
+The runtime asks the planner (planning.replan) for an alternative over what is left and classifies
+the change with a PlanChangeImpact (§59):
 
 - **non-material** — the alternative is part of the approved plan (same steps, capabilities,
   versions, inputs and resources; no risk or scope increase; dropping items only where the plan
@@ -19,7 +27,8 @@ a PlanChangeImpact (§59):
 Limits (§65-§69): a replan is counted against the execution's `max_replans`, a planner LLM call
 against `max_llm_calls`, and a replacement plan may be at most `max_depth` replans away from the
 user's own plan; past a limit the replan is REFUSED and a person reviews (never silent continuation).
-Every replan is an append-only RuntimeReplan row, a REPLAN_REQUESTED and a REPLAN_DECIDED event.
+Every replan is an append-only RuntimeReplan row (its `trigger` says which), a REPLAN_REQUESTED and a
+REPLAN_DECIDED event.
 """
 
 from __future__ import annotations
@@ -144,24 +153,37 @@ def _still_to_do(steps: list[dict[str, Any]], progress: Progress) -> list[dict[s
     return out
 
 
-def replan_on_unavailable(*, execution: Execution, step_id: str, resource: str) -> Verdict:
-    """The whole replan of §55-§60 for one blocked batch step (see the module docstring)."""
-    trigger = "RESOURCE_UNAVAILABLE"
+RESOURCE_UNAVAILABLE, RATE_LIMITED, CONTRACT_CHANGED = "RESOURCE_UNAVAILABLE", "RATE_LIMITED", "CONTRACT_CHANGED"
+UPGRADE = "UPGRADE"
+
+
+def replan_on_unavailable(*, execution: Execution, step_id: str, resource: str,
+                          trigger: str = RESOURCE_UNAVAILABLE) -> Verdict:
+    """A blocked batch step's replan: its resource is unavailable, or rate limited (the trigger)."""
+    return replan_request(execution=execution, step_id=step_id, trigger=trigger, resource=resource)
+
+
+def replan_request(*, execution: Execution, step_id: str, trigger: str, resource: str = "") -> Verdict:
+    """The whole replan of §55-§60 for one batch step (see the module docstring)."""
     runtime_transition(execution=execution, status=RuntimeStatus.REPLANNING, reason=trigger,
                        timeline=TimelineType.REPLAN_REQUESTED,
                        data={"trigger": trigger, "step_id": step_id, "resource": resource})
+    decide = _decider(execution, step_id, resource, trigger)
     refused = replan_take(execution=execution)
     if refused:
-        return _decide(execution, step_id, resource, "NONE", ReplanOutcome.REFUSED, code=refused)
+        return decide("NONE", ReplanOutcome.REFUSED, code=refused)
     snapshot = registry_snapshot()
     steps = approved_steps(execution)
     progress = progress_of(execution, steps)
     allow_partial = execution.plan.allow_partial
-    alternative = (deferral if allow_partial else standalone)(steps, {step_id}, progress)
+    if trigger == CONTRACT_CHANGED:
+        alternative = upgraded(steps, progress, snapshot=snapshot, tenant=execution.tenant)
+    else:
+        alternative = (deferral if allow_partial else standalone)(steps, {step_id}, progress)
+        if alternative is None:
+            alternative = _ask_llm(execution, steps, step_id, progress, snapshot)
     if alternative is None:
-        alternative = _ask_llm(execution, steps, step_id, progress, snapshot)
-    if alternative is None:
-        return _decide(execution, step_id, resource, "NONE", ReplanOutcome.NO_ALTERNATIVE, code="NO_ALTERNATIVE")
+        return decide("NONE", ReplanOutcome.NO_ALTERNATIVE, code="NO_ALTERNATIVE")
     todo = _still_to_do(steps, progress)
 
     def resources_of(step: dict[str, Any]) -> str:
@@ -172,9 +194,22 @@ def replan_on_unavailable(*, execution: Execution, step_id: str, resource: str) 
         old_risk=RISK_RANK[steps_risk(todo, snapshot, execution.tenant)],
         new_risk=RISK_RANK[steps_risk(alternative.steps, snapshot, execution.tenant)])
     if not impact.requires_reapproval and alternative.strategy == "DEFER":
-        return _decide(execution, step_id, resource, alternative.strategy, ReplanOutcome.CONTINUED,
-                       impact=impact, deferred=alternative.deferred)
-    return _reapproval(execution, step_id, resource, alternative, impact)
+        return decide(alternative.strategy, ReplanOutcome.CONTINUED, impact=impact, deferred=alternative.deferred)
+    return _reapproval(execution, decide, alternative, impact)
+
+
+def upgraded(steps: list[dict[str, Any]], progress: Progress, *, snapshot: Any, tenant: Any) -> Alternative | None:
+    """CONTRACT_CHANGED: what is left of the approved work, as a new plan (it cannot use this
+    execution's results), each step on its capability's ACTIVE version. None when no step's
+    capability has a newer ACTIVE version (suspended or retired: nothing to move to)."""
+    left = standalone(steps, set(), progress)
+    if left is None:
+        return None
+    active = {s["id"]: snapshot.get(str(s["capability"]), tenant=tenant) for s in left.steps}
+    moved = [{**s, "version": active[s["id"]].version} if active[s["id"]] is not None else s for s in left.steps]
+    if all(a is None or a.version == s["version"] for s, a in zip(left.steps, active.values(), strict=True)):
+        return None
+    return Alternative(UPGRADE, moved, left.deferred)
 
 
 def _ask_llm(execution: Execution, steps: list[dict[str, Any]], step_id: str, progress: Progress,
@@ -191,7 +226,7 @@ def _ask_llm(execution: Execution, steps: list[dict[str, Any]], step_id: str, pr
                            may_ask=lambda: llm_call_take(execution=execution, purpose="replan"))
 
 
-def _reapproval(execution: Execution, step_id: str, resource: str, alternative: Alternative,
+def _reapproval(execution: Execution, decide: Callable[..., Verdict], alternative: Alternative,
                 impact: PlanChangeImpact) -> Verdict:
     """Material (§60): a new plan, a new policy evaluation; the user's confirmation comes later."""
     from planning.exceptions import PlanInvalid
@@ -202,31 +237,27 @@ def _reapproval(execution: Execution, step_id: str, resource: str, alternative: 
 
     if execution.conversation_id is None:
         # Nobody to ask for the new confirmation: a person reviews instead (never silent, §67).
-        return _decide(execution, step_id, resource, alternative.strategy, ReplanOutcome.REFUSED,
-                       code="NO_CONFIRMATION_CHANNEL", impact=impact)
+        return decide(alternative.strategy, ReplanOutcome.REFUSED, code="NO_CONFIRMATION_CHANNEL", impact=impact)
     depth = plan_depth(execution) + 1
     if depth > int(runtime_ensure(execution).budget.get("max_depth", 0)):
-        return _decide(execution, step_id, resource, alternative.strategy, ReplanOutcome.REFUSED,
-                       code="DEPTH_LIMIT", impact=impact, depth=depth)
+        return decide(alternative.strategy, ReplanOutcome.REFUSED, code="DEPTH_LIMIT", impact=impact, depth=depth)
     try:
         plan = replacement_plan(plan=execution.plan, alternative=alternative, tenant=execution.tenant,
                                 actor=execution.actor, depth=depth)
     except PlanInvalid as exc:
-        return _decide(execution, step_id, resource, alternative.strategy, ReplanOutcome.NO_ALTERNATIVE,
-                       code="PLAN_INVALID", impact=impact, extra={"reasons": exc.reasons[:5]})
+        return decide(alternative.strategy, ReplanOutcome.NO_ALTERNATIVE, code="PLAN_INVALID", impact=impact,
+                      extra={"reasons": exc.reasons[:5]})
     decision, receipt = decision_record(actor=execution.actor, tenant=execution.tenant, plan_id=plan.pk,
                                         plan_hash=plan.canonical_hash, steps=plan_policy_steps(plan=plan),
                                         facts=plan_facts(plan=plan, actor=execution.actor, tenant=execution.tenant))
     if decision.outcome == Outcome.DENY:
-        return _decide(execution, step_id, resource, alternative.strategy, ReplanOutcome.REFUSED,
-                       code="POLICY_DENIED", impact=impact, depth=depth, plan=plan,
-                       extra={"policy": {"outcome": decision.outcome, "codes": decision.codes}})
+        return decide(alternative.strategy, ReplanOutcome.REFUSED, code="POLICY_DENIED", impact=impact, depth=depth,
+                      plan=plan, extra={"policy": {"outcome": decision.outcome, "codes": decision.codes}})
     # Material means confirmed by the user even where policy alone would allow it (a read-only plan).
     level = decision.level if decision.outcome == Outcome.REQUIRE_CONFIRMATION else "soft"
-    return _decide(execution, step_id, resource, alternative.strategy, ReplanOutcome.REAPPROVAL_REQUIRED,
-                   impact=impact, depth=depth, plan=plan,
-                   extra={"policy": {"outcome": decision.outcome, "level": level, "risk": decision.risk,
-                                     "receipt_id": str(receipt.pk), "codes": decision.codes}})
+    return decide(alternative.strategy, ReplanOutcome.REAPPROVAL_REQUIRED, impact=impact, depth=depth, plan=plan,
+                  extra={"policy": {"outcome": decision.outcome, "level": level, "risk": decision.risk,
+                                    "receipt_id": str(receipt.pk), "codes": decision.codes}})
 
 
 _STATUS_AFTER = {ReplanOutcome.CONTINUED: RuntimeStatus.DEGRADED, ReplanOutcome.NO_ALTERNATIVE: RuntimeStatus.WAITING,
@@ -234,15 +265,22 @@ _STATUS_AFTER = {ReplanOutcome.CONTINUED: RuntimeStatus.DEGRADED, ReplanOutcome.
                  ReplanOutcome.REFUSED: RuntimeStatus.WAITING}
 
 
-def _decide(execution: Execution, step_id: str, resource: str, strategy: str, outcome: str, *, code: str = "",
-            impact: PlanChangeImpact | None = None, deferred: dict[str, list[int]] | None = None, depth: int = 0,
-            plan: Any = None, extra: dict[str, Any] | None = None) -> Verdict:
+def _decider(execution: Execution, step_id: str, resource: str, trigger: str) -> Callable[..., Verdict]:
+    def decide(strategy: str, outcome: str, **detail: Any) -> Verdict:
+        return _decide(execution, step_id, resource, trigger, strategy, outcome, **detail)
+    return decide
+
+
+def _decide(execution: Execution, step_id: str, resource: str, trigger: str, strategy: str, outcome: str, *,
+            code: str = "", impact: PlanChangeImpact | None = None, deferred: dict[str, list[int]] | None = None,
+            depth: int = 0, plan: Any = None, extra: dict[str, Any] | None = None) -> Verdict:
     row = RuntimeReplan.objects.create(
-        tenant_id=execution.tenant_id, execution=execution, step_id=step_id, trigger="RESOURCE_UNAVAILABLE",
+        tenant_id=execution.tenant_id, execution=execution, step_id=step_id, trigger=trigger,
         resource=resource, strategy=strategy, outcome=outcome, code=code, plan=plan, depth=depth,
         impact=impact.as_dict() if impact else {}, decision=(extra or {}).get("policy") or extra or {},
         deferred=deferred or {}, created_at=clock.now())
-    data = {"replan_id": row.pk, "outcome": outcome, "strategy": strategy, "code": code, "step_id": step_id,
+    data = {"replan_id": row.pk, "trigger": trigger, "outcome": outcome, "strategy": strategy, "code": code,
+            "step_id": step_id,
             "resource": resource, "impact": row.impact, "plan_id": str(plan.pk) if plan else None,
             "deferred": {k: len(v) for k, v in (deferred or {}).items()}}
     runtime_transition(execution=execution, status=_STATUS_AFTER[outcome], reason=f"REPLAN_{outcome}"[:64],
