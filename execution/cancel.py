@@ -28,8 +28,8 @@ from planning.models import PlanStep
 from policy.cancel import COMPENSATE, in_flight_rule
 from tenancy import clock
 
-from .models import IN_FLIGHT, Execution, ExecutionStatus, StepRun, StepStatus, TimelineType
-from .rows import step_runs
+from .models import IN_FLIGHT, STEP_DONE, Execution, ExecutionStatus, StepRun, StepStatus, TimelineType
+from .rows import plan_steps_cached, step_runs
 from .settle import plan_status_mirror, settle
 from .states import EXECUTION, STEP
 from .timeline import conversation_event, timeline_add
@@ -66,9 +66,7 @@ def cancel_request(*, execution: Execution, actor: Any, reason: str) -> None:
     cancelled = [sid for sid, r in runs.items() if r.status == StepStatus.SKIPPED
                  and (r.error or {}).get("code") == CANCELLED and r.finished_at == now]
     in_flight = [sid for sid, r in runs.items() if r.status in IN_FLIGHT]
-    for step_id in cancelled:
-        timeline_add(execution=execution, type=TimelineType.STEP_SKIPPED, step_id=step_id, at=now,
-                     data={"code": CANCELLED})
+    _skipped_events(execution, runs, cancelled, now)
     marker = {"code": CANCEL_REQUESTED, "by": getattr(actor, "pk", None), "reason": reason[:200],
               "requested_at": now.isoformat(), "rule": in_flight_rule(tenant=execution.tenant),
               "cancelled": cancelled, "in_flight": in_flight}
@@ -78,8 +76,18 @@ def cancel_request(*, execution: Execution, actor: Any, reason: str) -> None:
     Execution.objects.for_tenant(execution.tenant_id).filter(pk=execution.pk, status=execution.status).update(
         error=marker)
     execution.error = marker
-    conversation_event(execution=execution, type="EXECUTION_PROGRESS", payload={
-        "status": "cancelling", "cancelled": cancelled, "in_flight": in_flight, "rule": marker["rule"]})
+
+
+def _skipped_events(execution: Execution, runs: Mapping[str, StepRun], cancelled: list[str], now: Any) -> None:
+    """STEP_SKIPPED on the timeline and the conversation's EXECUTION_PROGRESS for each step the cancel skipped."""
+    steps = plan_steps_cached(execution.tenant_id, execution.plan_id)
+    done = sum(1 for r in runs.values() if r.status in STEP_DONE)
+    for step_id in cancelled:
+        timeline_add(execution=execution, type=TimelineType.STEP_SKIPPED, step_id=step_id, at=now,
+                     data={"code": CANCELLED})
+        conversation_event(execution=execution, type="EXECUTION_PROGRESS", payload={
+            "step_id": step_id, "capability": steps[step_id].capability_id, "label": steps[step_id].label,
+            "status": StepStatus.SKIPPED, "total": len(runs), "done": done})
 
 
 def cancel_resumed(marker: Mapping[str, Any], runs: Mapping[str, StepRun]) -> list[StepRun]:
@@ -119,16 +127,16 @@ def cancel_saga_end(execution: Execution, marker: Mapping[str, Any], *, all_done
 
 
 def cancel_outcome(*, execution: Execution) -> dict[str, Any]:
-    """What the user is told: steps cancelled, done (before the cancel, or in flight and kept),
-    compensated, still in flight, and whether the execution had ended before anyone cancelled it."""
+    """What the user is told, by step id: `cancelled` (never started), `done` (before the cancel),
+    `in_flight` (still calling), `kept` (finished after the cancel, effect kept), `compensated`
+    (finished after it and undone); `settled_before`: it had ended before anyone cancelled it."""
     facts = cancel_facts(execution)
     runs = step_runs(execution)
-    if facts is None:
-        return {"settled_before": execution.settled, "status": execution.status, "cancelled": [],
-                "done": [sid for sid, r in runs.items() if r.status == StepStatus.COMPLETED],
-                "compensated": [], "in_flight": [], "rule": None}
-    return {"settled_before": False, "status": execution.status, "rule": facts.get("rule"),
-            "cancelled": list(facts["cancelled"]),
-            "done": [sid for sid, r in runs.items() if r.status == StepStatus.COMPLETED],
-            "compensated": [sid for sid in facts["in_flight"] if runs[sid].status == StepStatus.COMPENSATED],
-            "in_flight": [sid for sid in facts["in_flight"] if runs[sid].status in (StepStatus.PENDING, *IN_FLIGHT)]}
+    calling = list((facts or {}).get("in_flight") or [])
+    completed = [sid for sid, r in runs.items() if r.status == StepStatus.COMPLETED]
+    return {"settled_before": facts is None and execution.settled, "status": execution.status,
+            "rule": (facts or {}).get("rule"), "cancelled": list((facts or {}).get("cancelled") or []),
+            "done": [sid for sid in completed if sid not in calling],
+            "in_flight": [sid for sid in calling if runs[sid].status in (StepStatus.PENDING, *IN_FLIGHT)],
+            "kept": [sid for sid in calling if runs[sid].status == StepStatus.COMPLETED],
+            "compensated": [sid for sid in calling if runs[sid].status == StepStatus.COMPENSATED]}

@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from conversations.consumers import outgoing_is_valid
 from execution.models import Execution, StepRun, TimelineEntry
 from planning.models import PlanStep
 from sst.faults import fault_add
@@ -101,6 +102,12 @@ def test_cancela_stops_the_write_not_started_and_lets_the_calling_ones_finish(
     assert final.startswith("A operação foi cancelada.") and "Estava em andamento e foi concluído" in final, final
     assert _statuses(execution) == {**{sid: "completed" for sid in calling}, waiting[0]: "skipped"}
     assert _components(world) == {names[sid] for sid in calling}
+
+    events = operator_client.get(f"/agent/conversations/{conversation}/events").json()["events"]
+    assert all(outgoing_is_valid(e) for e in events), "every event of the cancel fits the websocket contract"
+    skipped = [e["payload"]["step_id"] for e in events
+               if e["type"] == "EXECUTION_PROGRESS" and e["payload"]["status"] == "skipped"]
+    assert skipped == waiting and events[-1]["type"] == "EXECUTION_CANCELLED"
 
     again = talk(operator_client, conversation, "pare")
     assert again["response"]["template"] == "cancel.already_settled"
