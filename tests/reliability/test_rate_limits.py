@@ -67,3 +67,19 @@ def test_a_burst_over_the_tenant_budget_refuses_every_user_of_the_tenant(victim,
     cache.clear()
     assert not [code for code in total if code >= 500], total
     assert total[429] >= 75 - total[400] - 30 * 2 and total[429] > 0, total
+
+
+def test_a_user_refused_for_their_own_limit_spends_nothing_of_the_tenants(settings):
+    from types import SimpleNamespace
+
+    cache.clear()
+    settings.AGENT_RATE_USER_PER_MINUTE = 2
+    settings.AGENT_RATE_TENANT_PER_MINUTE = 5
+    tenant = SimpleNamespace(pk="t-rl-1")
+    noisy, other = SimpleNamespace(pk="u-noisy"), SimpleNamespace(pk="u-other")
+    noisy_waits = [ratelimit.turn_allowed(user=noisy, tenant=tenant) for _ in range(6)]
+    other_waits = [ratelimit.turn_allowed(user=other, tenant=tenant) for _ in range(2)]
+    cache.clear()
+
+    assert noisy_waits[:2] == [None, None] and all(w and w >= 1 for w in noisy_waits[2:])
+    assert other_waits == [None, None]  # the tenant counted 2 + 2 of its 5
