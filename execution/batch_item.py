@@ -22,15 +22,17 @@ from planning.references import MISSING, Ref, drop_nulls, get_path, resolve
 from tenancy import clock
 
 from .control import Lane
-from .envelope import Caller, call_in_lane, open_lane
+from .envelope import Caller, EnvelopeReads, call_in_lane, open_lane
 from .errors import Outcome
 from .models import BatchItem, ItemStatus, RuntimeExecution, StepRun, TimelineType
+from .outcome import StepOutcome
 from .replan import replan_after_s
 from .retry import IN_PROGRESS_CODE, IN_PROGRESS_WAIT_S, RetryPolicy, budget_spend, in_progress_wait
 from .routing import revalidate_on_route, switch_reason
 from .runtime_state import runtime_transition
 from .states import ITEM
 from .tool_runtime import ToolResult
+from .verify import verify
 
 
 @dataclass(kw_only=True)
@@ -117,9 +119,25 @@ def run_item(ctx: Ctx, item: BatchItem, facts: dict[str, Any], dep_results: dict
     result = call_in_lane(ctx, lane, values, key=key)
     if result is None:
         return release(ctx, item)  # stopped while waiting for a slot
-    if result.outcome == Outcome.SUCCEEDED:
-        return item_done(ctx, item, ItemStatus.COMPLETED, result=result.body, resource=lane.resource)
-    _item_failed(ctx, item, result)
+    if result.outcome != Outcome.SUCCEEDED:
+        return _item_failed(ctx, item, result)
+    failed = _unverified(ctx, values, result.body)
+    if failed:  # the write answered, but what it must have done does not hold: never completed
+        return item_done(ctx, item, ItemStatus.FAILED, result=result.body, error={"code": failed},
+                         resource=lane.resource)
+    item_done(ctx, item, ItemStatus.COMPLETED, result=result.body, resource=lane.resource)
+
+
+def _unverified(ctx: Ctx, values: dict[str, Any], body: Any) -> str | None:
+    """A write item is verified as a single step's write is (execution/verify.py); the error code
+    when it is not (a batch item has no UNKNOWN status: one that cannot be told is not completed)."""
+    check = StepOutcome("running")
+    verdict = verify(ctx.spec, EnvelopeReads(ctx), ctx.snapshot, values, body, check)
+    ctx.calls += check.calls
+    ctx.call_ms += check.call_ms
+    if verdict is True:
+        return None
+    return "VERIFICATION_FAILED" if verdict is False else "VERIFICATION_UNAVAILABLE"
 
 
 def _input(ctx: Ctx, item: BatchItem, dep_results: dict[str, Any]) -> dict[str, Any] | None:

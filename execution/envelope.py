@@ -209,3 +209,19 @@ def _observe(caller: Caller, lane: Lane, result: ToolResult) -> None:
     for change in changes:
         adaptation_record(execution=caller.execution, lane=f"{caller.spec.id}@{lane.resource}", change=change,
                           resource_label=lane.resource)
+
+
+@dataclass
+class EnvelopeReads:
+    """What a write's verification re-reads through (it takes anything with a ToolSession's
+    `invoke`): each read under its own capability's envelope and the caller's deadline. Its own stop
+    signal: a batch that is stopping still learns whether the write it just made holds."""
+
+    caller: Caller
+
+    def invoke(self, *, capability: CapabilitySpec, input: dict[str, Any],  # noqa: A002 - ToolSession's name
+               idempotency_key: str | None = None, timeout_ms: int | None = None) -> ToolResult:
+        base = self.caller
+        reader = Caller(base.execution, capability, base.snapshot, Envelope.of(capability), inline=base.inline,
+                        deadline_at=base.deadline_at, now=base.now)
+        return call_resource(reader, dict(input), key=idempotency_key)

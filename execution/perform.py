@@ -20,7 +20,7 @@ from policy.services import revalidate
 from registry.selectors import CapabilitySpec, RegistrySnapshot, registry_snapshot
 
 from .batch import perform_batch
-from .envelope import DEADLINE_EXCEEDED, call_resource, step_caller
+from .envelope import DEADLINE_EXCEEDED, EnvelopeReads, call_resource, step_caller
 from .errors import ErrorClass, Outcome
 from .messages import both
 from .models import Execution, StepRun, StepStatus
@@ -161,7 +161,7 @@ def _call(execution: Execution, plan_step: PlanStep, spec: CapabilitySpec, sessi
     outcome.call_ms += caller.call_ms
     if result.outcome == Outcome.SUCCEEDED:
         outcome.result = result.body
-        verdict = verify(spec, session, snapshot, values, result.body, outcome)
+        verdict = verify(spec, EnvelopeReads(caller), snapshot, values, result.body, outcome)
         if verdict is not True:
             outcome.status = "failed" if verdict is False else "unknown"
             outcome.error = step_error("VERIFICATION_FAILED" if verdict is False else "VERIFICATION_UNAVAILABLE")
@@ -172,7 +172,7 @@ def _call(execution: Execution, plan_step: PlanStep, spec: CapabilitySpec, sessi
         outcome.status = "completed"
         return outcome
     if result.outcome == Outcome.UNKNOWN and not spec.idempotent:
-        return unknown_outcome(spec, session, snapshot, values, result, outcome)
+        return unknown_outcome(spec, EnvelopeReads(caller), snapshot, values, result, outcome)
     return _failure(spec, session, snapshot, plan_step, values, result, outcome)
 
 

@@ -27,6 +27,7 @@ import yaml
 from .composites import COMPOSITES_FILE, composite_problems
 from .manifest_schema import MANIFEST_FILE
 from .roles import KNOWN_PERMISSIONS
+from .verification import verification_problems
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _REFERENCE = re.compile(r"\$\{([^}]*)\}")
@@ -312,6 +313,10 @@ def _check_references(entry: dict, manifest: Manifest) -> list[tuple[str, str]]:
         spec = entry.get(block)
         if spec is None:
             continue
+        if block == "verification":
+            found += verification_problems(entry, spec)
+        if "capability" not in spec:
+            continue  # a verification re-reading through the entity's registered reader
         target = manifest.capabilities.get(spec["capability"])
         if target is None:
             found.append((f"{block}.capability", f"unknown capability {spec['capability']!r}"))

@@ -10,6 +10,11 @@ Conventions the runtime relies on:
   (`items[*].key`); ops: equals, not_equals, contains, not_contains, exists, absent. `when_input`
   names an input field: the assertion applies only when the step's input has it.
 - A condition (undo) is an assertion evaluated on `{input, result}`.
+- `verification` is what must hold after a write (PRD-006 §27-§28), checked after every write, a
+  batch item's too (execution/verify.py): `expect` found | not_found, and `assertions` — read in the
+  re-read of the target (`subject: target`, the default) or in the write's own answer (`subject:
+  response`), with two more ops, gte and lte. The re-read is `capability` with `input`; without them, the
+  registered reader of the entity the write names, by its id.
 """
 
 from __future__ import annotations
@@ -79,15 +84,28 @@ _UNDO = {
 _COMPENSATION = {**_INVOCATION, "additionalProperties": False,
                  "properties": {**_INVOCATION["properties"], "conditions": {"type": "array", "items": ASSERTION}}}
 
+VERIFY_OPS = ("equals", "not_equals", "contains", "not_contains", "exists", "absent", "gte", "lte")
+VERIFY_ASSERTION = {
+    **ASSERTION,
+    "properties": {
+        **ASSERTION["properties"],
+        "op": {"enum": list(VERIFY_OPS)},
+        # Not `on`: YAML 1.1 reads that key as the boolean true.
+        "subject": {"enum": ["target", "response"], "default": "target",
+                    "description": "the re-read of the target, or the write's own answer"},
+    },
+}
+
 _VERIFICATION = {
     "type": "object",
-    "required": ["capability", "input"],
     "additionalProperties": False,
+    "anyOf": [{"required": ["capability"]}, {"required": ["assertions"]}],
+    "dependentRequired": {"capability": ["input"], "input": ["capability"]},
     "properties": {
         "capability": _REF,
         "input": _TEMPLATE_MAP,
         "expect": {"enum": ["found", "not_found"], "default": "found"},
-        "assertions": {"type": "array", "items": ASSERTION},
+        "assertions": {"type": "array", "items": VERIFY_ASSERTION, "minItems": 1},
     },
 }
 

@@ -33,7 +33,7 @@ from tenancy.models import Role, Tenant
 from tenancy.permissions import tenant_context
 
 from . import errors
-from .faults import fault_apply
+from .faults import fault_apply, without_effect
 from .idempotency import (
     IdempotencyInProgress,
     idempotency_claim,
@@ -152,7 +152,10 @@ class SstApi(APIView):
             body=lambda: request.data,
             url_kwargs=kwargs,
         )
-        if fault is not None:
+        if fault is not None and fault.noop:  # before the key's wrapper: the answer is stored, the effect is not
+            name = request.method.lower()
+            setattr(self, name, without_effect(getattr(self, name, self.http_method_not_allowed)))
+        elif fault is not None:
             raise _ShortCircuit(Response({"code": "INJECTED_FAULT", "detail": message("INJECTED_FAULT")},
                                          status=fault.status))
         if request.method not in WRITE_METHODS:

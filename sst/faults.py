@@ -3,6 +3,9 @@
 Off unless `settings.SST_FAULT_INJECTION` is true. A FaultRule makes one route (URL name, e.g.
 `sst:permit-validity`), optionally one method, answer `status` with `{"code": "INJECTED_FAULT"}`
 and/or wait `latency_ms` first — for the next `times` calls, or every call while `times` is NULL.
+A `noop` rule is the API that says it did what it did not: the handler runs and its answer (a 2xx
+with the entity as it would be) goes back, but its writes are rolled back — what a caller's
+verification by reading must catch (HTTP 200 is not the business fact).
 `times` lives in the database and is decremented by a conditional UPDATE, so several server
 processes share one budget and never inject more faults than asked.
 
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models import F, Q
 
 from tenancy.models import Tenant
@@ -38,7 +42,21 @@ _BODY_FIELDS = {"finding": "description"}
 
 @dataclass(frozen=True)
 class InjectedFault:
-    status: int
+    status: int | None
+    noop: bool = False
+
+
+def without_effect(handler: Callable[..., Any]) -> Callable[..., Any]:
+    """A `noop` fault's handler: the same answer, none of its writes kept (a savepoint rolled back;
+    the idempotency record, stored around it, keeps the answer, as a buggy API would)."""
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with transaction.atomic():
+            response = handler(*args, **kwargs)
+            transaction.set_rollback(True)
+        return response
+
+    return run
 
 
 def _route_name(route: str) -> str:
@@ -59,9 +77,12 @@ def fault_add(
     latency_ms: int | None = None,
     times: int | None = None,
     match: dict[str, Any] | None = None,
+    noop: bool = False,
 ) -> FaultRule:
-    if status is None and latency_ms is None:
-        raise ValueError("a fault needs a status, a latency or both")
+    if status is None and latency_ms is None and not noop:
+        raise ValueError("a fault needs a status, a latency, a no-op or some of them")
+    if noop and status is not None:
+        raise ValueError("a no-op answers what the handler answers: no status")
     if match is not None and not isinstance(match, dict):
         raise ValueError("match must be an object of field → value")
     return FaultRule.objects.create(
@@ -72,6 +93,7 @@ def fault_add(
         latency_ms=latency_ms,
         times=times,
         match=match or None,
+        noop=noop,
     )
 
 
@@ -100,6 +122,8 @@ def fault_apply(
             continue  # another process used the last one
         if rule.latency_ms:
             time.sleep(rule.latency_ms / 1000)
+        if rule.noop:
+            return InjectedFault(None, noop=True)
         return InjectedFault(rule.status) if rule.status else None
     return None
 

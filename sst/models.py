@@ -233,12 +233,15 @@ class FaultRule(TenantOwnedModel):
     # Calls left; NULL = every call until cleared. Decremented by a conditional UPDATE.
     times = models.PositiveIntegerField(null=True, blank=True)
     match = models.JSONField(null=True, blank=True)
+    # A silent no-op: the call answers as if it succeeded, and nothing it wrote is kept.
+    noop = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta(TenantOwnedModel.Meta):
         constraints = [
             models.CheckConstraint(
-                condition=Q(status__isnull=False) | Q(latency_ms__isnull=False), name="sst_faultrule_has_effect"
+                condition=Q(status__isnull=False) | Q(latency_ms__isnull=False) | Q(noop=True),
+                name="sst_faultrule_has_effect",
             ),
             models.CheckConstraint(
                 condition=Q(status__isnull=True) | Q(status__gte=100, status__lte=599), name="sst_faultrule_status"
@@ -246,7 +249,8 @@ class FaultRule(TenantOwnedModel):
         ]
 
     def __str__(self) -> str:
-        return f"{self.route} {self.method or '*'} → {self.status or ''} +{self.latency_ms or 0}ms ×{self.times}"
+        effect = "no-op" if self.noop else self.status or ""
+        return f"{self.route} {self.method or '*'} → {effect} +{self.latency_ms or 0}ms ×{self.times}"
 
 
 class IdempotencyState(models.TextChoices):

@@ -98,3 +98,22 @@ def test_fault_add_refuses_unknown_routes_and_empty_faults(world):
         fault_add(tenant=world.tenant, route="sst:nope", status=500)
     with pytest.raises(ValueError):
         fault_add(tenant=world.tenant, route="sst:permit-validity")
+
+
+def test_a_noop_fault_answers_success_and_keeps_nothing_it_wrote(faults_on, world, operator_client):
+    fault_add(tenant=world.tenant, route="sst:permit-validity", noop=True, times=1)
+    said = call(operator_client, "post", f"/permits/{world.permit.pk}/validity", {"validity_days": 45},
+                **{"Idempotency-Key": "k-1"})
+    assert (said.status_code, said.json()["validity_days"]) == (200, 45)  # it says it did
+    permit = WorkPermit.objects.for_tenant(world.tenant).get(pk=world.permit.pk)
+    assert (permit.validity_days, permit.revision) == (world.permit.validity_days, world.permit.revision)  # it did not
+    replayed = call(operator_client, "post", f"/permits/{world.permit.pk}/validity", {"validity_days": 45},
+                    **{"Idempotency-Key": "k-1"})
+    assert replayed.json() == said.json()  # a retry with the key replays the same answer, as a buggy API would
+    assert _validity(operator_client, world).status_code == 200  # the rule is spent: the next call works
+    assert WorkPermit.objects.for_tenant(world.tenant).get(pk=world.permit.pk).validity_days == 45
+
+
+def test_a_noop_fault_names_no_status():
+    with pytest.raises(ValueError):
+        fault_add(tenant=None, route="sst:permit-validity", noop=True, status=200)
