@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from execution.cancel import cancel_facts
 from execution.models import Execution
 from execution.services import ExecutionError, execution_cancel
 from planning.services import IllegalTransition, plan_status_set
@@ -97,6 +98,9 @@ def cancel_running(turn: Turn, operation: dict[str, Any], execution: Execution) 
     if execution.settled and execution.status != "cancelled":  # it ended just before the cancel got the lock
         turn.go(Status.EXECUTING)  # the completion hook moves the conversation on, as for any execution
         return _settled_reply(turn, operation, execution)
+    if cancel_facts(execution) is None:  # nothing left to stop; what is calling finishes (rule finish)
+        turn.go(Status.EXECUTING)
+        return turn.reply("answer", "cancel.not_cancellable", values={})
     turn.go(Status.CANCELLING)  # the completion hook moves it to CANCELLED once the execution settles
     text = cancel_text(execution=execution, intent=operation.get("intent") or {}, language=turn.language,
                        opening="cancel.already_requested" if again else "cancel.stopped")

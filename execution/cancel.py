@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from planning.models import PlanStep
-from policy.cancel import COMPENSATE, in_flight_rule
+from policy.cancel import COMPENSATE, FINISH, in_flight_rule
 from tenancy import clock
 
 from .models import IN_FLIGHT, STEP_DONE, Execution, ExecutionStatus, StepRun, StepStatus, TimelineType
@@ -53,7 +53,8 @@ def cancel_facts(execution: Execution) -> dict[str, Any] | None:
 
 
 def cancel_request(*, execution: Execution, actor: Any, reason: str) -> None:
-    """Skip what has not started; settle now if nothing is calling, else mark and let it end.
+    """Skip what has not started; settle now if nothing is calling, else mark and let it end. Under
+    the `finish` rule, a cancel that finds nothing to skip changes nothing.
 
     The caller holds `execution` FOR UPDATE, running or verifying, not cancelled yet. Which steps
     were skipped is read back after the UPDATE: a worker's claim racing it takes the step row
@@ -70,6 +71,10 @@ def cancel_request(*, execution: Execution, actor: Any, reason: str) -> None:
     marker = {"code": CANCEL_REQUESTED, "by": getattr(actor, "pk", None), "reason": reason[:200],
               "requested_at": now.isoformat(), "rule": in_flight_rule(tenant=execution.tenant),
               "cancelled": cancelled, "in_flight": in_flight}
+    if not cancelled and marker["rule"] == FINISH:
+        # Nothing left to stop and what is calling finishes anyway: the execution ends as it would
+        # have (PRD-010 §18: "não pode mais ser interrompida… vou concluir esta etapa").
+        return
     if not in_flight:
         settle(execution, ExecutionStatus.CANCELLED, error={**marker, "code": CANCELLED})
         return

@@ -117,3 +117,14 @@ def test_the_rule_is_finish_unless_the_setting_or_the_tenant_says_compensate(ten
     settings.AGENT_CANCEL_IN_FLIGHT_BY_TENANT = {tenant.slug: "rollback"}
     with pytest.raises(ImproperlyConfigured):
         in_flight_rule(tenant=tenant)
+
+
+def test_under_finish_a_cancel_that_finds_only_calling_steps_changes_nothing(tenant, operator, permit, sent,
+                                                                             settings):
+    execution = _start(tenant, operator, permit, {"a": []})
+    claim_step(execution, "a")
+    execution = _cancel(execution, operator)
+    assert (execution.status, execution.error) == ("running", None), "a ends as it would have"
+    settings.AGENT_CANCEL_IN_FLIGHT = "compensate"
+    execution = _cancel(execution, operator)
+    assert (execution.status, execution.error["in_flight"], execution.error["cancelled"]) == ("running", ["a"], [])
