@@ -52,9 +52,9 @@ def cancel_facts(execution: Execution) -> dict[str, Any] | None:
     return None
 
 
-def cancel_request(*, execution: Execution, actor: Any, reason: str) -> None:
+def cancel_request(*, execution: Execution, actor: Any, reason: str, always: bool = False) -> None:
     """Skip what has not started; settle now if nothing is calling, else mark and let it end. Under
-    the `finish` rule, a cancel that finds nothing to skip changes nothing.
+    the `finish` rule, a cancel that finds nothing to skip changes nothing (unless `always`: a kill).
 
     The caller holds `execution` FOR UPDATE, running or verifying, not cancelled yet. Which steps
     were skipped is read back after the UPDATE: a worker's claim racing it takes the step row
@@ -71,7 +71,7 @@ def cancel_request(*, execution: Execution, actor: Any, reason: str) -> None:
     marker = {"code": CANCEL_REQUESTED, "by": getattr(actor, "pk", None), "reason": reason[:200],
               "requested_at": now.isoformat(), "rule": in_flight_rule(tenant=execution.tenant),
               "cancelled": cancelled, "in_flight": in_flight}
-    if not cancelled and marker["rule"] == FINISH:
+    if not cancelled and marker["rule"] == FINISH and not always:
         # Nothing left to stop and what is calling finishes anyway: the execution ends as it would
         # have (PRD-010 §18: "não pode mais ser interrompida… vou concluir esta etapa").
         return

@@ -138,23 +138,24 @@ def _create(*, plan: ExecutionPlan, receipt: PolicyReceipt, actor: Any, tenant: 
 
 
 def execution_cancel(*, execution_id: Any, tenant: Tenant, actor: Any, reason: str = "",
-                     any_actor: bool = False) -> Execution:
+                     kill: bool = False) -> Execution:
     """Stop what has not finished (execution/cancel.py): steps not started are skipped, a step
     already calling ends — kept or compensated as the tenant's cancel rule says (policy/cancel.py).
 
-    Only the execution's own actor may cancel it; `any_actor`: a runtime admin's kill (its
-    authority was checked by `kill_switch_set`). Another tenant's or user's execution: NOT_FOUND.
+    Only the execution's own actor may cancel it; `kill`: a runtime admin's kill (its authority was
+    checked by `kill_switch_set`), which also stops an execution with nothing left to skip.
+    Another tenant's or user's execution: NOT_FOUND.
     """
     with transaction.atomic():
         execution = Execution.objects.for_tenant(tenant).select_for_update(of=("self",)).select_related(
             "plan", "tenant").filter(pk=execution_id).first()
-        if execution is None or not (any_actor or execution.actor_id == getattr(actor, "pk", None)):
+        if execution is None or not (kill or execution.actor_id == getattr(actor, "pk", None)):
             raise ExecutionError("NOT_FOUND")
         if (execution.settled or cancel_marker(execution) is not None
                 or not EXECUTION.allows(execution.status, ExecutionStatus.CANCELLED)):
             # Settled, cancelled already, or a failure's saga under way (compensating): left as it is.
             return execution
-        cancel_request(execution=execution, actor=actor, reason=reason)
+        cancel_request(execution=execution, actor=actor, reason=reason, always=kill)
     return execution
 
 
@@ -165,7 +166,7 @@ def execution_kill(*, execution_id: Any, tenant: Tenant, actor: Any, reason: str
         raise ExecutionError("NOT_FOUND")
     kill_switch_set(actor=actor, scope=Scope.EXECUTION, tenant=tenant, target=str(execution.pk),
                     reason=reason or "killed from the API")
-    return execution_cancel(execution_id=execution.pk, tenant=tenant, actor=actor, reason=reason, any_actor=True)
+    return execution_cancel(execution_id=execution.pk, tenant=tenant, actor=actor, reason=reason, kill=True)
 
 
 def execution_resume(*, execution_id: Any, tenant: Tenant) -> Execution:
