@@ -7,8 +7,9 @@ Those lists change seldom, and the application says when they do (tenancy.data_e
 is used only while its tenant's data epoch is the one it was read under, and for at most
 AGENT_LIST_CACHE_SECONDS (the bound for an application that does not say; 0 turns this off).
 
-What is kept: successful answers of read capabilities that list, keyed by tenant, user (the
-business API answers each user with what that user may see), registry version and input. Reads
+What is kept: successful answers of read capabilities that list, as JSON text (each hit decodes its
+own copy: no turn can change what another reads), keyed by tenant, user (the business API answers
+each user with what that user may see), registry version and input. Reads
 of one entity, searches and counts are not kept: they give a turn its facts and target revisions.
 Nothing kept here authorizes anything: policy decides, and every step re-reads its target.
 
@@ -21,7 +22,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from typing import Any
 
 from django.conf import settings
@@ -62,19 +63,6 @@ class ListCache:
 lists = ListCache()
 
 
-def cached_list(key: Hashable, epoch: Callable[[], str | None], load: Callable[[], Any],
-                keep: Callable[[Any], bool]) -> Any:
-    """`load()`'s answer, from this process's cache when still current. `epoch` is called once
-    (before `load`, so a change that commits meanwhile makes the stored entry stale, not wrong);
-    an answer is stored only when `keep(answer)` (a success)."""
-    seconds = settings.AGENT_LIST_CACHE_SECONDS
-    if seconds <= 0:
-        return load()
-    current = epoch()
-    found = lists.get(key, current)
-    if found is not None:
-        return found
-    value = load()
-    if keep(value):
-        lists.put(key, current, value, seconds)
-    return value
+def keep_seconds() -> int:
+    """How long an entry may be used (AGENT_LIST_CACHE_SECONDS); 0: nothing is kept."""
+    return settings.AGENT_LIST_CACHE_SECONDS

@@ -11,6 +11,7 @@ Which capability reads or lists an entity type is found in the registry's langua
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +25,7 @@ from tenancy.data_epoch import data_epoch
 from tenancy.models import Tenant
 
 from .grammar import Grammar, SlotSpec
-from .list_cache import cached_list
+from .list_cache import keep_seconds, lists
 
 log = structlog.get_logger(__name__)
 
@@ -87,8 +88,19 @@ class Reader:
 
     def listing(self, capability_id: str, input: Mapping[str, Any]) -> ReadResult:  # noqa: A002
         """A list read to find names: reused across turns while the tenant's data is unchanged."""
+        seconds, this_turn = keep_seconds(), self._key(capability_id, input)
+        if seconds <= 0 or this_turn in self._cache:
+            return self.call(capability_id, input)
         key = (str(self.tenant.pk), self.user.pk, self.snapshot.version, capability_id, repr(sorted(input.items())))
-        return cached_list(key, self._data_epoch, lambda: self.call(capability_id, input), lambda read: read.ok)
+        epoch = self._data_epoch()  # before the read: a change committed meanwhile makes the entry stale, not wrong
+        kept = lists.get(key, epoch)
+        if kept is not None:
+            self._cache[this_turn] = ReadResult(True, 200, json.loads(kept))
+            return self._cache[this_turn]
+        read = self.call(capability_id, input)
+        if read.ok:
+            lists.put(key, epoch, json.dumps(read.body), seconds)
+        return read
 
     def _data_epoch(self) -> str | None:
         if not self._epoch:

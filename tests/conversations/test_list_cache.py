@@ -97,3 +97,26 @@ def test_the_epoch_moves_now_and_again_at_commit(world, django_capture_on_commit
         data_changed(world.tenant.pk)
         moved = data_epoch(world.tenant.pk)
     assert before != moved != data_epoch(world.tenant.pk)
+
+
+def test_what_one_turn_does_with_a_kept_list_never_reaches_the_next(world, operator):
+    from conversations.grammar import grammar_for
+    from conversations.turns import reader_for
+    from registry.selectors import registry_snapshot
+
+    snapshot = registry_snapshot()
+    grammar = grammar_for(snapshot)
+    capability = next(c for c in grammar.capabilities.values() for s in c.slots
+                      if (s.resolver or {}).get("capability") and s.parse != "reference"
+                      and not (snapshot.get(str(s.resolver["capability"])).input_schema.get("required")))
+    slot = next(s for s in capability.slots if (s.resolver or {}).get("capability") and s.parse != "reference")
+
+    def reader():
+        return reader_for(user=operator, tenant=world.tenant, snapshot=snapshot, grammar=grammar)
+
+    first = reader().catalog(slot)
+    kept = reader().catalog(slot)  # from the process's cache
+    kept.append({"id": -1, "name": "changed by a turn"})
+    kept[0]["name"] = "changed too"
+
+    assert reader().catalog(slot) == first
