@@ -95,10 +95,9 @@ def compensate_task(self, execution_id: str) -> None:
 
 @shared_task(name="execution.watchdog", ignore_result=True)
 def watchdog_task() -> int:
-    from .services import execution_watchdog
-    from .watchdog import runtime_watchdog
+    from .watchdog import watchdog_sweep
 
-    return len(runtime_watchdog()) + execution_watchdog()
+    return watchdog_sweep()
 
 
 @shared_task(name="execution.ping")
