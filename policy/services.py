@@ -366,7 +366,10 @@ def _require_runtime_admin(actor: Any) -> None:
 
 def kill_switch_set(*, actor: Any, scope: str, reason: str, tenant: Tenant | None = None,
                     target: str = "") -> KillSwitch:
-    """Raise a kill switch. Only a user holding `policy.runtime_admin`; audited in the same transaction."""
+    """Raise a kill switch. Only a user holding `policy.runtime_admin`; audited in the same transaction.
+
+    Stamped on `tenancy.clock` like the work it stops, so "what finished after the switch" compares
+    one clock with itself."""
     _require_runtime_admin(actor)
     if scope not in Scope.values or not reason.strip():
         raise PolicyError("KILL_SWITCH_INVALID", "A kill switch needs a valid scope and a reason.")
@@ -376,7 +379,7 @@ def kill_switch_set(*, actor: Any, scope: str, reason: str, tenant: Tenant | Non
         try:
             with transaction.atomic():
                 switch = KillSwitch.objects.create(scope=scope, tenant=tenant, target=target, reason=reason,
-                                                   set_by=actor, set_at=timezone.now())
+                                                   set_by=actor, set_at=clock.now())
         except Exception as exc:  # IntegrityError from the coherence constraints or a racing raise
             raise PolicyError("KILL_SWITCH_INVALID", str(exc)) from exc
         audit_record(tenant=tenant, actor=actor, event_type="policy.kill_switch.raised", target_type="kill_switch",
@@ -389,7 +392,7 @@ def kill_switch_lift(*, actor: Any, switch_id: int, reason: str) -> KillSwitch:
     _require_runtime_admin(actor)
     with transaction.atomic():
         lifted = KillSwitch.objects.filter(pk=switch_id, lifted_at__isnull=True).update(
-            lifted_at=timezone.now(), lifted_by=actor, lift_reason=reason)
+            lifted_at=clock.now(), lifted_by=actor, lift_reason=reason)
         if lifted != 1:
             raise PolicyError("KILL_SWITCH_NOT_RAISED", "That kill switch is not raised.")
         switch = KillSwitch.objects.get(pk=switch_id)

@@ -63,3 +63,19 @@ def test_a_start_after_the_ttl_on_the_moved_clock_is_expired(operator, tenant, c
     moved_clock.advance(5 * 60 + 1)
     result = _check(receipt, operator, tenant, plan_id, caps["validity"], start_clock_now())
     assert (result.ok, result.code) == (False, "RECEIPT_EXPIRED")
+
+
+def test_a_kill_switch_is_stamped_on_the_clock_of_the_work_it_stops(tenant, moved_clock):
+    from django.contrib.auth.models import Permission
+
+    from conftest import make_user
+    from policy.models import Scope
+    from policy.services import kill_switch_lift, kill_switch_set
+    from tenancy.models import Role
+
+    admin = make_user(tenant, Role.ADMIN)
+    admin.user_permissions.add(Permission.objects.get(codename="runtime_admin"))
+    before = moved_clock.now()
+    switch = kill_switch_set(actor=admin, scope=Scope.TENANT, tenant=tenant, reason="drill")
+    lifted = kill_switch_lift(actor=admin, switch_id=switch.pk, reason="over")
+    assert before <= switch.set_at <= lifted.lifted_at <= moved_clock.now()
