@@ -13,6 +13,7 @@ from .ellipsis import remember_field
 from .flow import rest, topic_set
 from .grammar import SlotSpec, dropped_letter, same_word
 from .intents import intent_state
+from .plurals import plural_types
 from .reads import entity_ref
 from .state import entity_activate, situation_for
 from .turns import Turn
@@ -38,7 +39,9 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
                           text=turn.text, language=turn.language)
         extraction = extractor.extract(cap, parts)
         value = (extraction.values.get(slot.name) or [None])[0]
-        if value is None and extraction.ambiguous.get(slot.name) and slot.type in named:
+        # (said in the plural — "quais <entidades> estão … da <nome>?" — it asks for the list instead)
+        if (value is None and extraction.ambiguous.get(slot.name) and slot.type in named
+                and slot.type not in plural_types(turn.grammar, parts)):
             # "qual a <campo> da 771?" with two of them: which one — then that one's field is answered.
             field = field_asked(cap.fields, parts, dict.fromkeys(cap.fields), phrases_with or frozenset())
             if field is not None:
@@ -46,6 +49,9 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
                 state["field"] = field
                 clarify(turn, state, Extraction(ambiguous={slot.name: extraction.ambiguous[slot.name]}))
                 return True
+        if (value is not None and value.source == "text" and named and slot.type not in named
+                and not any(p.isdigit() for p in parts)):
+            continue  # "which <entities> is <person> responsible for?": a name picked an item of another type
         if value is None:
             said = extraction.not_found.get(slot.name)
             if (said and missing is None and slot.type in named

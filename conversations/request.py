@@ -9,14 +9,17 @@ from . import lexicon
 from .batch import batch_request
 from .compound_said import Shape, compound_shape, said_part
 from .data_spans import data_spans
+from .date_write import date_write
 from .explain import explain
 from .field_write import field_write
 from .flow import rest
-from .grammar import CapabilityGrammar, Grammar
+from .grammar import CapabilityGrammar
 from .llm import llm_understand
 from .lone import lone_turn
 from .navigation import navigate
+from .negated_filter import negated_filter
 from .operations import operate
+from .plurals import plural_types
 from .question import field_question
 from .state import hints_for, situation_for
 from .state_question import state_question
@@ -55,6 +58,8 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         return
     if not ranked and field_write(turn, parts, allowed, extractor):  # "<campo> da 310 pra 40 dias"
         return
+    if not ranked and date_write(turn, parts, allowed, extractor):  # "can we do 62 in 3 days?"
+        return
     # "I need <entity> 311 cancelled": a status wanted, said outside names and dictated text
     if not ranked and status_goal(turn, said_part(turn.text, masked(parts, spans)), allowed, extractor):
         return
@@ -85,6 +90,8 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         return turn.error("BUSY", "busy")
     if cap.batch is not None and best.verb is not None and best.verb.batch and best.cap.id == cap.id:
         return batch_request(turn, cap, parts, extractor)
+    if negated_filter(turn, cap, extraction, parts, allowed):  # "quantas não estão canceladas?"
+        return
     clone = cap.intent == "create" and any(p in CLONE_MARKERS for p in parts)
     if clone:
         extraction = clone_extraction(turn, cap, parts, extractor)
@@ -136,7 +143,7 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str], extractor: Extrac
     many = plural_types(turn.grammar, view) if not any(p.isdigit() for p in view) else set()
     # Only when the verb's best reading is about the entity said in the plural ("vá para os <filhos>"
     # opens a tab of another entity's page: no list there).
-    many &= {ranked[0].cap.entity}
+    many &= {r.cap.entity for r in ranked if r.score >= ranked[0].score}  # (the best readings, when they tie)
     ranked = _with_lists(turn, ranked, many, allowed)
     for order, item in enumerate([r for r in ranked if r.score >= top - 8][:5]):
         extraction = extractor.extract(item.cap, parts)
@@ -144,7 +151,8 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str], extractor: Extrac
         # place for (a create of that entity, another entity's operation) is evidence against it.
         bonus = -4.0 if named - extraction.used else 0.0
         if item.cap.entity in many:  # "as <entidades> em rascunho da X": many of them, no number — a list
-            bonus += 6.0 if item.cap.intent in _MANY_INTENTS else -3.0
+            # of them, not of one's children ("<entity>.<children>.list" needs the one it lists from)
+            bonus += 6.0 if item.cap.intent in _MANY_INTENTS and not _of_one(item.cap) else -3.0
         for slot in item.cap.slots:
             if slot.name in extraction.from_text and slot.parse == "text" and _holds_a_name(extraction, slot.name,
                                                                                             parts, extractor):
@@ -181,28 +189,21 @@ def clone_extraction(turn: Turn, cap: CapabilityGrammar, parts: list[str], extra
 _MANY_INTENTS = frozenset({"search", "list", "count"})
 
 
+def _of_one(cap: CapabilityGrammar) -> bool:
+    return any(s.required and s.parse == "reference" and s.type == cap.entity for s in cap.slots)
+
+
 def _with_lists(turn: Turn, ranked: list[Ranked], many: set[str], allowed: set[str]) -> list[Ranked]:
-    """"me mostra as <entidades> …": a show verb said of many is the entity's search, even when the
-    search lists other verbs."""
+    """"me mostra as <entidades> …": a show (or open) verb said of many is the entity's search, even when
+    the search lists other verbs."""
     extra = []
     for item in ranked:
-        if item.cap.entity in many and item.cap.kind == "read" and item.cap.intent not in _MANY_INTENTS:
+        # (an entity's page too: "gimme all of <name>'s <entities>" opens no page of one of them)
+        if item.cap.entity in many and item.cap.kind in ("read", "navigation") and item.cap.intent not in _MANY_INTENTS:
             extra += [Ranked(cap, item.score, item.verb, item.verb_span) for cap in turn.grammar.capabilities.values()
                       if cap.entity == item.cap.entity and cap.kind == "read" and cap.intent == "search"
                       and cap.id in allowed and all(r.cap.id != cap.id for r in ranked + extra)]
     return sorted(ranked + extra, key=lambda r: -r.score)
-
-
-def plural_types(grammar: Grammar, parts: list[str]) -> set[str]:
-    """Entity types the message names in the plural ("<entidades>", "<entities>")."""
-    found = set()
-    for type_, languages in grammar.nouns.items():
-        many = {lexicon.tokens(forms["many"])[-1] for forms in languages.values()
-                if lexicon.tokens(forms.get("many", ""))}
-        singular = {w for p in grammar.synonyms.get(type_, ()) if len(p) == 1 for w in p}
-        if any(p in many or (p.endswith("s") and p[:-1] in singular) for p in parts):
-            found.add(type_)
-    return found
 
 
 def _holds_a_name(extraction: Extraction, slot: str, parts: list[str], extractor: Extractor) -> bool:

@@ -150,10 +150,14 @@ def _opens_correction(rest: list[str]) -> bool:
 
 
 def _changes_the_pending(turn: Turn, cap: Any, rest: list[str]) -> bool:
-    """Does the remark fill a slot of the pending operation ("não, espaço confinado")?"""
+    """Does the remark fill a slot of the pending operation with another value ("não, espaço confinado")?
+    A name that only points at the pending item again ("I'll sort it out with <the person on it>") does not."""
     extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
                           text=" ".join(rest), language=turn.language)
-    return bool(extractor.extract(cap, rest, use_context=False).from_text)
+    extraction = extractor.extract(cap, rest, use_context=False)
+    pending = ((pending_confirmation(turn) or pending_clarification(turn)).intent or {}).get("slots") or {}
+    return any([str(v.value) for v in extraction.values[name]] != [str(v.get("value")) for v in pending.get(name) or ()]
+               for name in extraction.from_text)
 
 
 def _control(phrase: str):

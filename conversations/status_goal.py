@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from . import lexicon
-from .grammar import CapabilityGrammar
+from .grammar import CapabilityGrammar, one_typo, same_word
 from .operations import operate
 from .turns import Turn
 from .understanding import Extractor
@@ -27,7 +27,9 @@ def _said_status(turn: Turn, entity: str, parts: list[str]) -> set[str]:
     """The status values of `entity` the message names word for word (any enum slot of its capabilities
     that lists them). Word for word: "cancele" is the verb, said of something else ("o <item> que manda
     cancelar a 52"), while "cancelada" is the state wanted."""
-    found = set()
+    found, typed = set(), set()
+    verbs = {w for cap in turn.grammar.capabilities.values() if cap.entity == entity
+             for v in cap.verbs for w in v.words}
     for cap in turn.grammar.capabilities.values():
         if cap.entity != entity:
             continue
@@ -37,7 +39,17 @@ def _said_status(turn: Turn, entity: str, parts: list[str]) -> set[str]:
             for value, phrases in slot.value_phrases.items():
                 if any(_exactly(parts, phrase) for phrase in phrases):
                     found.add(value)
-    return found
+                elif any(_mistyped(part, phrase, verbs) for phrase in phrases for part in parts):
+                    typed.add(value)
+    # "mark <entity> 52 as complted": one letter off one status word, when no other status is that close
+    return found or (typed if len(typed) == 1 else set())
+
+
+def _mistyped(part: str, phrase: tuple[str, ...], verbs: set[str]) -> bool:
+    """`part` is the one-word status `phrase` typed with one letter off — and no form of a verb (the
+    verb "cancela" is one letter from "cancelda" too: then it may be the verb)."""
+    return (len(phrase) == 1 and part != phrase[0] and one_typo(part, phrase[0])
+            and not any(same_word(part, verb) for verb in verbs))
 
 
 def _exactly(parts: list[str], phrase: tuple[str, ...]) -> bool:

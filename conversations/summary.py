@@ -141,10 +141,11 @@ _MAX_LABEL = 80
 
 
 def read_answer(grammar: Grammar, snapshot: RegistrySnapshot, steps: list[Mapping[str, Any]],
-                language: str) -> str | None:
+                language: str, left_out: Mapping[str, Any] | None = None) -> str | None:
     """The reply to a read from its last count or list result ("Há 9 <nouns>.", "Encontrei 2 <nouns>:
     52 (Alfa), 60 (Beta)."), worded with the manifest's nouns and `language.item`; None
-    when no step returned one (the execution composer answers then)."""
+    when no step returned one (the execution composer answers then). `left_out` (a negated filter,
+    negated_filter.py): the items whose `field` has `value` are not counted nor listed."""
     for step in reversed(steps):
         cap, result = grammar.capabilities.get(step["capability"]), step.get("result")
         if cap is None or step.get("status") != "completed":
@@ -156,6 +157,12 @@ def read_answer(grammar: Grammar, snapshot: RegistrySnapshot, steps: list[Mappin
             return noun.say("result.count_one" if result["count"] == 1 else "result.count_many", count=result["count"])
         if isinstance(result, list):
             entries = [entry for entry in result if isinstance(entry, Mapping)]
+            if left_out:
+                if not any(left_out["field"] in entry for entry in entries):
+                    return None  # the items do not say it: never a count that did not leave them out
+                entries = [entry for entry in entries if entry.get(left_out["field"]) != left_out["value"]]
+            if left_out and left_out.get("count"):
+                return noun.say("result.count_one" if len(entries) == 1 else "result.count_many", count=len(entries))
             item["details"] = _varying(entries, item.get("details") or ())
             return list_text([item_label(grammar, cap.entity, entry, item) for entry in entries], noun)
     return None

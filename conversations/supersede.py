@@ -6,7 +6,7 @@ question on screen. A message the agent did not understand supersedes nothing.
 
 from __future__ import annotations
 
-from .flow import pending_clarification, pending_confirmation
+from .flow import pending_clarification, pending_confirmation, rest
 from .metrics import intent_replaced, task_close
 from .models import Clarification, Confirmation, PendingStatus
 from .statemachine import Status
@@ -49,3 +49,15 @@ def supersede(turn: Turn, asked: OnScreen) -> None:
         response["message"] = " ".join(notes) + " " + str(response.get("message") or "")
     elif turn.resting_before in (Status.CONFIRMATION_REQUIRED, Status.CLARIFICATION_REQUIRED):
         task_close(turn.conversation, outcome="expired")  # its question expired before this new request
+    _rest_truthfully(turn)
+
+
+def _rest_truthfully(turn: Turn) -> None:
+    """A question answered in the turn rested on the status of what was on screen before it was closed
+    here: the status then says what is pending now (the rows just closed wait for nothing)."""
+    status = turn.conversation.status
+    stale = ((status == Status.CONFIRMATION_REQUIRED and pending_confirmation(turn) is None)
+             or (status == Status.CLARIFICATION_REQUIRED and pending_clarification(turn) is None))
+    if stale:
+        turn.go(Status.UNDERSTANDING)
+        rest(turn)

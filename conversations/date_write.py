@@ -1,0 +1,37 @@
+"""A date said for an item with only a generic "do" verb: "can we do 62 in 3 days?", "dá pra fazer a
+57 em 4 dias?". The write meant is the one write of the item's entity whose one value is a date
+(the manifest's slots: a reference to the entity and one `date` slot) — asked as any write, with its
+checks and a confirmation. Only when the message names an existing item by itself and a date, and
+exactly one write fits; nothing here knows an entity.
+"""
+
+from __future__ import annotations
+
+from .lexicon import tokens
+from .operations import operate
+from .turns import Turn
+from .understanding import Extractor
+
+# Closed-class verbs of doing: they name no operation of their own.
+_DO = frozenset(tokens("do doing done fazer faz fazemos faca fazendo fizer realizar realiza realizamos"))
+
+
+def date_write(turn: Turn, parts: list[str], allowed: set[str], extractor: Extractor) -> bool:
+    if not any(p in _DO for p in parts):
+        return False
+    found = []
+    for cap in turn.grammar.capabilities.values():
+        if cap.id not in allowed or cap.kind != "write":
+            continue
+        targets = [s for s in cap.slots if s.parse == "reference" and s.type == cap.entity and s.from_context]
+        dates = [s for s in cap.slots if s.parse == "date" and not s.from_context]
+        others = [s for s in cap.slots if s.required and s not in targets and s not in dates]
+        if len(targets) != 1 or len(dates) != 1 or others:
+            continue
+        extraction = extractor.extract(cap, parts, use_context=False)
+        if targets[0].name in extraction.from_text and dates[0].name in extraction.values:
+            found.append((cap, extraction))
+    if len(found) != 1:
+        return False
+    operate(turn, found[0][0], found[0][1], parts)
+    return True
