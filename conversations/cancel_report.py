@@ -54,7 +54,7 @@ def _parts(outcome: Mapping[str, Any], names: Mapping[str, str], language: str) 
         parts.append(say("cancel.part_cancelled", language, items=items("cancelled")))
     if outcome["done"]:
         parts.append(say("cancel.part_done", language, items=items("done")))
-    elif not (outcome["kept"] or outcome["compensated"] or outcome["in_flight"]):
+    elif not (outcome["kept"] or outcome["compensated"] or outcome["in_flight"] or outcome["failed"]):
         parts.append(say("cancel.part_nothing_done", language))
     if outcome["in_flight"]:
         later = "cancel.part_undo_after" if outcome["rule"] == COMPENSATE else "cancel.part_finishing"
@@ -64,6 +64,8 @@ def _parts(outcome: Mapping[str, Any], names: Mapping[str, str], language: str) 
         parts.append(say(kept, language, items=items("kept")))
     if outcome["compensated"]:
         parts.append(say("cancel.part_compensated", language, items=items("compensated")))
+    if outcome["failed"]:
+        parts.append(say("cancel.part_failed", language, items=items("failed")))
     return parts
 
 

@@ -134,7 +134,8 @@ def cancel_saga_end(execution: Execution, marker: Mapping[str, Any], *, all_done
 def cancel_outcome(*, execution: Execution) -> dict[str, Any]:
     """What the user is told, by step id: `cancelled` (never started), `done` (before the cancel),
     `in_flight` (still calling), `kept` (finished after the cancel, effect kept), `compensated`
-    (finished after it and undone); `settled_before`: it had ended before anyone cancelled it."""
+    (finished after it and undone), `failed` (calling, then failed or unknown: never retried after a
+    cancel); `settled_before`: it had ended before anyone cancelled it."""
     facts = cancel_facts(execution)
     runs = step_runs(execution)
     calling = list((facts or {}).get("in_flight") or [])
@@ -144,4 +145,5 @@ def cancel_outcome(*, execution: Execution) -> dict[str, Any]:
             "done": [sid for sid in completed if sid not in calling],
             "in_flight": [sid for sid in calling if runs[sid].status in (StepStatus.PENDING, *IN_FLIGHT)],
             "kept": [sid for sid in calling if runs[sid].status == StepStatus.COMPLETED],
-            "compensated": [sid for sid in calling if runs[sid].status == StepStatus.COMPENSATED]}
+            "compensated": [sid for sid in calling if runs[sid].status == StepStatus.COMPENSATED],
+            "failed": [sid for sid in calling if runs[sid].status in (StepStatus.FAILED, StepStatus.UNKNOWN)]}

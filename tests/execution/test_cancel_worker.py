@@ -122,7 +122,8 @@ def test_cancel_skips_pending_and_unclaimed_steps_and_lets_the_calling_ones_fini
     runs = _runs(execution)
     assert execution.status == "cancelled", execution.error
     assert {sid: r.status for sid, r in runs.items()} == {
-        "a0": "completed", "a1": "completed", "a2": "completed", "a3": "skipped", "a4": "skipped"}
+        "a0": "completed", "a1": "completed", "a2": "completed", "a3": "skipped", "a4": "skipped"}, {
+        sid: r.error for sid, r in runs.items()}
     assert (runs["a3"].attempts, runs["a3"].calls, runs["a3"].error) == (0, 0, {"code": "CANCELLED"})
     assert "a3" not in _started(execution) and "a4" not in _started(execution), "the worker ran nothing of them"
     assert execution.error["code"] == "CANCELLED" and execution.error["rule"] == "finish"
