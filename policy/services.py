@@ -345,15 +345,12 @@ def _check_record(*, tenant: Tenant, receipt: PolicyReceipt | None, receipt_id: 
 
 
 def resources_stopped_now(*, tenant: Tenant | Any, resources: Sequence[str]) -> frozenset[str]:
-    """The ones of `resources` a raised RESOURCE kill switch (global or this tenant's) stops, read now.
-    For a caller about to route a call that no `revalidate` on its route told (see its `resources`)."""
-    wanted = [r for r in resources if r]
-    if not wanted:
-        return frozenset()
-    tenant_id = getattr(tenant, "pk", tenant)
-    rows = (KillSwitch.objects.filter(scope=Scope.RESOURCE, target__in=wanted, lifted_at__isnull=True)
-            .filter(Q(tenant__isnull=True) | Q(tenant_id=tenant_id)).values_list("target", flat=True))
-    return frozenset(rows)
+    """The ones of `resources` a raised RESOURCE kill switch (global or this tenant's) stops, read now:
+    for a caller about to route a call that no `revalidate` on its route told (see its `resources`)."""
+    raised = KillSwitch.objects.filter(scope=Scope.RESOURCE, target__in=[r for r in resources if r],
+                                       lifted_at__isnull=True)
+    mine = Q(tenant__isnull=True) | Q(tenant_id=getattr(tenant, "pk", tenant))
+    return frozenset(raised.filter(mine).values_list("target", flat=True))
 
 
 RUNTIME_ADMIN_PERMISSION = "policy.runtime_admin"
@@ -367,9 +364,7 @@ def _require_runtime_admin(actor: Any) -> None:
 def kill_switch_set(*, actor: Any, scope: str, reason: str, tenant: Tenant | None = None,
                     target: str = "") -> KillSwitch:
     """Raise a kill switch. Only a user holding `policy.runtime_admin`; audited in the same transaction.
-
-    Stamped on `tenancy.clock` like the work it stops, so "what finished after the switch" compares
-    one clock with itself."""
+    Stamped on `tenancy.clock`, the clock of the work it stops."""
     _require_runtime_admin(actor)
     if scope not in Scope.values or not reason.strip():
         raise PolicyError("KILL_SWITCH_INVALID", "A kill switch needs a valid scope and a reason.")
