@@ -38,12 +38,15 @@ COMPENSATION = {"capability": "workPermit.components.remove",
 def world(registry, tenant):
     world = make_world(tenant)
     sst.component_type_create(tenant=tenant, key="scaffolding", name="Andaime")
+    # a2 writes another permit: the two calling writes never race on one record's revision.
+    world.other = sst.permit_create(tenant=tenant, company=world.company, number="124", validity_days=15)
     return world
 
 
 def _plan(world, operator):
     steps = [{"id": sid, "capability": "workPermit.components.add", "compensation": COMPENSATION,
-              "input": {"permit_id": world.permit.pk, "component": key}, "depends_on": DEPENDS.get(sid, [])}
+              "input": {"permit_id": (world.other if sid == "a2" else world.permit).pk, "component": key},
+              "depends_on": DEPENDS.get(sid, [])}
              for sid, key in KEYS.items()]
     return plan_from_steps(tenant=world.tenant, actor=operator, steps=steps, template="test.cancel")
 
@@ -58,7 +61,10 @@ def _started(execution) -> set[str]:
 
 
 def _components(world) -> set[str]:
-    return set(world.permit.components.values_list("component_type__key", flat=True)) - {"workingAtHeight", "hotWork"}
+    """What the plan added, on either permit."""
+    return (set(world.permit.components.values_list("component_type__key", flat=True))
+            | set(world.other.components.values_list("component_type__key", flat=True))) - {"workingAtHeight",
+                                                                                           "hotWork"}
 
 
 def _wait_until(predicate, timeout_s: float = 15.0) -> None:
