@@ -135,3 +135,17 @@ def test_stop_in_english_with_the_compensate_rule_undoes_the_calling_writes(
     assert _components(world) == set()
     again = talk(operator_client, conversation, "cancel it")
     assert "had already finished (cancelled)" in again["response"]["message"]
+
+
+def test_with_nothing_left_to_stop_the_calling_write_finishes_and_the_operation_succeeds(
+        world, operator_client, start, talk, on_worker, settings):  # noqa: F811
+    settings.AGENT_CANCEL_IN_FLIGHT = "finish"
+    conversation = _confirm_slow_add(world, operator_client, start, talk, ask="adicione solda elétrica na 802")
+    execution = _wait_until(lambda: Execution.objects.for_tenant(world.tenant).first())
+    _wait_until(lambda: TimelineEntry.objects.for_tenant(world.tenant).filter(
+        execution=execution, type="STEP_STARTED").exists())
+    cancelled = talk(operator_client, conversation, "cancela")
+    assert (cancelled["status"], cancelled["response"]["template"]) == ("EXECUTING", "cancel.not_cancellable")
+    assert "não pode mais ser interrompida" in cancelled["response"]["message"]
+    assert _settled_state(operator_client, conversation)["status"] == "SUCCESS"
+    assert _components(world) == {"Solda Elétrica"}
