@@ -106,6 +106,14 @@ TEXTS: dict[str, dict[str, str]] = {
                   "registrada; {done} de {total} "
                   "permissão(ões) concluída(s). Há um plano alternativo para as {count} restante(s), mas ele "
                   "muda o que foi aprovado ({changes}), então preciso de uma nova confirmação.",
+        # The same ask when the replan's trigger was not an unavailable resource (execution/replan_triggers.py).
+        "replan_rate_limited": "A etapa “{step}” não pode continuar: {resource} segue recusando as chamadas por "
+                               "limite de requisições, mesmo depois das novas tentativas permitidas; {done} de "
+                               "{total} concluído(s). Há um plano alternativo para os {count} restante(s), mas ele "
+                               "muda o que foi aprovado ({changes}), então preciso de uma nova confirmação.",
+        "replan_contract": "A etapa “{step}” não pode continuar como foi aprovada: a operação que ela usa mudou de "
+                           "versão desde a confirmação; {done} de {total} concluído(s). Há um plano para os "
+                           "{count} restante(s) na nova versão ({changes}), então preciso de uma nova confirmação.",
         "changed": "etapas alteradas: {steps}",
         "without": "sem: {steps}",
         "scope": "mais itens",
@@ -117,12 +125,23 @@ TEXTS: dict[str, dict[str, str]] = {
                   "registered; {done} of {total} "
                   "permit(s) finished. There is an alternative plan for the {count} left, but it changes what "
                   "was approved ({changes}), so I need a new confirmation.",
+        "replan_rate_limited": "Step “{step}” cannot go on: {resource} keeps refusing calls over its rate limit, "
+                               "even after the retries allowed; {done} of {total} finished. There is an "
+                               "alternative plan for the {count} left, but it changes what was approved "
+                               "({changes}), so I need a new confirmation.",
+        "replan_contract": "Step “{step}” cannot go on as approved: the operation it uses changed version since "
+                           "the confirmation; {done} of {total} finished. There is a plan for the {count} left on "
+                           "the new version ({changes}), so I need a new confirmation.",
         "changed": "changed steps: {steps}",
         "without": "without: {steps}",
         "scope": "more items",
         "risk": "higher risk",
     },
 }
+
+
+# What the user is told a replan was for, by its trigger (the default: the resource is unavailable).
+_REPLAN_TEXT = {"RATE_LIMITED": "replan_rate_limited", "CONTRACT_CHANGED": "replan_contract"}
 
 
 def _say(key: str, language: str, **values: Any) -> str:
@@ -234,5 +253,6 @@ def _replan_lead(turn: Turn, execution: Any, replan: Any, intent: Mapping[str, A
     if (impact.get("risk_delta") or 0) > 0:
         changes.append(_say("risk", language))
     total = len(intent["batch"]["ids"])
-    return _say("replan", language, step=labels([replan.step_id], old_steps), resource=replan.resource,
+    key = _REPLAN_TEXT.get(replan.trigger, "replan")
+    return _say(key, language, step=labels([replan.step_id], old_steps), resource=replan.resource,
                 done=max(0, total - count), total=total, count=count, changes="; ".join(changes) or "-")

@@ -45,6 +45,17 @@ def _requested(execution) -> list[dict]:
                 .filter(execution=execution, type="REPLAN_REQUESTED").values_list("data", flat=True))
 
 
+def _told(execution, replan, language: str) -> str:
+    """What the conversation says when it asks about the replacement plan (conversations.batch)."""
+    from types import SimpleNamespace
+
+    from conversations.batch import _replan_lead
+
+    ids = sorted({t["id"] for s in execution.plan.steps.all() for t in s.targets})
+    left = {t["id"] for s in replan.plan.steps.all() for t in s.targets}
+    return _replan_lead(SimpleNamespace(language=language), execution, replan, {"batch": {"ids": ids}}, len(left))
+
+
 def _asks_a_new_confirmation(replan, old_plan) -> None:
     """Material: a new plan, its own policy decision; confirmed by the user before anything of it runs."""
     new = replan.plan
@@ -71,6 +82,7 @@ def test_a_resource_that_answers_503_replans_as_unavailable_after_the_wait(
     assert [d["trigger"] for d in _requested(execution)] == ["RESOURCE_UNAVAILABLE"]
     _asks_a_new_confirmation(replan, plan)
     assert execution.step_runs.get(step_id="training").error["code"] == "REPLANNED"
+    assert "became unavailable" in _told(execution, replan, "en")
 
 
 def test_429s_beyond_the_retry_budget_replan_at_once_as_rate_limited(
@@ -90,6 +102,8 @@ def test_429s_beyond_the_retry_budget_replan_at_once_as_rate_limited(
     assert (decided.data["trigger"], decided.data["outcome"]) == ("RATE_LIMITED", "REAPPROVAL_REQUIRED")
     _asks_a_new_confirmation(replan, plan)
     assert [s.step_id for s in replan.plan.steps.all()] == ["risk"]  # without the rate-limited step
+    assert "rate limit" in _told(execution, replan, "en")
+    assert "limite de requisições" in _told(execution, replan, "pt-BR")
     assert execution.step_runs.get(step_id="training").error["code"] == "REPLANNED"
 
 
@@ -136,6 +150,8 @@ def test_a_contract_changed_before_the_batch_step_starts_asks_to_confirm_the_new
     training = execution.step_runs.get(step_id="training")
     assert (training.error["code"], training.error["trigger"], training.calls) == ("REPLANNED", "CONTRACT_CHANGED", 0)
     assert not PermitEvaluation.objects.for_tenant(tenant).exists()
+    assert "changed version" in _told(execution, replan, "en")
+    assert "mudou de versão" in _told(execution, replan, "pt-BR")
 
 
 def test_a_contract_changed_mid_batch_replans_the_rest_on_the_new_version(
