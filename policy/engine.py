@@ -263,7 +263,7 @@ def _capability_reasons(state: LiveState, step: Step, route: Sequence[str] = ()
         reasons.append(Reason("PERMISSION_MISSING", step.id, {"missing": sorted(missing)}))
     if step.capability in state.restricted and step.capability not in state.granted:
         reasons.append(Reason("CAPABILITY_NOT_GRANTED", step.id))
-    return reasons + _step_switches(state, step, route or (version.resource,)), version
+    return reasons + _step_switches(state, step, route or (version.resource, *version.fallbacks)), version
 
 
 def _precondition_reasons(step: Step, target: Target, facts: Mapping[str, Any],
@@ -313,7 +313,8 @@ def _target_reasons(state: LiveState, step: Step, all_facts: Mapping[str, Any],
 
 def decide(*, state: LiveState, steps: Sequence[Step | Mapping[str, Any]], facts: Any,
            execution_ids: Iterable[str] = (), routes: Mapping[str, Sequence[str]] | None = None) -> Decision:
-    """`routes`: per step id, the resources its call may go to (default: the capability's primary)."""
+    """`routes`: per step id, the resources its call may go to (default: the capability's primary and
+    its registered fallbacks)."""
     reasons: list[Reason] = []
     if not state.actor_active or state.role is None:
         reasons.append(Reason("NOT_A_MEMBER"))

@@ -39,6 +39,9 @@ class VersionFacts:
     required_permissions: frozenset[str]
     resource: str
     preconditions: tuple[dict[str, Any], ...]
+    # The registered fallbacks a call may be routed to: its RESOURCE kill switches are checked on the
+    # primary and these (a call is stopped only when all are, policy.engine._step_switches).
+    fallbacks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -58,10 +61,18 @@ def _preconditions(definition: Any) -> tuple[dict[str, Any], ...]:
     return tuple(declared) if isinstance(declared, list | tuple) else ()
 
 
-def _facts(key: str, row: Any, *, resource: str, risk: str, status: str) -> VersionFacts:
+def _facts(key: str, row: Any, *, resource: str, risk: str, status: str,
+           fallbacks: tuple[str, ...] = ()) -> VersionFacts:
     return VersionFacts(version=row.version, status=status, kind=row.kind, risk=risk,
                         required_permissions=frozenset(row.required_permissions or ()), resource=resource,
-                        preconditions=_preconditions(row))
+                        preconditions=_preconditions(row), fallbacks=fallbacks)
+
+
+def _fallbacks(spec: Any) -> tuple[str, ...]:
+    """Fallbacks named by both the capability and its resource (PRD-034 §21-§22), in the capability's
+    order: the runtime may route to no other (execution.control.Envelope applies the same rule)."""
+    registered = set(spec.resource.fallbacks) if spec.resource is not None else set()
+    return tuple(f for f in (spec.adaptation or {}).get("fallback_resources", []) if f in registered)
 
 
 _last: list[RegistrySnapshot | None] = [None]
@@ -93,7 +104,7 @@ def capability_facts(wanted: Iterable[tuple[str, int]], *, tenant: Any, snapshot
         spec = snapshot.capabilities.get(key)
         if spec is not None:
             facts.versions[spec.version] = _facts(key, spec, resource=spec.resource.key if spec.resource else "",
-                                                  risk=spec.risk_level, status=ACTIVE)
+                                                  risk=spec.risk_level, status=ACTIVE, fallbacks=_fallbacks(spec))
         if spec is None or spec.version != version:
             off_snapshot.append((key, version))
     if off_snapshot:

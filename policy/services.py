@@ -270,7 +270,7 @@ def revalidate(*, receipt_id: Any, actor: Any, tenant: Tenant, plan_id: Any, ste
     long as the live checks pass now.
 
     `resources`: the resources the runtime may route this call to, primary first, then the
-    registered fallbacks it may use (default: the capability's primary alone). RESOURCE kill
+    registered fallbacks it may use (default: the capability's, as the registry has them). RESOURCE kill
     switches are checked on them, not on the primary alone: the ones stopped come back as
     `stopped_resources` (and in the recorded check), and the step is refused only when none is left.
     """

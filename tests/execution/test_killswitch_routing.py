@@ -109,6 +109,16 @@ def test_a_stopped_primary_is_routed_around_to_the_registered_fallback(
                                                       "data": {"resource": PRIMARY}}] for c in checks)
 
 
+def test_a_primary_stopped_before_the_confirmation_lets_policy_allow_and_the_fallback_serve(
+        tenant, operator, faults, django_capture_on_commit_callbacks):
+    ids = make_batch_world(tenant, 3)
+    counters = _counters(tenant)
+    _stop(tenant, PRIMARY)  # policy's own route (primary + registered fallbacks) is checked at confirmation too
+    execution = _batch(django_capture_on_commit_callbacks, tenant=tenant, actor=operator, ids=ids)
+    assert execution.status == "completed", execution.error
+    assert _calls(counters[PRIMARY]) == 0 and _calls(counters[FALLBACK]) == 3
+
+
 def test_a_batch_whose_every_resource_is_stopped_is_refused_without_a_call(
         tenant, operator, faults, django_capture_on_commit_callbacks):
     ids = make_batch_world(tenant, 3)

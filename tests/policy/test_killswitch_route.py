@@ -62,7 +62,8 @@ def test_every_resource_of_the_route_stopped_refuses_the_step(operator, tenant, 
     assert {r.data["resource"] for r in result.reasons} == {PRIMARY, FALLBACK}
 
 
-def test_without_a_route_the_primary_is_the_route_and_its_switch_refuses(operator, tenant, caps, plan_id):  # noqa: F811
+def test_without_a_route_the_registrys_is_used_and_a_primary_with_no_fallback_is_refused(
+        operator, tenant, caps, plan_id):  # noqa: F811
     result = _check(operator, tenant, plan_id, caps["validity"], stop=[PRIMARY])
     assert (result.ok, result.code) == (False, "KILL_SWITCH")
 
