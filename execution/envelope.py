@@ -9,7 +9,7 @@ step (execution/perform.py) and a batch item (execution/batch_item.py) reach an 
            nothing left: no call, a TIMEOUT (`DEADLINE_EXCEEDED`)
   hedge    a hedgeable read (reads only, Envelope.of) slower than 3 × the lane's P50 gets a second
            request and the first answer wins; never inline, where the call shares the caller's
-           connection and transaction
+           connection and transaction, nor in a web request running its own read plan (IN_REQUEST)
   observe  the outcome feeds the lane (a late success counts as a timeout: an in-process call
            cannot be cut), and each adaptation it causes is recorded
 
@@ -23,6 +23,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -42,6 +43,12 @@ from .routing import stopped_for
 from .runtime import session_for
 from .runtime_state import adaptation_record
 from .tool_runtime import ToolResult
+
+# True while a web request runs a read plan itself (execution/inline.py). Its reads are not hedged:
+# the second request would take another thread and another database connection from the web
+# process's pool, which the request threads need (under load a wait for the pool is a 503), and the
+# request's own budget (EXECUTION_INLINE_READ_MS) already hands a slow plan to a worker.
+IN_REQUEST: ContextVar[bool] = ContextVar("execution_in_request", default=False)
 
 DEADLINE_EXCEEDED = "DEADLINE_EXCEEDED"
 CIRCUIT_OPEN = "CIRCUIT_OPEN"
@@ -162,7 +169,7 @@ def _call(caller: Caller, lane: Lane, values: dict[str, Any], key: str | None) -
         caller.halt(DEADLINE_EXCEEDED)
         return refused(DEADLINE_EXCEEDED)
     spec = spec_on(caller, lane)
-    if caller.envelope.hedgeable and not caller.inline:
+    if caller.envelope.hedgeable and not caller.inline and not IN_REQUEST.get():
         result = _hedged(caller, lane, spec, values, timeout_ms)
     else:
         session = session_for(user_id=caller.execution.actor_id, tenant=caller.execution.tenant)

@@ -29,6 +29,7 @@ from django.db import transaction
 
 from .dispatch import send_step
 from .engine import run_step
+from .envelope import IN_REQUEST
 from .metrics import log_context
 
 log = structlog.get_logger(__name__)
@@ -48,6 +49,14 @@ def run_here_after_commit(execution_id: Any, step_ids: list[str]) -> None:
 
 
 def run_here(execution_id: str, step_ids: list[str]) -> None:
+    token = IN_REQUEST.set(True)
+    try:
+        _run_here(execution_id, step_ids)
+    finally:
+        IN_REQUEST.reset(token)
+
+
+def _run_here(execution_id: str, step_ids: list[str]) -> None:
     deadline = time.monotonic() + settings.EXECUTION_INLINE_READ_MS / 1000
     for step_id in step_ids:
         left = deadline - time.monotonic()

@@ -75,3 +75,28 @@ def test_after_a_field_question_a_count_of_another_entity_is_a_count(world, oper
                                  {"text": "Quantos funcionários estão cadastrados?"}, format="json").json()
 
     assert count["response"]["type"] == "answer" and "3" in count["response"]["message"], count["response"]
+
+
+def test_a_slow_read_run_in_the_request_is_not_hedged(world, operator_client, start, no_worker, monkeypatch):
+    """On a worker a slow hedgeable read gets a second request (tests/execution/test_step_envelope_worker.py);
+    in the request it would take a second thread and database connection from the web process's pool."""
+    from execution import tool_runtime
+    from execution.control import lanes_clear
+    from sst.faults import fault_add
+
+    calls: list[str] = []
+    invoke = tool_runtime.ToolSession.invoke
+
+    def spy(self, *, capability, input, **kwargs):  # noqa: A002
+        calls.append(capability.id)
+        return invoke(self, capability=capability, input=input, **kwargs)
+
+    monkeypatch.setattr(tool_runtime.ToolSession, "invoke", spy)
+    lanes_clear(world.tenant.pk)  # no latencies seen yet: the hedge threshold is 3 x the default 100 ms
+    conversation = start(operator_client)
+    fault_add(tenant=world.tenant, route="sst:employee-count", method="GET", latency_ms=700, times=1)
+    count = operator_client.post(f"/agent/conversations/{conversation}/messages",
+                                 {"text": "quantos funcionários existem?"}, format="json").json()
+
+    assert count["response"]["type"] == "answer" and "3" in count["response"]["message"]
+    assert calls.count("employee.count") == 1
