@@ -126,7 +126,7 @@ def _recover_execution(execution_id: Any, now: datetime) -> list[str]:
     done: list[str] = []
     with transaction.atomic():
         execution = rows.locked(execution_id)  # the engine's lock order: execution, then its steps
-        if execution is None or execution.status != ExecutionStatus.RUNNING:
+        if execution is None or execution.status != ExecutionStatus.RUNNING or _paused(execution):
             return done
         snapshot = registry_snapshot()
         steps = rows.plan_steps_cached(execution.tenant_id, execution.plan_id)
@@ -140,6 +140,12 @@ def _recover_execution(execution_id: Any, now: datetime) -> list[str]:
     if done:
         advance(execution_id)  # resumed steps are dispatched; an escalated one stops or settles the plan
     return done
+
+
+def _paused(execution: Execution) -> bool:
+    """A person paused it: its steps are parked (dispatched) on purpose until the resume sends them."""
+    return RuntimeExecution.objects.for_tenant(execution.tenant_id).filter(
+        execution=execution, status=RuntimeStatus.PAUSED).exists()
 
 
 def _apply(execution: Execution, run: StepRun, recovery: Recovery, policy: RetryPolicy, now: datetime) -> bool:

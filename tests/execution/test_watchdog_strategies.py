@@ -180,3 +180,13 @@ def test_the_beat_runs_both_sweeps(orphaned, django_capture_on_commit_callbacks)
     with django_capture_on_commit_callbacks(execute=True):
         assert watchdog_sweep() == 1
     assert Execution.objects.for_tenant(execution.tenant_id).get(pk=execution.pk).status == "completed"
+
+
+def test_a_paused_executions_parked_steps_are_left_to_its_resume(orphaned, tenant, django_capture_on_commit_callbacks):
+    from execution.runtime_state import runtime_ensure
+
+    execution = orphaned(attempts=1, status="dispatched")  # parked long ago by a pause
+    runtime = runtime_ensure(execution)
+    type(runtime).objects.for_tenant(tenant).filter(pk=runtime.pk).update(status="PAUSED")
+    assert _sweep(django_capture_on_commit_callbacks) == {RESUME: 0, RETRY: 0, ESCALATE: 0}
+    assert _step(execution).status == "dispatched"
