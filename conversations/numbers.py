@@ -25,6 +25,7 @@ _NUMERAL = re.compile(r"(?P<sign>(?:(?<=\s)|(?<=^)|(?<=[(:]))[-−]\s?)?(?P<int>
 _DIGITS = re.compile(r"\d+")
 # Words that introduce the value rather than the entity: "para 40", "com 20 dias", "to 40".
 VALUE_MARKERS = frozenset({"para", "pra", "pro", "com", "em", "por", "to", "for", "at", "by", "de"})
+_OF_THE = frozenset({"da", "do", "na", "no"})
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,11 @@ def reference_number(parts: list[str], used: set[int], *, takes_value: bool,
     bare = [(i, d) for i, d, unit in numbers if not unit]
     if not takes_value:
         return bare[0] if bare else None
+    # "muda a validade da 310", "tira 5 dias da 312": "da"/"do" (of + article) before a number names an
+    # item — a quantity takes no article ("validade de 45 dias")
+    owned = [(i, d) for i, d in bare if i > 0 and parts[i - 1] in _OF_THE]
+    if len(owned) == 1:
+        return owned[0]
     values = [i for i, _, unit in numbers if unit or (i > 0 and parts[i - 1] in VALUE_MARKERS)]
     others = [(i, d) for i, d in bare if i not in values]
     if values and others:
