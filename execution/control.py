@@ -81,9 +81,6 @@ class Envelope:
         concurrency = adaptation.get("concurrency") or {}
         timeout = adaptation.get("timeout_ms") or {}
         resource = spec.resource
-        registered = set(resource.fallbacks) if resource is not None else set()
-        # A fallback must be named by both the capability and its resource (§21-§22).
-        fallbacks = tuple(f for f in adaptation.get("fallback_resources", []) if f in registered)
         return cls(
             min_concurrency=int(concurrency.get("min", 1)), initial_concurrency=int(concurrency.get("initial", 1)),
             max_concurrency=int(concurrency.get("max", 1)), max_batch=int(adaptation.get("max_batch", 1)),
@@ -91,7 +88,7 @@ class Envelope:
             timeout_max_ms=int(timeout.get("max") or getattr(resource, "timeout_max_ms", 8000)),
             # Hedging only for reads that are idempotent and marked hedgeable (§36-§39).
             hedgeable=bool(adaptation.get("hedgeable")) and spec.kind == "read" and bool(spec.idempotent),
-            fallbacks=fallbacks)
+            fallbacks=spec.fallbacks)
 
     def check_batch(self, size: int) -> int:
         if not 1 <= size <= self.max_batch:

@@ -20,7 +20,7 @@ DISPATCHED (the transactional outbox), so the broker message is only its notific
 handed to this process's sender thread, and the request that committed — a confirm turn — answers
 without waiting for the Redis round trip (~0.3-0.6 ms of it). A message lost with its process, or
 refused by a broker that stays down past the retry policy, is sent again by the watchdog
-(`execution_watchdog`: DISPATCHED steps older than the lease), as it was when the publish ran on
+(execution/watchdog.py: DISPATCHED steps older than the lease), as it was when the publish ran on
 the request's thread. `flush()` waits for the queue (tests, benchmarks, process exit).
 """
 

@@ -195,16 +195,3 @@ def execution_resume(*, execution_id: Any, tenant: Tenant) -> Execution:
     advance(execution.pk)
     return execution
 
-
-def execution_watchdog() -> int:
-    """Beat sweep: resume running executions with a step stuck past its lease. Returns how many."""
-    now = clock.now()
-    stuck = (StepRun.objects.all_tenants().filter(execution__status=ExecutionStatus.RUNNING)
-             .filter(Q(status=StepStatus.RUNNING, lease_until__lt=now)
-                     | Q(status=StepStatus.DISPATCHED, dispatched_at__lt=now - step_lease()))
-             .values_list("execution_id", "tenant_id").distinct())
-    count = 0
-    for execution_id, tenant_id in stuck:
-        execution_resume(execution_id=execution_id, tenant=Tenant.objects.get(pk=tenant_id))
-        count += 1
-    return count

@@ -68,13 +68,6 @@ def _facts(key: str, row: Any, *, resource: str, risk: str, status: str,
                         preconditions=_preconditions(row), fallbacks=fallbacks)
 
 
-def _fallbacks(spec: Any) -> tuple[str, ...]:
-    """Fallbacks named by both the capability and its resource (PRD-034 §21-§22), in the capability's
-    order: the runtime may route to no other (execution.control.Envelope applies the same rule)."""
-    registered = set(spec.resource.fallbacks) if spec.resource is not None else set()
-    return tuple(f for f in (spec.adaptation or {}).get("fallback_resources", []) if f in registered)
-
-
 _last: list[RegistrySnapshot | None] = [None]
 
 
@@ -104,7 +97,7 @@ def capability_facts(wanted: Iterable[tuple[str, int]], *, tenant: Any, snapshot
         spec = snapshot.capabilities.get(key)
         if spec is not None:
             facts.versions[spec.version] = _facts(key, spec, resource=spec.resource.key if spec.resource else "",
-                                                  risk=spec.risk_level, status=ACTIVE, fallbacks=_fallbacks(spec))
+                                                  risk=spec.risk_level, status=ACTIVE, fallbacks=spec.fallbacks)
         if spec is None or spec.version != version:
             off_snapshot.append((key, version))
     if off_snapshot:

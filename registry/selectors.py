@@ -92,6 +92,13 @@ class CapabilitySpec:
     def permitted_for(self, permissions: frozenset[str]) -> bool:
         return self.required_permissions <= permissions
 
+    @property
+    def fallbacks(self) -> tuple[str, ...]:
+        """The resources a call may be routed to besides the primary: named by both the capability
+        (adaptation.fallback_resources) and its resource (PRD-034 §21-§22), in the capability's order."""
+        registered = set(self.resource.fallbacks) if self.resource is not None else set()
+        return tuple(f for f in (self.adaptation or {}).get("fallback_resources", []) if f in registered)
+
     @cached_property
     def input_validator(self) -> jsonschema.protocols.Validator:
         """A compiled validator of the input schema, built once per snapshot."""
