@@ -5,8 +5,8 @@ lead to a failure after the user said yes.
 "Done" is what the capability's own verification (manifest `verification`: a read and assertions)
 would find after the write; if it holds now, on the current data, the write would change nothing.
 Only a plan whose every write can be told that way counts: an input not known yet (a previous
-step's result), a result reference in an assertion, a `for_each` or an `expect` read leaves it to
-the execution.
+step's result), no assertion about the data (only about the write's answer), a `for_each` or an
+`expect` read leaves it to the execution.
 """
 
 from __future__ import annotations
@@ -43,9 +43,13 @@ def _holds_now(turn: Turn, step: PlanStep) -> bool:
     verification = (spec.verification if spec is not None else None) or {}
     if step.for_each or verification.get("expect") or _unresolved(step.input):
         return False
+    # Assertions on the write's own answer (a `response` subject, a `${result.…}` value: "the re-read is
+    # not older than the write") say that the write happened, which before it cannot hold; the others
+    # say what the data is after it, and decide. None of those: left to the execution.
     assertions = [a for a in verification.get("assertions") or ()
-                  if not a.get("when_input") or a["when_input"] in step.input]
-    if not assertions or any(_unresolved(a.get("value"), roots=("result",)) for a in assertions):
+                  if (not a.get("when_input") or a["when_input"] in step.input)
+                  and a.get("subject", "target") == "target" and not _unresolved(a.get("value"), roots=("result",))]
+    if not assertions:
         return False
 
     def lookup(ref: Any) -> Any:
