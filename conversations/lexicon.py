@@ -296,7 +296,11 @@ def phrase(text: str) -> str:
 def detect_language(text: str, default: str) -> str:
     """"pt-BR" or "en" for one message; a message with no clue keeps `default` (the conversation's)."""
     parts = tokens(text)
-    pt = sum(p in _PT_MARKERS for p in parts) + (2 if re.search(r"[ãõçáéíóúâêô]", text.casefold()) else 0)
+    # An accent is a clue, but not in a name said mid-sentence ("… of Metalúrgica Vale Azul's …"): a
+    # capitalised word after the first is a name, in either language.
+    accented = any(re.search(r"[ãõçáéíóúâêô]", w.casefold()) and (i == 0 or not w[:1].isupper())
+                   for i, w in enumerate(text.split()))
+    pt = sum(p in _PT_MARKERS for p in parts) + (2 if accented else 0)
     en = sum(p in _EN_MARKERS for p in parts)
     if pt == en:
         return default
