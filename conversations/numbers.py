@@ -103,7 +103,9 @@ def reference_number(parts: list[str], used: set[int], *, takes_value: bool,
         return bare[0] if bare else None
     # "muda a validade da 310", "tira 5 dias da 312": "da"/"do" (of + article) before a number names an
     # item — a quantity takes no article ("validade de 45 dias")
-    owned = [(i, d) for i, d in bare if i > 0 and parts[i - 1] in _OF_THE]
+    # ("the validity of 311" too; "a validity of 45" is a quantity)
+    owned = [(i, d) for i, d in bare if (i > 0 and parts[i - 1] in _OF_THE)
+             or (i > 2 and parts[i - 1] == "of" and parts[i - 3] == "the")]
     if len(owned) == 1:
         return owned[0]
     values = [i for i, _, unit in numbers if unit or (i > 0 and parts[i - 1] in VALUE_MARKERS)]

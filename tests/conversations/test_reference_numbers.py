@@ -16,6 +16,8 @@ from conversations.numbers import reference_number
     ("deixa a 456 com 20 dias", "456"),
     ("muda a validade para 45", None),  # only a quantity
     ("validade de 45 dias", None),
+    ("change the validity of 311", "311"),
+    ("give it a validity of 45", None),
 ])
 def test_the_number_that_names_an_item(text, expected):
     found = reference_number(tokens(text), set(), takes_value=True, named_at=[])
