@@ -29,7 +29,8 @@ TURNS = [
     ("qual a validade da permissão 802?", "answer", 6),  # 31, then 14
     # The count's whole read execution runs in the request: plan, decision, receipt, step claim and check,
     # the call, its timeline and events, the settle and the completion hook — none through the broker.
-    ("quantos funcionários existem?", "answer", 42),  # 51 before
+    # 51 before; 4 of these read the two entity lists its name lookup needs, kept for later turns (list_cache.py)
+    ("quantos funcionários existem?", "answer", 46),
     ("mude a validade para 33 dias", "confirmation", 14),  # 25 before: the plan's policy facts are the turn's reads
 ]
 AUTH_TABLES = ("tenancy_accesstoken", "tenancy_membership", "auth_user")
