@@ -1,5 +1,6 @@
 """An entity named by what it has rather than its number: "the Caldeiraria <entity>", "a <entidade>
-do <local>", "a <entidade> da <nome>". A reference slot lists in the manifest (`named_by`) the
+do <local>", "a <entidade> da <nome>" — said of the item (said_of_it), and not a value another slot of
+the request takes (another_slots_value). A reference slot lists in the manifest (`named_by`) the
 fields of its resolver's items that name one (dotted paths into an item); a value of one
 of those fields said word for word picks the entities that have it. Nothing here knows an entity.
 """
@@ -9,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .grammar import SlotSpec
-from .matching import find_exact, find_partial
+from .grammar import CapabilityGrammar, Grammar, SlotSpec, camel_parts, same_word
+from .lexicon import ARTICLES, tokens
+from .matching import find_exact, find_partial, mention
 from .reads import Reader
 
 MAX_CANDIDATES = 8  # more than this is a search, not a reference
@@ -61,3 +63,39 @@ def _said(parts: list[str], values: list[dict[str, str]], partial: bool, skip: f
 
 
 _DISTINCTIVE = 5  # a word this long or longer names a value alone ("Metalúrgica"); "da", "Sul" do not
+
+
+# "a <entidade> da X", "for X", "of X": a value said of the item it names.
+_OF = frozenset(tokens("da do de das dos na no para pra pro of for from"))
+_ONE = frozenset(tokens("one ones"))  # "the Caldeiraria one"
+
+
+def said_of_it(grammar: Grammar, slot: SlotSpec, said: list[str], at: set[int]) -> bool:
+    """The value is said of the item: "a <entidade> da <valor>", "<valor>'s <entity>", "the <valor>
+    <entity>", "… that <valor> is <field> for" — not a name in passing ("vejo isso com o <nome> depois")."""
+    if not at:
+        return True
+    first, last = min(at), max(at)
+    if (first and said[first - 1] in _OF) or said[last + 1:last + 2] == ["s"]:
+        return True
+    before = [p for p in said[max(0, first - 3):first] if p not in ARTICLES]
+    after = [p for p in said[last + 1:last + 3] if p not in ARTICLES]
+    heads = [path.split(".")[0] for path in slot.named_by]
+    # the item's noun ("the <value> <entity>", "the <value> one"), or the field's own name or noun
+    # ("da <field noun> <value>", "… that <value> is <field> for")
+    nouns = {w for t in (slot.type, *heads) for phrase in grammar.synonyms.get(t, ()) for w in phrase}
+    nouns |= {w for head in heads for w in camel_parts(head)} | _ONE
+    near = before[-1:] + after[:1]
+    return any(same_word(w, n) for w in near for n in nouns) or any(p in nouns - _ONE for p in said)
+
+
+def another_slots_value(reader: Reader, cap: CapabilityGrammar, slot: SlotSpec, said: list[str],
+                        at: set[int]) -> bool:
+    """"muda o responsável pra <pessoa>": a name another slot of the capability resolves (a person to
+    assign, a type to add) is that slot's value, never the words that pick the target by its attribute."""
+    if not at:
+        return False
+    words = [said[i] for i in sorted(at) if i < len(said)]
+    return any(other.resolver and other.name != slot.name and other.parse != "reference"
+               and mention(words, reader.catalog(other), str(other.resolver.get("label", "name")))
+               for other in cap.slots)

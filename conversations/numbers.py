@@ -101,9 +101,9 @@ def reference_number(parts: list[str], used: set[int], *, takes_value: bool,
     bare = [(i, d) for i, d, unit in numbers if not unit]
     if not takes_value:
         return bare[0] if bare else None
-    # "muda a validade da 310", "tira 5 dias da 312": "da"/"do" (of + article) before a number names an
-    # item — a quantity takes no article ("validade de 45 dias")
-    # ("the validity of 311" too; "a validity of 45" is a quantity)
+    # "muda o <campo> da 310", "tira 5 dias da 312": "da"/"do" (of + article) before a number names an
+    # item — a quantity takes no article ("<campo> de 45 dias")
+    # ("the <field> of 311" too; "a <field> of 45" is a quantity)
     owned = [(i, d) for i, d in bare if (i > 0 and parts[i - 1] in _OF_THE)
              or (i > 2 and parts[i - 1] == "of" and parts[i - 3] == "the")]
     if len(owned) == 1:

@@ -15,10 +15,10 @@ from datetime import date, timedelta
 from typing import Any
 
 from . import metrics
-from .attributes import named_by_attribute
+from .attributes import another_slots_value, named_by_attribute, said_of_it
 from .dates import date_in, date_label, shift_in, shift_problem, today
 from .freetext import leftover_value, marked_value, quoted_values
-from .grammar import CapabilityGrammar, Grammar, SlotSpec, camel_parts, find_phrase, same_word
+from .grammar import CapabilityGrammar, Grammar, SlotSpec, camel_parts, find_phrase
 from .increments import increment_sign
 from .lexicon import ARTICLES, CREATED, DEMONSTRATIVES, PREVIOUS, tokens
 from .matching import Mention, mention
@@ -116,11 +116,6 @@ def reference(slot_type: str, parts: list[str], situation: Situation) -> SlotVal
         ref, source = ordered[0]
         return SlotValue(ref.get("id"), str(ref.get("label")), ref, source)
     return None
-
-
-# "a <entidade> da X", "for X", "of X": a value said of the item it names.
-_OF = frozenset(tokens("da do de das dos na no para pra pro of for from"))
-_ONE = frozenset(tokens("one ones"))  # "the Caldeiraria one"
 
 
 class Extractor:
@@ -304,8 +299,8 @@ class Extractor:
         enums = [(s.field, v) for c in self.grammar.capabilities.values() if c.entity == slot.type for s in c.slots
                  if s.parse == "enum" and s.values and (v := self.grammar.enum_value(s, said))]
         items, at = named_by_attribute(self.reader, slot, said, enums, skip=self.skip_words(cap), used=out.used)
-        if ((covering is not None and covering not in at) or self._another_slots_value(cap, slot, said, at)
-                or not self._said_of_it(slot, said, at)):
+        if ((covering is not None and covering not in at) or another_slots_value(self.reader, cap, slot, said, at)
+                or not said_of_it(self.grammar, slot, said, at)):
             return False
         out.used.update(at)
         label_key = str((slot.resolver or {}).get("label", "number"))
@@ -315,34 +310,6 @@ class Extractor:
         elif refs:
             out.ambiguous[slot.name] = refs
         return bool(refs)
-
-    def _said_of_it(self, slot: SlotSpec, said: list[str], at: set[int]) -> bool:
-        """The value is said of the item: "a <entidade> da <valor>", "<valor>'s <entity>", "the <valor>
-        <entity>", "… that <valor> is <field> for" — not a name in passing ("vejo isso com o <nome> depois")."""
-        if not at:
-            return True
-        first, last = min(at), max(at)
-        if (first and said[first - 1] in _OF) or said[last + 1:last + 2] == ["s"]:
-            return True
-        before = [p for p in said[max(0, first - 3):first] if p not in ARTICLES]
-        after = [p for p in said[last + 1:last + 3] if p not in ARTICLES]
-        heads = [path.split(".")[0] for path in slot.named_by]
-        # the item's noun ("the <value> <entity>", "the <value> one"), or the field's own name or noun
-        # ("da <field noun> <value>", "… that <value> is <field> for")
-        nouns = {w for t in (slot.type, *heads) for phrase in self.grammar.synonyms.get(t, ()) for w in phrase}
-        nouns |= {w for head in heads for w in camel_parts(head)} | _ONE
-        near = before[-1:] + after[:1]
-        return any(same_word(w, n) for w in near for n in nouns) or any(p in nouns - _ONE for p in said)
-
-    def _another_slots_value(self, cap: CapabilityGrammar, slot: SlotSpec, said: list[str], at: set[int]) -> bool:
-        """"muda o responsável pra <pessoa>": a name another slot of the capability resolves (a person to
-        assign, a type to add) is that slot's value, never the words that pick the target by its attribute."""
-        if not at:
-            return False
-        words = [said[i] for i in sorted(at) if i < len(said)]
-        return any(other.resolver and other.name != slot.name and other.parse != "reference"
-                   and mention(words, self.reader.catalog(other), str(other.resolver.get("label", "name")))
-                   for other in cap.slots)
 
     def resolve_number(self, slot: SlotSpec, number: str, parts: list[str], out: Extraction) -> None:
         items = self.reader.search(slot, number)
