@@ -33,7 +33,7 @@ from django.db import connection
 from registry.selectors import CapabilitySpec, RegistrySnapshot
 from tenancy import clock
 
-from .control import OPEN, Envelope, Lane, call_timeout_ms
+from .control import BREAKER_OPEN_S, OPEN, Envelope, Lane, call_timeout_ms
 from .dispatch import eager
 from .errors import ErrorClass, Outcome
 from .limits import default_budget, start_clock_now
@@ -147,13 +147,30 @@ def refused(code: str) -> ToolResult:
 
 
 def call_resource(caller: Caller, values: dict[str, Any], *, key: str | None) -> ToolResult:
-    """A single step's call: an open breaker with no open fallback, or no slot within the call's
-    longest timeout, is refused (CIRCUIT_OPEN / CONCURRENCY_LIMIT, temporary: the retry policy decides)."""
-    lane = open_lane(caller)
+    """A single step's call. With every route's breaker open it waits out the open window once (at most
+    BREAKER_OPEN_S), so that it may be the half-open probe: a step asked again right after an outage
+    ended ("tente novamente") reaches the resource instead of being refused before it could try.
+    Still open (the probe failed, or another call took it), or no slot within the call's longest
+    timeout: refused (CIRCUIT_OPEN / CONCURRENCY_LIMIT, temporary: the retry policy decides)."""
+    lane = open_lane(caller) or _after_open_window(caller)
     if lane is None:
         return refused(CIRCUIT_OPEN)
     result = call_in_lane(caller, lane, values, key=key, slot_wait_s=caller.envelope.timeout_max_ms / 1000)
     return refused(CONCURRENCY_LIMIT) if result is None else result
+
+
+def _after_open_window(caller: Caller, poll_s: float = 0.1) -> Lane | None:
+    waited = 0.0
+    while waited < BREAKER_OPEN_S + poll_s and not caller.stop.is_set():
+        left = caller.remaining_s()
+        if left is not None and left < BREAKER_OPEN_S:
+            return None  # no time to wait: refused now, as before
+        caller.stop.wait(poll_s)
+        waited += poll_s
+        lane = open_lane(caller)
+        if lane is not None:
+            return lane
+    return None
 
 
 def spec_on(caller: Caller, lane: Lane) -> CapabilitySpec:

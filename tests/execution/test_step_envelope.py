@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import pytest
 
-from execution.control import OPEN, Envelope, Lane
+from execution.control import BREAKER_OPEN_S, CLOSED, OPEN, Envelope, Lane
 from execution.models import StepRun
 from planning.services import plan_from_steps
 from registry.selectors import registry_snapshot
@@ -63,19 +63,37 @@ def test_a_single_step_waits_for_a_slot_under_its_resources_concurrency_limit(
         lane.release(token)
 
 
-def test_a_breaker_opened_by_failures_stops_a_single_steps_call(
+def _open(lane: Lane) -> None:
+    for _ in range(5):  # earlier calls of the lane (a batch's, another step's) failed
+        lane.observe("server_error", 10.0)
+    assert lane.state().breaker == OPEN
+
+
+def test_a_single_step_waits_out_an_open_breaker_and_is_its_probe(
         tenant, operator, settings, django_capture_on_commit_callbacks):
     settings.SST_FAULT_INJECTION = True
     permit_id, = make_batch_world(tenant, 1)
     counter = _counter(tenant)
     lane = _lane(tenant)
-    for _ in range(5):  # earlier calls of the lane (a batch's, another step's) failed
-        lane.observe("server_error", 10.0)
-    assert lane.state().breaker == OPEN
+    _open(lane)
+    started = time.monotonic()
     run = _run_single(django_capture_on_commit_callbacks, tenant=tenant, actor=operator, permit_id=permit_id)
-    assert (run.status, run.error["code"], run.error["class"]) == ("failed", "CIRCUIT_OPEN", "TEMPORARY_UNAVAILABLE")
-    assert run.attempts == 3  # refused calls are retried as any temporary failure, within the policy
-    assert _calls(counter) == 0  # nothing reached the API
+    assert run.status == "completed", run.error
+    assert time.monotonic() - started >= BREAKER_OPEN_S * 0.9  # nothing was sent while it was open
+    assert _calls(counter) == 1 and lane.state().breaker == CLOSED  # the probe succeeded: closed again
+
+
+def test_a_breaker_that_stays_open_stops_a_single_steps_calls(
+        tenant, operator, settings, django_capture_on_commit_callbacks):
+    settings.SST_FAULT_INJECTION = True
+    permit_id, = make_batch_world(tenant, 1)
+    failing = fault_add(tenant=tenant, route="sst:permit-training", status=503, times=1000)
+    lane = _lane(tenant)
+    _open(lane)
+    run = _run_single(django_capture_on_commit_callbacks, tenant=tenant, actor=operator, permit_id=permit_id)
+    assert (run.status, run.error["class"]) == ("failed", "TEMPORARY_UNAVAILABLE"), run.error
+    assert run.attempts == 3  # refused and failed probes are retried as any temporary failure, within the policy
+    assert _calls(failing) <= run.attempts  # at most one probe per attempt reached the API, never a stream
 
 
 def test_a_single_step_past_the_executions_deadline_is_not_called_and_fails_as_a_timeout(
