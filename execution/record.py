@@ -23,6 +23,7 @@ from tenancy import clock
 from . import metrics
 from .cancel import cancel_marker
 from .dispatch import dispatch
+from .errors import ErrorClass
 from .models import IN_FLIGHT, Execution, StepRun, StepStatus, TimelineEntry, TimelineType
 from .outcome import StepOutcome
 from .retry import IN_PROGRESS_CODE, IN_PROGRESS_WAIT_S, RetryPolicy, budget_spend, in_progress_wait
@@ -53,6 +54,11 @@ def _may_retry(execution: Execution, run: StepRun, plan_step: PlanStep,
     return policy.delay_s(run.attempts), True
 
 
+def _learns_how_it_ended(outcome: StepOutcome) -> bool:
+    error = outcome.error or {}
+    return error.get("code") == IN_PROGRESS_CODE or error.get("class") in (ErrorClass.TIMEOUT, ErrorClass.NETWORK)
+
+
 def record(execution: Execution, run: StepRun, plan_step: PlanStep,
            outcome: StepOutcome) -> dict[str, StepRun] | None:
     """Persist the outcome if this worker still holds the step: the execution's step runs after it,
@@ -64,8 +70,12 @@ def record(execution: Execution, run: StepRun, plan_step: PlanStep,
     """
     now = clock.now()
     if outcome.status == "retry":
-        # A cancelled execution lets a calling step end, never start again (execution/cancel.py).
-        retry = None if cancel_marker(execution) else _may_retry(execution, run, plan_step, outcome)
+        # A cancelled execution lets a calling step end, never start again (execution/cancel.py): the
+        # only repeat still made is one that learns how its call ended — after a timeout or a lost
+        # connection (the same idempotency key replays the first answer) or while the API still runs
+        # the key's first request. Marked failed instead, a write that did happen would be left out.
+        ending = not cancel_marker(execution) or _learns_how_it_ended(outcome)
+        retry = _may_retry(execution, run, plan_step, outcome) if ending else None
         if retry is not None:
             _reschedule(execution, run, plan_step, outcome, list(outcome.entries), retry, now)
             return None

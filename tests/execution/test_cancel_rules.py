@@ -67,13 +67,30 @@ def test_a_sent_step_the_cancel_skipped_does_nothing_when_its_message_arrives(te
 def test_a_calling_step_that_asks_for_a_retry_after_the_cancel_is_not_started_again(tenant, operator, permit,
                                                                                     sent, monkeypatch):
     execution = _start(tenant, operator, permit, {"a": [], "b": ["a"]})
-    timeout = StepOutcome("retry", error={"code": "TIMEOUT", "class": "TIMEOUT"})
-    _while_calling(monkeypatch, "a", lambda: _cancel(execution, operator), outcome=timeout)
+    refused = StepOutcome("retry", error={"code": "HTTP_503", "class": "TEMPORARY_UNAVAILABLE", "status": 503})
+    _while_calling(monkeypatch, "a", lambda: _cancel(execution, operator), outcome=refused)
     run_step(*sent.pop(0), continue_for=60)
     execution.refresh_from_db()
     runs = _runs(execution)
     assert (execution.status, runs["a"].status, runs["b"].status) == ("cancelled", "failed", "skipped")
     assert "RETRY_SCHEDULED" not in _types(execution, "a") and sent == []
+
+
+def test_a_calling_write_that_timed_out_after_the_cancel_is_repeated_to_learn_how_it_ended(
+        tenant, operator, permit, sent, monkeypatch):
+    """A timeout says nothing of whether the write happened: the repeat (the same idempotency key
+    replays the first answer) finishes the step; marked failed, a done write would be left out."""
+    execution = _start(tenant, operator, permit, {"a": [], "b": ["a"]})
+    timeout = StepOutcome("retry", error={"code": "TIMEOUT", "class": "TIMEOUT"})
+    _while_calling(monkeypatch, "a", lambda: _cancel(execution, operator), outcome=timeout)
+    run_step(*sent.pop(0), continue_for=60)
+    monkeypatch.undo()
+    assert "RETRY_SCHEDULED" in _types(execution, "a") and sent and sent[0][1] == "a"
+    run_step(*sent.pop(0), continue_for=60)  # the repeat, as the worker would run it
+    execution.refresh_from_db()
+    runs = _runs(execution)
+    assert (execution.status, runs["a"].status, runs["b"].status) == ("cancelled", "completed", "skipped")
+    assert sent == []  # nothing new was started
 
 
 def test_a_step_the_cancel_found_calling_is_finished_by_a_resume_when_its_worker_died(tenant, operator, permit,
