@@ -328,6 +328,11 @@ def _counts(tenant: Tenant, conversations: list[str]) -> dict[str, Any]:
 def main() -> None:
     if connection.vendor != "postgresql" or not settings.REDIS_URL:
         sys.exit("load_turns needs DATABASE_URL=postgres://… and REDIS_URL=redis://…")
+    from tests.execution.worker import purge_queues
+
+    # From an empty queue, and leaving one: steps another run left queued for a world it deleted
+    # would take this stack's worker (seen: 220 such steps failing through a served level at K=50).
+    purge_queues()
     stack = Stack()
     stack.start()
     levels, budget_end = [], time.monotonic() + PLAY_BUDGET_S
@@ -337,6 +342,7 @@ def main() -> None:
             levels.append(asyncio.run(_level(stack, k, share)))
     finally:
         stack.stop()
+        purge_queues()
     top = levels[-1]
     emit(NAME, {"n": top["turns"], "p50_ms": top["p50_ms"], "p95_ms": top["p95_ms"], "p99_ms": top["p99_ms"],
                 "ratio": None, "turns_per_s": top["turns_per_s"], "errors": sum(lv["errors"] for lv in levels),
