@@ -32,7 +32,10 @@ class WorkerProcess:
         db = connection.settings_dict
         credentials = f"{db['USER']}:{db['PASSWORD']}" if db.get("PASSWORD") else db["USER"]
         url = f"postgres://{credentials}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+        # AGENT_TEST_CONTROL: the worker reads the shared test clock as the servers and tests that move it
+        # do (tenancy/clock.py); receipts and TTLs stamped on a moved clock are checked on the same one.
         return {**os.environ, "DATABASE_URL": url, "REDIS_URL": os.environ["REDIS_URL"], "SST_FAULT_INJECTION": "1",
+                "AGENT_TEST_CONTROL": "1",
                 "EXECUTION_VISIBILITY_TIMEOUT_SECONDS": str(VISIBILITY_TIMEOUT_S), "PYTHONUNBUFFERED": "1"}
 
     def start(self) -> None:
