@@ -54,7 +54,8 @@ class Reader:
     calls: list[dict[str, Any]] = field(default_factory=list)
     _session: ToolSession | None = None
     _cache: dict[str, ReadResult] = field(default_factory=dict)
-    _epoch: list[str | None] = field(default_factory=list)  # the tenant's data epoch, read once per turn
+    _epoch: str | None = None  # the tenant's data epoch, read once per turn (first list that needs it)
+    _epoch_read: bool = False
 
     def close(self) -> None:
         """Sessions are the execution runtime's per-thread ones (a token reused across turns): kept open."""
@@ -91,7 +92,7 @@ class Reader:
         seconds, this_turn = keep_seconds(), self._key(capability_id, input)
         if seconds <= 0 or this_turn in self._cache:
             return self.call(capability_id, input)
-        key = (str(self.tenant.pk), self.user.pk, self.snapshot.version, capability_id, repr(sorted(input.items())))
+        key = (str(self.tenant.pk), self.user.pk, self.snapshot.version, this_turn)
         epoch = self._data_epoch()  # before the read: a change committed meanwhile makes the entry stale, not wrong
         kept = lists.get(key, epoch)
         if kept is not None:
@@ -103,9 +104,9 @@ class Reader:
         return read
 
     def _data_epoch(self) -> str | None:
-        if not self._epoch:
-            self._epoch.append(data_epoch(self.tenant.pk))
-        return self._epoch[0]
+        if not self._epoch_read:
+            self._epoch, self._epoch_read = data_epoch(self.tenant.pk), True
+        return self._epoch
 
     # --- capabilities by role, from the language metadata -------------------------------------
 

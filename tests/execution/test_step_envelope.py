@@ -37,6 +37,14 @@ def _calls(counter) -> int:
     return 1000 - FaultRule.objects.for_tenant(counter.tenant_id).get(pk=counter.pk).times
 
 
+@pytest.fixture
+def counted(tenant, settings):
+    """A permit, the route's counting rule and the capability's lane, with fault injection on."""
+    settings.SST_FAULT_INJECTION = True
+    permit_id, = make_batch_world(tenant, 1)
+    return permit_id, _counter(tenant), _lane(tenant)
+
+
 def _run_single(capture, *, tenant, actor, permit_id: int) -> StepRun:
     plan = plan_from_steps(tenant=tenant, actor=actor, template="test.single", steps=[
         {"id": "training", "capability": CAPABILITY, "input": {"permit_id": permit_id}}])
@@ -45,11 +53,8 @@ def _run_single(capture, *, tenant, actor, permit_id: int) -> StepRun:
 
 
 def test_a_single_step_waits_for_a_slot_under_its_resources_concurrency_limit(
-        tenant, operator, settings, django_capture_on_commit_callbacks):
-    settings.SST_FAULT_INJECTION = True
-    permit_id, = make_batch_world(tenant, 1)
-    counter = _counter(tenant)
-    lane = _lane(tenant)
+        tenant, operator, counted, django_capture_on_commit_callbacks):
+    permit_id, counter, lane = counted
     limit = lane.state().limit
     held = [lane.acquire(lease_s=30) for _ in range(limit)]  # other calls fill the lane's limit
     assert all(held) and lane.acquire(lease_s=30) is None
@@ -70,11 +75,8 @@ def _open(lane: Lane) -> None:
 
 
 def test_a_single_step_waits_out_an_open_breaker_and_is_its_probe(
-        tenant, operator, settings, django_capture_on_commit_callbacks):
-    settings.SST_FAULT_INJECTION = True
-    permit_id, = make_batch_world(tenant, 1)
-    counter = _counter(tenant)
-    lane = _lane(tenant)
+        tenant, operator, counted, django_capture_on_commit_callbacks):
+    permit_id, counter, lane = counted
     _open(lane)
     started = time.monotonic()
     run = _run_single(django_capture_on_commit_callbacks, tenant=tenant, actor=operator, permit_id=permit_id)
