@@ -2,7 +2,8 @@
 
 A file that does not parse, breaks the schema, or names something its world lacks (an employee, a
 component, a company, a permit or an inspection a selection points at) is an `InvalidScenario`: a
-defect of the file, reported apart from failures of the product.
+defect of the file, reported apart from failures of the product. So is a broken model-script
+sidecar (`X.model.yaml`, model_script.py), which is never taken for a scenario of its own.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from demo.seeding.world import component_lookup, name_problems, world_companies,
 from sst.text import fold
 
 from .kinds import KINDS, kinds_named
+from .model_script import ModelScript, is_sidecar, script_load
 from .schema import schema_errors
 
 SUFFIXES = (".yaml", ".yml")
@@ -29,6 +31,7 @@ class Scenario:
     path: Path
     name: str
     data: Mapping[str, Any]
+    model_script: ModelScript | None = None  # the `X.model.yaml` sidecar's replies, if any
 
     @property
     def turns(self) -> list[Mapping[str, Any]]:
@@ -47,8 +50,9 @@ def scenario_files(paths: Iterable[str | Path]) -> list[Path]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found += sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_file())
-        else:
+            found += sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_file()
+                            and not is_sidecar(p))
+        elif not is_sidecar(path):  # a shell glob names the sidecars too: they belong to their scenario
             found.append(path)
     return list(dict.fromkeys(found))
 
@@ -62,9 +66,12 @@ def scenario_load(path: Path) -> Scenario:
     problems = schema_errors(data)
     if not problems:
         problems = reference_problems(data)
+    script = None
+    if not problems:
+        script, problems = script_load(path, len(data["turns"]))
     if problems:
         raise InvalidScenario(path, problems, name)
-    return Scenario(path=path, name=data["name"], data=data)
+    return Scenario(path=path, name=data["name"], data=data, model_script=script)
 
 
 def reference_problems(data: Mapping[str, Any]) -> list[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,6 +43,7 @@ class Outcome:
     path: str
     passed: bool
     invalid: bool = False
+    skipped: bool = False  # not played (a model script under --live): neither passed nor failed
     turn: int | None = None
     reason: str = ""
 
@@ -70,7 +71,9 @@ class ScenarioPlay:
     kinds: dict[str, str] | None = None
 
 
-def scenario_play(scenario: Scenario, api: ApiClient, *, settle_seconds: float = 30.0) -> Outcome:
+def scenario_play(scenario: Scenario, api: ApiClient, *, settle_seconds: float = 30.0,
+                  on_turn: Callable[[int], None] | None = None) -> Outcome:
+    """`on_turn(i)` is told before turn i (0-based) starts: a model script answers by turn."""
     play = ScenarioPlay(scenario=scenario, api=api, settle_seconds=settle_seconds)
     try:
         _world_create(play)
@@ -80,6 +83,8 @@ def scenario_play(scenario: Scenario, api: ApiClient, *, settle_seconds: float =
         return Outcome(scenario.name, str(scenario.path), passed=False, turn=0, reason=f"world: {exc}")
     try:
         for number, turn in enumerate(scenario.turns, start=1):
+            if on_turn is not None:
+                on_turn(number - 1)
             failure = _turn_failure(play, turn)
             if failure is not None:
                 return Outcome(scenario.name, str(scenario.path), passed=False, turn=number, reason=failure)

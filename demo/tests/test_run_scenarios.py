@@ -177,3 +177,40 @@ def test_the_shared_scenarios_play_green_live_against_daphne_and_a_real_worker(c
         server.stop()
         worker.kill()
     assert (lines[-1], code) == (f"{len(files)} passed, 0 failed", 0), "\n".join(lines)
+
+
+MODEL_SCRIPT = FIXTURES / "model_script"
+
+
+@pytest.mark.django_db(transaction=True)  # the confirmed execution starts on commit
+def test_a_wrong_model_reply_makes_the_scenario_fail_on_the_world(clean_clock):
+    code, lines = run(MODEL_SCRIPT / "wrong_reply.yaml")
+    assert code == 1 and lines[-1] == "0 passed, 1 failed", lines
+    assert lines[0].startswith("FAIL must-fail-wrong-model-reply"), lines
+    assert ") turn 2: world: expected {'permit': '8801', 'status': 'CANCELLED'}" in lines[0], lines
+    assert "'status': 'APPROVED'" in lines[0]
+
+
+def test_a_malformed_sidecar_is_an_invalid_file_naming_the_entry(tmp_path):
+    (tmp_path / "s.yaml").write_text((MODEL_SCRIPT / "wrong_reply.yaml").read_text())
+    (tmp_path / "s.model.yaml").write_text("- {turn: 0, reply: {steps: []}}\n- {turn: -1, replies: {}}\n"
+                                           "- {turn: 5, reply: {}}\n")
+    with pytest.raises(InvalidScenario) as error:
+        scenario_load(tmp_path / "s.yaml")
+    text = " | ".join(error.value.problems)
+    assert "s.model.yaml: entry [1]" in text and "'reply' is a required property" in text, text
+    assert "-1 is less than the minimum of 0" in text, text
+    (tmp_path / "s.model.yaml").write_text("- {turn: 5, reply: {}}\n")
+    with pytest.raises(InvalidScenario) as error:
+        scenario_load(tmp_path / "s.yaml")
+    assert error.value.problems == ["s.model.yaml: entry [0]: turn 5 — the scenario has 2 turn(s), numbered from 0"]
+    assert scenario_files([tmp_path, tmp_path / "s.model.yaml"]) == [tmp_path / "s.yaml"]
+
+
+def test_live_mode_skips_a_scenario_with_a_model_script(live_server, settings, clean_clock):
+    settings.AGENT_TEST_CONTROL = True
+    settings.AGENT_TEST_CONTROL_TOKEN = "live-token"  # noqa: S105
+    settings.SST_FAULT_INJECTION = True
+    code, lines = run(MODEL_SCRIPT, FIXTURES / "pass", "--live", live_server.url, "--token", "live-token")
+    assert lines[0].startswith("SKIP must-fail-wrong-model-reply") and "cannot be scripted" in lines[0], lines
+    assert (lines[-1], code) == ("1 passed, 0 failed", 0)

@@ -20,7 +20,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from demo.scenarios.client import ApiClient
-from demo.scenarios.runner import scenarios_run
+from demo.scenarios.runner import failed_outcome, scenarios_run
 from demo.scenarios.transport import LiveTransport, in_process
 
 TOKEN_ENV = "AGENT_TEST_CONTROL_TOKEN"
@@ -48,7 +48,7 @@ class Command(BaseCommand):
             with in_process() as transport:
                 outcomes = scenarios_run(options["paths"], ApiClient(transport), out=self.stdout,
                                          settle_seconds=options["settle_seconds"])
-        if not outcomes or not all(o.passed for o in outcomes):
+        if not outcomes or any(failed_outcome(o) for o in outcomes):
             sys.exit(1)
 
     def _live(self, options: dict[str, Any]) -> list:
