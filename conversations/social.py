@@ -57,16 +57,19 @@ _ALONG = frozenset(tokens("por favor pela pelo ajuda a o voce vc amigo agente as
                           "guys everyone aqui here lot going"))
 # "what kind of stuff can you do?", "que tipo de coisa você sabe fazer?": the kind asked about, not a topic.
 _ALONG |= frozenset(tokens("what kind sort type of stuff things que tipo de coisa coisas"))
+# "what else can you do?", "o que mais você faz?".
+_ALONG |= frozenset(tokens("else mais"))
 # "como você pode me ajudar com isso?", "how can you help me with …?": help about a topic (a few words, no
 # number) is still help.
 _TOPIC_OPENERS = frozenset(tokens("com sobre em no na nos nas with about on regarding"))
 _TOPIC_WORDS = 2
+_GAP = 3
 _KINDS = (("thanks", THANKS), ("help", HELP), ("bye", BYE), ("greeting", GREETING))
 _PHRASES = tuple((kind, tuple(p.split())) for kind, phrases in _KINDS
                  for p in sorted(phrases, key=lambda p: (-len(p.split()), p)))
 _PLACEHOLDER = re.compile(r"\{([^}]+)\}")
 EXAMPLES_PER_REPLY = 6
-MAX_WORDS = 10
+MAX_WORDS = 14  # "good morning! what kind of stuff can you help me with?" (every other word must come along)
 
 
 def _same(word: str, expected: str, fuzzy: bool) -> bool:
@@ -77,11 +80,24 @@ def _same(word: str, expected: str, fuzzy: bool) -> bool:
     return fuzzy and min(len(word), len(expected)) >= 4 and OSA.distance(word, expected, score_cutoff=1) <= 1
 
 
-def _find(parts: list[str | None], phrase: tuple[str, ...]) -> int | None:
-    n, fuzzy = len(phrase), len(phrase) >= 3
-    for i in range(len(parts) - n + 1):
-        if all(parts[i + k] is not None and _same(parts[i + k], w, fuzzy) for k, w in enumerate(phrase)):
-            return i
+def _find(parts: list[str | None], phrase: tuple[str, ...]) -> tuple[int, int] | None:
+    """Where `phrase` starts and ends in `parts`; between two of its words only words that come
+    along may stand ("what *kind of stuff* can you help me with"), at most _GAP of them."""
+    fuzzy = len(phrase) >= 3
+    for i, first in enumerate(parts):
+        if first is None or not _same(first, phrase[0], fuzzy):
+            continue
+        at = i + 1
+        for word in phrase[1:]:
+            gap = 0
+            while (at < len(parts) and parts[at] is not None and not _same(parts[at], word, fuzzy)
+                   and parts[at] in _ALONG and gap < _GAP):
+                at, gap = at + 1, gap + 1
+            if at >= len(parts) or parts[at] is None or not _same(parts[at], word, fuzzy):
+                break
+            at += 1
+        else:
+            return i, at
     return None
 
 
@@ -103,11 +119,11 @@ def social_kind(parts: list[str]) -> str | None:
     left: list[str | None] = list(parts)
     found: list[str] = []
     for kind, phrase in _PHRASES:
-        while (at := _find(left, phrase)) is not None:
+        while (span := _find(left, phrase)) is not None:
             # A question about what it can do outweighs a courtesy ("obrigado, o que você faz?").
             if kind not in found:
                 found.insert(0 if kind == "help" and len(phrase) > 1 else len(found), kind)
-            left[at:at + len(phrase)] = [None] * len(phrase)
+            left[span[0]:span[1]] = [None] * (span[1] - span[0])
     rest = [w for w in left if w is not None]
     if "help" in found:
         rest = _without_topic(rest)
