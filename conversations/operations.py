@@ -4,7 +4,7 @@ engine and the executor (never a business API directly, invariant 1).
 An operation has its own OperationContext (§27): a new one never inherits the previous one's
 targets or values; the UI selection at planning time is snapshotted on the confirmation so a
 later "sim" can notice stale context (§29). Facts for policy are read now, through read
-capabilities (execution.runtime.read_facts), at planning and again at confirmation.
+capabilities (execution.facts.read_facts), at planning and again at confirmation.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing import Any
 import structlog
 from django.conf import settings
 
+from execution.facts import read_facts
 from execution.models import Execution, StepRun, StepStatus
-from execution.runtime import read_facts
 from execution.services import ExecutionError, execution_start
 from planning.exceptions import PlanInvalid
 from planning.models import ExecutionPlan

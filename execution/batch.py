@@ -40,6 +40,8 @@ from tenancy import clock
 from .batch_item import Ctx, choose_lane, held, item_done, run_item, step_items
 from .control import CLOSED, Envelope
 from .dispatch import eager
+from .envelope import EnvelopeSession, was_refused
+from .facts import read_facts
 from .limits import step_lease
 from .models import (
     BatchItem,
@@ -55,7 +57,6 @@ from .models import (
 from .priority import dispatch_parked
 from .replan import CONTRACT_CHANGED, replan_on_unavailable, replan_request
 from .replan_triggers import CONTRACT_STALE, blocked_trigger, replan_due
-from .runtime import read_facts, session_for
 from .runtime_state import checkpoint_write, runtime_ensure, runtime_stop, runtime_transition
 from .states import ITEM, STEP
 
@@ -258,10 +259,9 @@ def _claim(ctx: Ctx, size: int) -> list[BatchItem] | None:
 
 
 def _facts(ctx: Ctx) -> dict[str, Any]:
-    session = session_for(user_id=ctx.execution.actor_id, tenant=ctx.execution.tenant)
-    facts, results = read_facts(session=session, snapshot=ctx.snapshot, tenant=ctx.execution.tenant,
+    facts, results = read_facts(session=EnvelopeSession.of(ctx), snapshot=ctx.snapshot, tenant=ctx.execution.tenant,
                                 targets=ctx.plan_step.targets)
-    ctx.calls += len(results)
+    ctx.calls += sum(not was_refused(result) for result in results)
     return facts
 
 

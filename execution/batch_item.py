@@ -22,7 +22,7 @@ from planning.references import MISSING, Ref, drop_nulls, get_path, resolve
 from tenancy import clock
 
 from .control import Lane
-from .envelope import Caller, EnvelopeReads, call_in_lane, open_lane
+from .envelope import Caller, EnvelopeSession, call_in_lane, open_lane
 from .errors import Outcome
 from .models import BatchItem, ItemStatus, RuntimeExecution, StepRun, TimelineType
 from .outcome import StepOutcome
@@ -132,7 +132,7 @@ def _unverified(ctx: Ctx, values: dict[str, Any], body: Any) -> str | None:
     """A write item is verified as a single step's write is (execution/verify.py); the error code
     when it is not (a batch item has no UNKNOWN status: one that cannot be told is not completed)."""
     check = StepOutcome("running")
-    verdict = verify(ctx.spec, EnvelopeReads(ctx), ctx.snapshot, values, body, check)
+    verdict = verify(ctx.spec, EnvelopeSession.of(ctx), ctx.snapshot, values, body, check)
     ctx.calls += check.calls
     ctx.call_ms += check.call_ms
     if verdict is True:

@@ -8,11 +8,16 @@ confirmation level is not asked again: the user confirmed the plan, whose regist
 compensations are part of it; what policy may still refuse (a revoked permission, a raised
 switch, a suspended capability) it refuses here. Compensations carry their own idempotency key
 (`agent:{planId}:{stepId}:compensate:{n}`), so a worker that dies mid-saga can run it again.
+
+Every call (the facts and the compensation itself) goes through the adaptive envelope
+(execution/envelope.py): a slot under the lane's limit, its breaker (an open one is waited out
+once, then refused: the compensation fails for human review), never hedged (a write).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from django.db import transaction
@@ -25,8 +30,9 @@ from registry.selectors import registry_snapshot
 from tenancy import clock
 
 from .cancel import cancel_marker, cancel_saga_end
+from .envelope import EnvelopeSession
+from .facts import read_facts
 from .models import Execution, ExecutionStatus, StepRun, StepStatus, TimelineType
-from .runtime import read_facts, session_for
 from .settle import settle
 from .states import STEP
 from .timeline import timeline_add
@@ -78,7 +84,9 @@ def _compensate_run(execution: Execution, run: StepRun, plan_step: PlanStep) -> 
     spec = snapshot.get(compensation.get("capability", ""), tenant=tenant)
     timeline_add(execution=execution, type=TimelineType.COMPENSATION_STARTED, step_id=run.step_id,
                  data={"capability": compensation.get("capability")})
-    session = session_for(user_id=execution.actor_id, tenant=tenant)
+    # Not the execution's deadline: undoing must stay possible after its time budget is spent (a
+    # saga often runs because it was); each call is still bounded by its lane's timeout.
+    session = replace(EnvelopeSession.for_execution(execution, snapshot), deadline_at=None)
     outcomes: list[dict[str, Any]] = []
     units = _units(run, plan_step)
     for index, (values, body) in enumerate(units):

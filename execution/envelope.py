@@ -13,9 +13,12 @@ step (execution/perform.py) and a batch item (execution/batch_item.py) reach an 
   observe  the outcome feeds the lane (a late success counts as a timeout: an in-process call
            cannot be cut), and each adaptation it causes is recorded
 
-`Caller` is one execution's calls of one capability; the batch's `Ctx` extends it with the step and
-its items. What the two do when no lane or no slot is left differs (a batch waits and may replan, a
-single step is retried by the retry policy), so those are the callers' decisions.
+`Caller` is one execution's calls of one capability (or, with no execution, a (user, tenant)'s: a
+conversation planning its operation); the batch's `Ctx` extends it with the step and its items. What
+the two do when no lane or no slot is left differs (a batch waits and may replan, a single step is
+retried by the retry policy), so those are the callers' decisions. `EnvelopeSession` is what a
+caller passes where a ToolSession was taken (facts, verification, conflicts, compensations): every
+call it makes goes through `call_resource`, so no external call bypasses the envelope.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from django.db import connection
 
 from registry.selectors import CapabilitySpec, RegistrySnapshot
 from tenancy import clock
+from tenancy.models import Tenant
 
 from .control import BREAKER_OPEN_S, OPEN, Envelope, Lane, call_timeout_ms
 from .dispatch import eager
@@ -42,7 +46,7 @@ from .retry import backoff_s
 from .routing import stopped_for
 from .runtime import session_for
 from .runtime_state import adaptation_record
-from .tool_runtime import ToolResult
+from .tool_runtime import ToolResult, ToolSession
 
 # True while a web request runs a read plan itself (execution/inline.py). Its reads are not hedged:
 # the second request would take another thread and another database connection from the web
@@ -53,6 +57,7 @@ IN_REQUEST: ContextVar[bool] = ContextVar("execution_in_request", default=False)
 DEADLINE_EXCEEDED = "DEADLINE_EXCEEDED"
 CIRCUIT_OPEN = "CIRCUIT_OPEN"
 CONCURRENCY_LIMIT = "CONCURRENCY_LIMIT"
+REFUSED = frozenset({DEADLINE_EXCEEDED, CIRCUIT_OPEN, CONCURRENCY_LIMIT})
 
 _KIND = {ErrorClass.TIMEOUT: "timeout", ErrorClass.RATE_LIMIT: "rate_limit",
          ErrorClass.TEMPORARY_UNAVAILABLE: "server_error", ErrorClass.SERVER_ERROR: "server_error",
@@ -61,7 +66,7 @@ _KIND = {ErrorClass.TIMEOUT: "timeout", ErrorClass.RATE_LIMIT: "rate_limit",
 
 @dataclass
 class Caller:
-    execution: Execution
+    execution: Execution | None  # None: a call outside an execution (`tenant` and `actor_id` say whose)
     spec: CapabilitySpec
     snapshot: RegistrySnapshot
     envelope: Envelope
@@ -73,6 +78,18 @@ class Caller:
     calls: int = 0
     call_ms: float = 0.0
     stopped: frozenset[str] | None = None  # resources a kill switch stops; None: not read yet (execution/routing.py)
+    tenant: Tenant | None = None  # only without an execution
+    actor_id: int | None = None
+    wait_open: bool = True  # an open breaker is waited out once (call_resource); False: refused at once
+
+    @property
+    def tenant_id(self) -> Any:
+        return self.execution.tenant_id if self.execution is not None else self.tenant.pk
+
+    def session(self) -> ToolSession:
+        if self.execution is not None:
+            return session_for(user_id=self.execution.actor_id, tenant=self.execution.tenant)
+        return session_for(user_id=self.actor_id, tenant=self.tenant)
 
     def halt(self, code: str) -> None:
         self.stop_code = self.stop_code or code
@@ -86,13 +103,16 @@ def step_caller(execution: Execution, spec: CapabilitySpec, snapshot: RegistrySn
     """A single step's caller. Its deadline is the execution's time budget from its start, read on
     the start's own clock (limits.start_clock_now), which needs no runtime row: a single step does
     not create one just to be timed."""
-    deadline = execution.started_at + timedelta(seconds=default_budget()["max_duration_s"])
-    return Caller(execution, spec, snapshot, Envelope.of(spec), inline=eager(), deadline_at=deadline,
+    return Caller(execution, spec, snapshot, Envelope.of(spec), inline=eager(), deadline_at=step_deadline(execution),
                   now=start_clock_now)
 
 
+def step_deadline(execution: Execution) -> datetime:
+    return execution.started_at + timedelta(seconds=default_budget()["max_duration_s"])
+
+
 def lane_for(caller: Caller, resource: str) -> Lane:
-    return Lane(caller.execution.tenant_id, caller.spec.id,
+    return Lane(caller.tenant_id, caller.spec.id,
                 caller.envelope.check_fallback(resource, caller.spec.resource.key), caller.envelope)
 
 
@@ -146,13 +166,18 @@ def refused(code: str) -> ToolResult:
                       error_code=code, latency_ms=0.0)
 
 
+def was_refused(result: ToolResult) -> bool:
+    """The envelope answered without a call (nothing reached the resource: not a call to count)."""
+    return result.status_code is None and result.error_code in REFUSED
+
+
 def call_resource(caller: Caller, values: dict[str, Any], *, key: str | None) -> ToolResult:
     """A single step's call. With every route's breaker open it waits out the open window once (at most
     BREAKER_OPEN_S), so that it may be the half-open probe: a step asked again right after an outage
     ended ("tente novamente") reaches the resource instead of being refused before it could try.
     Still open (the probe failed, or another call took it), or no slot within the call's longest
     timeout: refused (CIRCUIT_OPEN / CONCURRENCY_LIMIT, temporary: the retry policy decides)."""
-    lane = open_lane(caller) or _after_open_window(caller)
+    lane = open_lane(caller) or (_after_open_window(caller) if caller.wait_open else None)
     if lane is None:
         return refused(CIRCUIT_OPEN)
     result = call_in_lane(caller, lane, values, key=key, slot_wait_s=caller.envelope.timeout_max_ms / 1000)
@@ -189,8 +214,7 @@ def _call(caller: Caller, lane: Lane, values: dict[str, Any], key: str | None) -
     if caller.envelope.hedgeable and not caller.inline and not IN_REQUEST.get():
         result = _hedged(caller, lane, spec, values, timeout_ms)
     else:
-        session = session_for(user_id=caller.execution.actor_id, tenant=caller.execution.tenant)
-        result = session.invoke(capability=spec, input=values, idempotency_key=key, timeout_ms=timeout_ms)
+        result = caller.session().invoke(capability=spec, input=values, idempotency_key=key, timeout_ms=timeout_ms)
     caller.calls += 1
     caller.call_ms += result.latency_ms
     return result
@@ -202,8 +226,7 @@ def _hedged(caller: Caller, lane: Lane, spec: CapabilitySpec, values: dict[str, 
 
     def one() -> ToolResult:
         try:
-            return session_for(user_id=caller.execution.actor_id, tenant=caller.execution.tenant).invoke(
-                capability=spec, input=values, timeout_ms=timeout_ms)
+            return caller.session().invoke(capability=spec, input=values, timeout_ms=timeout_ms)
         finally:
             connection.close()  # this pool thread's own connection
     pool = ThreadPoolExecutor(max_workers=2)
@@ -230,22 +253,48 @@ def _observe(caller: Caller, lane: Lane, result: ToolResult) -> None:
     if kind == "ok" and result.latency_ms > (lane.last or lane.state()).timeout_ms:
         kind = "timeout"  # late: an in-process call cannot be cut, but the lane counts it as timed out
     _, changes = lane.observe(kind, result.latency_ms)
-    for change in changes:
+    for change in changes if caller.execution is not None else ():  # adaptations are an execution's record
         adaptation_record(execution=caller.execution, lane=f"{caller.spec.id}@{lane.resource}", change=change,
                           resource_label=lane.resource)
 
 
 @dataclass
-class EnvelopeReads:
-    """What a write's verification re-reads through (it takes anything with a ToolSession's
-    `invoke`): each read under its own capability's envelope and the caller's deadline. Its own stop
-    signal: a batch that is stopping still learns whether the write it just made holds."""
+class EnvelopeSession:
+    """Takes anything with a ToolSession's `invoke`: each call under its own capability's envelope
+    (`call_resource`: lane, breaker, slot, deadline, hedging of hedgeable reads), sharing the
+    execution, deadline, inline flag and clock it was made with. A Caller per call, so each has its
+    own stop signal: a batch that is stopping still learns whether the write it just made holds."""
 
-    caller: Caller
+    snapshot: RegistrySnapshot
+    execution: Execution | None = None
+    tenant: Tenant | None = None
+    actor_id: int | None = None
+    inline: bool = False
+    deadline_at: datetime | None = None
+    now: Callable[[], datetime] = clock.now
+    wait_open: bool = True
+
+    @classmethod
+    def for_execution(cls, execution: Execution, snapshot: RegistrySnapshot) -> EnvelopeSession:
+        """An execution's calls, under its deadline (as its steps': step_caller)."""
+        return cls(snapshot, execution, inline=eager(), deadline_at=step_deadline(execution), now=start_clock_now)
+
+    @classmethod
+    def outside(cls, *, actor_id: int, tenant: Tenant, snapshot: RegistrySnapshot) -> EnvelopeSession:
+        """Calls outside an execution (a conversation planning): no deadline, never hedged (the
+        caller is a web request), and an open breaker refuses at once rather than holding the turn."""
+        return cls(snapshot, None, tenant, actor_id, inline=True, wait_open=False)
+
+    @classmethod
+    def of(cls, caller: Caller) -> EnvelopeSession:
+        """The calls a caller makes around its own (a write's verification re-reads): its deadline."""
+        return cls(caller.snapshot, caller.execution, caller.tenant, caller.actor_id, inline=caller.inline,
+                   deadline_at=caller.deadline_at, now=caller.now)
 
     def invoke(self, *, capability: CapabilitySpec, input: dict[str, Any],  # noqa: A002 - ToolSession's name
                idempotency_key: str | None = None, timeout_ms: int | None = None) -> ToolResult:
-        base = self.caller
-        reader = Caller(base.execution, capability, base.snapshot, Envelope.of(capability), inline=base.inline,
-                        deadline_at=base.deadline_at, now=base.now)
-        return call_resource(reader, dict(input), key=idempotency_key)
+        """`timeout_ms` is not taken: the lane's timeout, cut to the deadline, is the call's."""
+        caller = Caller(self.execution, capability, self.snapshot, Envelope.of(capability), inline=self.inline,
+                        deadline_at=self.deadline_at, now=self.now, tenant=self.tenant, actor_id=self.actor_id,
+                        wait_open=self.wait_open)
+        return call_resource(caller, dict(input), key=idempotency_key)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from planning.batch import BATCH_SOURCE
@@ -20,16 +21,25 @@ from policy.services import revalidate
 from registry.selectors import CapabilitySpec, RegistrySnapshot, registry_snapshot
 
 from .batch import perform_batch
-from .envelope import DEADLINE_EXCEEDED, EnvelopeReads, call_resource, step_caller
+from .envelope import (
+    CIRCUIT_OPEN,
+    CONCURRENCY_LIMIT,
+    DEADLINE_EXCEEDED,
+    EnvelopeSession,
+    call_resource,
+    step_caller,
+    was_refused,
+)
 from .errors import ErrorClass, Outcome
+from .facts import read_facts
 from .messages import both
 from .models import Execution, StepRun, StepStatus
 from .outcome import StepOutcome, step_error
 from .replan_triggers import contract_replanned
 from .retry import IN_PROGRESS_CODE
 from .routing import route_for
-from .runtime import navigation_instruction, read_facts, session_for
-from .tool_runtime import ToolResult, ToolSession
+from .runtime import navigation_instruction
+from .tool_runtime import ToolResult
 from .verify import postconditions, unknown_outcome, verify
 
 
@@ -66,11 +76,13 @@ def perform(execution: Execution, run: StepRun, plan_step: PlanStep, *,
         condition = plan_step.condition
         if not holds(resolve(condition["ref"], lookup), condition["op"], resolve(condition.get("value"), lookup)):
             return StepOutcome("skipped", result={"condition": False})
-    session = session_for(user_id=execution.actor_id, tenant=execution.tenant)
+    session = EnvelopeSession.for_execution(execution, snapshot)  # every call of the step under the envelope
     outcome = StepOutcome("running")
     checked = _authorized(execution, plan_step, session, snapshot, spec, outcome)
     if checked is None:
         return outcome
+    if checked[0] is not snapshot:
+        session = replace(session, snapshot=checked[0])
     snapshot, spec = checked
     if plan_step.for_each:
         return _perform_each(execution, plan_step, spec, session, snapshot, results, outcome)
@@ -88,16 +100,24 @@ def _changed(plan_step: PlanStep, spec: CapabilitySpec | None) -> dict[str, Any]
                       active=spec.version if spec else None)
 
 
-def _authorized(execution: Execution, plan_step: PlanStep, session: ToolSession, snapshot: RegistrySnapshot,
+def _authorized(execution: Execution, plan_step: PlanStep, session: EnvelopeSession, snapshot: RegistrySnapshot,
                 spec: CapabilitySpec, outcome: StepOutcome) -> tuple[RegistrySnapshot, CapabilitySpec] | None:
     """Fresh facts, then the live policy checks: the snapshot and spec to call (those the checks ran
     against), or None when refused or the facts could not be read (`outcome` says which)."""
     tenant = execution.tenant
     facts, fact_results = read_facts(session=session, snapshot=snapshot, tenant=tenant, targets=plan_step.targets)
     for result in fact_results:
-        outcome.count(result)
+        if not was_refused(result):
+            outcome.count(result)
+        if result.error_code == DEADLINE_EXCEEDED:
+            # The execution's time is spent before the step could be checked: a retry would be refused alike.
+            outcome.status, outcome.error = "failed", step_error(DEADLINE_EXCEEDED, error_class=result.error_class,
+                                                                 facts=True)
+            return None
         if result.retryable:
-            outcome.status, outcome.error = "retry", step_error("FACTS_UNAVAILABLE", error_class=result.error_class)
+            # A reader the envelope refused keeps its code: "try again in a moment" (conversations/messages.py).
+            code = result.error_code if result.error_code in (CIRCUIT_OPEN, CONCURRENCY_LIMIT) else "FACTS_UNAVAILABLE"
+            outcome.status, outcome.error = "retry", step_error(code, error_class=result.error_class, facts=True)
             return None
     check = revalidate_step(execution, plan_step, facts, resources=route_for(spec))  # kill switches: routing.py
     if not check.ok:
@@ -149,7 +169,7 @@ def _invalid_input(spec: CapabilitySpec, values: Mapping[str, Any]) -> dict[str,
     return step_error("INPUT_INVALID", errors=errors[:5]) if errors else None
 
 
-def _call(execution: Execution, plan_step: PlanStep, spec: CapabilitySpec, session: ToolSession,
+def _call(execution: Execution, plan_step: PlanStep, spec: CapabilitySpec, session: EnvelopeSession,
           snapshot: RegistrySnapshot, values: dict[str, Any], key: str, outcome: StepOutcome, lookup) -> StepOutcome:
     invalid = _invalid_input(spec, values)
     if invalid:
@@ -161,7 +181,7 @@ def _call(execution: Execution, plan_step: PlanStep, spec: CapabilitySpec, sessi
     outcome.call_ms += caller.call_ms
     if result.outcome == Outcome.SUCCEEDED:
         outcome.result = result.body
-        verdict = verify(spec, EnvelopeReads(caller), snapshot, values, result.body, outcome)
+        verdict = verify(spec, EnvelopeSession.of(caller), snapshot, values, result.body, outcome)
         if verdict is not True:
             outcome.status = "failed" if verdict is False else "unknown"
             outcome.error = step_error("VERIFICATION_FAILED" if verdict is False else "VERIFICATION_UNAVAILABLE")
@@ -172,11 +192,11 @@ def _call(execution: Execution, plan_step: PlanStep, spec: CapabilitySpec, sessi
         outcome.status = "completed"
         return outcome
     if result.outcome == Outcome.UNKNOWN and not spec.idempotent:
-        return unknown_outcome(spec, EnvelopeReads(caller), snapshot, values, result, outcome)
+        return unknown_outcome(spec, EnvelopeSession.of(caller), snapshot, values, result, outcome)
     return _failure(spec, session, snapshot, plan_step, values, result, outcome)
 
 
-def _failure(spec: CapabilitySpec, session: ToolSession, snapshot: RegistrySnapshot, plan_step: PlanStep,
+def _failure(spec: CapabilitySpec, session: EnvelopeSession, snapshot: RegistrySnapshot, plan_step: PlanStep,
              values: Mapping[str, Any], result: ToolResult, outcome: StepOutcome) -> StepOutcome:
     error = step_error(result.error_code or str(result.error_class), error_class=result.error_class,
                    status=result.status_code)
@@ -201,23 +221,24 @@ def _parent_revision(result: Mapping[str, Any], default: Any) -> Any:
     return parent if parent is not None else result.get("revision", default)
 
 
-def _conflict(spec: CapabilitySpec, session: ToolSession, snapshot: RegistrySnapshot, values: Mapping[str, Any],
+def _conflict(spec: CapabilitySpec, session: EnvelopeSession, snapshot: RegistrySnapshot, values: Mapping[str, Any],
               error: dict[str, Any]) -> dict[str, Any]:
     """PRD-006 §26: never retried; tell the user what changed (the revision now, read through the
-    registered reader of the entity the step named)."""
+    registered reader of the entity the step named, under the envelope: past the execution's
+    deadline, or with the reader's breaker open, nothing is read and the revision now is unknown)."""
     current = None
     for target in spec.targets_in(values)[:1]:
         reader = snapshot.reader_of(target["type"])
         if reader is not None:
             fresh = session.invoke(capability=reader[0], input={reader[1]: target["id"]})
-            current = fresh.body.get("revision") if isinstance(fresh.body, Mapping) else None
+            current = fresh.body.get("revision") if fresh.outcome == Outcome.SUCCEEDED and isinstance(
+                fresh.body, Mapping) else None
     expected = values.get("expected_revision")
     return {**error, "code": "CONFLICT", "expected_revision": expected, "current_revision": current,
             "message": both("error.CONFLICT", expected=expected, current=current)}
 
 
-
-def _perform_each(execution: Execution, plan_step: PlanStep, spec: CapabilitySpec, session: ToolSession,
+def _perform_each(execution: Execution, plan_step: PlanStep, spec: CapabilitySpec, session: EnvelopeSession,
                   snapshot: RegistrySnapshot, results: Mapping[str, Any], outcome: StepOutcome) -> StepOutcome:
     items = resolve(plan_step.for_each, step_lookup(results))
     items = items if isinstance(items, list) else []

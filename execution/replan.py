@@ -48,8 +48,8 @@ from policy.rules import RISK_RANK
 from registry.selectors import registry_snapshot
 from tenancy import clock
 
+from .facts import plan_facts
 from .models import BatchItem, Execution, ItemStatus, ReplanOutcome, RuntimeReplan, RuntimeStatus, TimelineType
-from .runtime import plan_facts
 from .runtime_state import llm_call_take, replan_take, runtime_ensure, runtime_transition
 
 

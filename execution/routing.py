@@ -17,7 +17,7 @@ registered fallback is an automatic adaptation, §89), and a stopped fallback is
 while the primary's breaker is open: that resource is unavailable, and the runtime waits for it
 (then replans, execution/replan.py) as for any other.
 
-`caller` is any object with `execution`, `spec`, `envelope` and a `stopped` attribute
+`caller` is any object with `tenant_id`, `spec`, `envelope` and a `stopped` attribute
 (envelope.Caller and the batch's Ctx); this module sits below envelope.py and imports only control.
 """
 
@@ -52,7 +52,7 @@ def stopped_for(caller: Any) -> frozenset[str]:
     a batch must not wait for a resource a person stopped on purpose."""
     if caller.stopped is None:
         route = route_for(caller.spec, caller.envelope)
-        caller.stopped = (resources_stopped_now(tenant=caller.execution.tenant_id, resources=route)
+        caller.stopped = (resources_stopped_now(tenant=caller.tenant_id, resources=route)
                           if len(route) > 1 else frozenset())
         if caller.stopped and caller.stopped >= set(route):
             caller.halt("KILL_SWITCH")

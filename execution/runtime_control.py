@@ -19,9 +19,10 @@ from registry.selectors import registry_snapshot
 from tenancy.models import Role
 from tenancy.selectors import membership_get
 
+from .envelope import EnvelopeSession
+from .facts import read_facts
 from .models import Execution, RuntimeExecution, RuntimeStatus, TimelineType
 from .priority import dispatch_parked
-from .runtime import read_facts, session_for
 from .runtime_state import context_ref, runtime_ensure, runtime_transition
 
 
@@ -113,8 +114,9 @@ def checkpoint_validate(execution: Execution) -> str | None:
     if not pending:
         return None
     step = pending[0]
-    facts, _ = read_facts(session=session_for(user_id=execution.actor_id, tenant=execution.tenant),
-                          snapshot=snapshot, tenant=execution.tenant, targets=step.targets)
+    # A check in the supervisor's request, not the work: no deadline (a long pause has spent it), no hedge.
+    session = EnvelopeSession.outside(actor_id=execution.actor_id, tenant=execution.tenant, snapshot=snapshot)
+    facts, _ = read_facts(session=session, snapshot=snapshot, tenant=execution.tenant, targets=step.targets)
     check = revalidate(receipt_id=execution.receipt_id, actor=execution.actor, tenant=execution.tenant,
                        plan_id=execution.plan_id, step_id=step.step_id,
                        capability=(step.capability_id, step.capability_version), input=step.input, facts=facts,

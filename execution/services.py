@@ -5,7 +5,7 @@ server's own record (the conversation runtime passes the id `policy.receipt_issu
 the receipt must be an ALLOW for this tenant, actor, plan id and plan hash, issued before and
 expiring after now. Each step then re-validates it with live facts (perform.perform).
 
-`plan_facts` (the facts policy needs about a plan's targets) lives in execution/runtime.py, below
+`plan_facts` (the facts policy needs about a plan's targets) lives in execution/facts.py, below
 the replanning that needs it too; it is imported here because callers know it as a service.
 """
 
@@ -30,11 +30,11 @@ from tenancy.models import Tenant
 from .advance import advance
 from .cancel import cancel_marker, cancel_request
 from .dispatch import dispatch
+from .facts import plan_facts as plan_facts  # re-exported: the conversation runtime's entry point
 from .inline import read_only, run_here_after_commit
 from .limits import start_clock_now, step_lease
 from .models import Execution, ExecutionStatus, StepRun, StepStatus, TimelineEntry, TimelineType
 from .priority import started_at_note
-from .runtime import plan_facts as plan_facts  # re-exported: the conversation runtime's entry point
 from .states import EXECUTION, STEP
 from .timeline import conversation_event, timeline_add
 

@@ -13,14 +13,17 @@ from __future__ import annotations
 import pytest
 from django.db import connection, transaction
 
+from dataclasses import replace
+
 from execution import publish, rows
 from execution.claim import claim_step
+from execution.control import HEALTHY, Envelope, Lane
 from execution.engine import run_step
 from execution.models import Execution, StepRun, TimelineEntry
 from execution.services import execution_start
 from execution.tool_runtime import ToolSession
 from planning.services import plan_from_steps
-from registry.selectors import registry_version
+from registry.selectors import registry_snapshot, registry_version
 from sst import services as sst
 
 from .helpers import approve
@@ -55,6 +58,22 @@ def _chain(tenant, actor, n: int = 3) -> Execution:
     plan = plan_from_steps(tenant=tenant, actor=actor, steps=steps, template="test.chain")
     return execution_start(plan=plan, receipt_id=approve(plan, actor=actor, tenant=tenant).pk, actor=actor,
                            tenant=tenant)
+
+
+def _steady(tenant, capability: str = "workPermit.read") -> None:
+    """The capability's lane at its steady state: healthy, at its registered concurrency and batch
+    ceilings, so no call of the measured steps changes it. A fresh lane's ramp-up (its first HEALTH
+    verdict after MIN_SAMPLES calls, an AIMD increase per cooldown) is recorded once per change as a
+    runtime adaptation — not a per-step cost. The steps' fact reads go through the same lane as their
+    calls (issue 19), so a 4-step chain now reaches MIN_SAMPLES inside the measured span. Its calls'
+    latency, half the lane's timeout, keeps the hedging threshold (3 × P50) above the calls here: a
+    hedge's losing request would still be in the Tool Runtime while the engine's statements run."""
+    spec = registry_snapshot().get(capability)
+    envelope = Envelope.of(spec)
+    lane = Lane(tenant.pk, capability, spec.resource.key, envelope)
+    lane.update(lambda state: (replace(state, health=HEALTHY, limit=envelope.max_concurrency,
+                                       batch=envelope.max_batch, timeout_ms=envelope.timeout_initial_ms,
+                                       window=(("ok", envelope.timeout_initial_ms / 2),) * 10), None))
 
 
 class Counter:
@@ -97,6 +116,7 @@ class Counter:
 
 def test_a_step_continued_inline_costs_six_statements_and_one_transaction(tenant, operator, sent, monkeypatch):
     execution = _chain(tenant, operator, n=4)
+    _steady(tenant)
     run_step(*sent.pop(0))  # r0, on its own: r1 is sent
     counter = Counter(monkeypatch)
     with connection.execute_wrapper(counter):
