@@ -25,7 +25,6 @@ from rapidfuzz.distance import OSA
 from knowledge.text import stem
 from registry.selectors import CapabilitySpec, RegistrySnapshot
 
-from .keyboard import neighbour_slip
 from .lexicon import ARTICLES, tokens
 from .metrics import grammar_cache_observe
 
@@ -111,12 +110,10 @@ def english_form(word: str, verb: str) -> bool:
 
 def dropped_letter(word: str, verb: str) -> bool:
     """"extnd" for "extend": a verb of five letters or more with one letter dropped or added, or of four
-    or more with two neighbours swapped ("opne") or a neighbouring key hit ("opwn"). Only for a
+    or more with two neighbours swapped ("opne") Only for a
     verb's first word — elsewhere a shorter word is too often another word ("estao"/"estado")."""
     if len(word) == len(verb) >= 4 and sorted(word) == sorted(verb) and word != verb:
         return OSA.distance(word, verb, score_cutoff=1) <= 1  # two letters swapped: "opne" for "open"
-    if neighbour_slip(word, verb):  # "opwn" for "open"
-        return True
     return (abs(len(word) - len(verb)) == 1 and min(len(word), len(verb)) >= TYPO_SHORT_MIN
             and OSA.distance(word, verb, score_cutoff=1) <= 1)
 

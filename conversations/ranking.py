@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .grammar import CapabilityGrammar, Grammar, Verb, camel_parts, dropped_letter, english_form, same_word
+from .keyboard import neighbour_slip
 from .lexicon import ARTICLES
 from .numbers import numbers_in
 
@@ -77,7 +78,10 @@ def verb_matches(grammar: Grammar, parts: list[str], allowed: set[str]) -> dict[
 def _heads_said(heads: frozenset[str], word: str) -> frozenset[str]:
     """The verb first words `word` may be (find_verb's test of a first word): the verbs worth looking
     for in a message — a few of the registry's hundreds (issue #18: this loop was ~5 ms a turn)."""
-    return frozenset(h for h in heads if _may_open(word, h))
+    said = frozenset(h for h in heads if _may_open(word, h))
+    # A neighbouring key ("opwn" for "open") only for a word that opens no verb as typed: "remova" is a
+    # verb of its own, never a slip of "renova".
+    return said or frozenset(h for h in heads if neighbour_slip(word, h))
 
 
 def _may_open(word: str, head: str) -> bool:
@@ -87,7 +91,8 @@ def _may_open(word: str, head: str) -> bool:
 def find_verb(words: list[str], verb: tuple[str, ...], max_gap: int = 2) -> tuple[int, int] | None:
     """A verb phrase in order, allowing a few words between its parts ("switch to the workers tab")."""
     for start, word in enumerate(words):
-        if not _may_open(word, verb[0]):
+        # A slip is only tried for the verbs _heads_said let through (no other verb said as typed).
+        if not (_may_open(word, verb[0]) or neighbour_slip(word, verb[0])):
             continue
         position, ok = start, True
         for part in verb[1:]:

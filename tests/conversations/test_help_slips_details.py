@@ -59,3 +59,10 @@ def test_a_list_field_says_what_each_item_is(world, supervisor_client, start, ta
     turn = talk(supervisor_client, conversation, text)
     message = turn["response"]["message"].lower()
     assert "escada sem trava" in message and all(w in message for w in words), message
+
+
+def test_a_word_that_is_a_verb_as_typed_is_never_a_slip_of_another():
+    from conversations.ranking import _heads_said
+    heads = frozenset({"remova", "renova", "open"})
+    assert _heads_said(heads, "remova") == {"remova"}  # m is next to n: still no guess
+    assert _heads_said(heads, "opwn") == {"open"}
