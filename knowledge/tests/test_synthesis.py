@@ -3,58 +3,26 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from knowledge.selectors import knowledge_search
 from knowledge.services import knowledge_package_create
-
-
-class FakeLLM:
-    def __init__(self) -> None:
-        self.requests: list[dict] = []
-        self.status = 200
-        self.content = json.dumps({"text": "Resumo.", "citations": []})
-
-    @property
-    def last_payload(self) -> dict:
-        return json.loads(self.requests[-1]["body"]["messages"][-1]["content"])
+from tests.fakes.llm_server import FakeLLMServer
 
 
 @pytest.fixture
-def fake_llm(settings) -> Iterator[FakeLLM]:
-    fake = FakeLLM()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            fake.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
-            answer = {"choices": [{"index": 0, "message": {"role": "assistant", "content": fake.content}}]}
-            data = json.dumps(answer).encode()
-            self.send_response(fake.status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    settings.LLM_BASE_URL = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    settings.LLM_API_KEY = "test-key"
-    settings.LLM_MODEL = "fake-model"
-    settings.LLM_TIMEOUT_SECONDS = 5
+def fake_llm(settings) -> Iterator[FakeLLMServer]:
+    """The shared fake server (tests/fakes), answering a synthesis by default."""
+    fake = FakeLLMServer().start()
+    fake.content = json.dumps({"text": "Resumo.", "citations": []})
+    settings.LLM_BASE_URL, settings.LLM_API_KEY = fake.url, "test-key"
+    settings.LLM_MODEL, settings.LLM_TIMEOUT_SECONDS = "fake-model", 5
     try:
         yield fake
     finally:
-        server.shutdown()
-        server.server_close()
+        fake.stop()
 
 
 def test_synthesis_sends_only_the_retrieved_sections_and_keeps_only_their_citations(tenant, corpus_package, fake_llm):
@@ -64,7 +32,7 @@ def test_synthesis_sends_only_the_retrieved_sections_and_keeps_only_their_citati
     request = fake_llm.requests[-1]
     assert request["path"] == "/v1/chat/completions" and request["auth"] == "Bearer test-key"
     assert request["body"]["model"] == "fake-model"
-    assert [s["id"] for s in fake_llm.last_payload["sections"]] == [r.id for r in result.references]
+    assert [s["id"] for s in fake_llm.last_user_message["sections"]] == [r.id for r in result.references]
     assert result.llm_calls == 1
     assert result.answer.text == "É a NR-35."
     assert [c.id for c in result.answer.citations] == ["trabalho-em-altura"]
