@@ -110,7 +110,7 @@ def english_form(word: str, verb: str) -> bool:
 
 def dropped_letter(word: str, verb: str) -> bool:
     """"extnd" for "extend": a verb of five letters or more with one letter dropped or added, or of four
-    or more with two neighbours swapped ("opne") Only for a
+    or more with two neighbours swapped ("opne"). Only for a
     verb's first word — elsewhere a shorter word is too often another word ("estao"/"estado")."""
     if len(word) == len(verb) >= 4 and sorted(word) == sorted(verb) and word != verb:
         return OSA.distance(word, verb, score_cutoff=1) <= 1  # two letters swapped: "opne" for "open"

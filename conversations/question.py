@@ -4,7 +4,6 @@ the named or active entity's field, read now through its read capability and ans
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -87,8 +86,9 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
 def field_answer(turn: Turn, slot: SlotSpec, body: Mapping[str, Any], field: str, parts: list[str], *,
                  template: str = "answer.field", extra: Mapping[str, Any] | None = None) -> None:
     """Answer `field` of the entity `body` (of `slot`'s type); it becomes the entity and topic in focus."""
-    shown = (_shown(body[field], turn.language, _code_labels(turn)) if body[field] not in (None, [], "")
-             else turn.say("answer.none"))
+    value = body[field]
+    codes = _code_labels(turn) if isinstance(value, list) else None  # only a list's items are described
+    shown = _shown(value, turn.language, codes) if value not in (None, [], "") else turn.say("answer.none")
     unit = f" {messages.term('days', turn.language)}" if field.endswith("_days") else ""
     entity = entity_ref(slot.type, body, label_field=str((slot.resolver or {}).get("label", "name")))
     entity_activate(turn.conversation, entity, version=turn.version)
@@ -117,9 +117,6 @@ def _field_label(turn: Turn, field: str) -> str:
     return messages.term(field, turn.language)
 
 
-_CODE = re.compile(r"^[A-Z][A-Z_]+$")
-
-
 def _code_labels(turn: Turn) -> dict[str, str]:
     """Enum codes → the words the registry's slots show them with in `turn.language` ("HIGH" → "alta")."""
     labels: dict[str, str] = {}
@@ -130,17 +127,16 @@ def _code_labels(turn: Turn) -> dict[str, str]:
     return labels
 
 
-def _shown(value: Any, language: str, codes: Mapping[str, str] | None = None, nested: bool = False) -> str:
+def _shown(value: Any, language: str, codes: Mapping[str, str] | None = None) -> str:
     """A field's value as a reply shows it: a related record by its name, a list as a list of names —
     each item with the enum codes it carries, in words ("Extintor sem lacre (média)"): a list is
     asked about for what its items are, not only for their names."""
     if isinstance(value, Mapping):
         name = str(value.get("name") or value.get("description") or value.get("number") or value.get("id"))
-        details = [codes[v] for v in value.values() if nested and codes and isinstance(v, str) and _CODE.match(v)
-                   and v in codes]
+        details = [codes[v] for v in value.values() if codes and isinstance(v, str) and v in codes]
         return f"{name} ({', '.join(details)})" if details else name
     if isinstance(value, list):
-        return messages.join_list([_shown(v, language, codes, nested=True) for v in value], language) or "—"
+        return messages.join_list([_shown(v, language, codes) for v in value], language) or "—"
     return "—" if value is None else str(value)
 
 

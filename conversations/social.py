@@ -87,17 +87,24 @@ def _find(parts: list[str | None], phrase: tuple[str, ...]) -> tuple[int, int] |
     for i, first in enumerate(parts):
         if first is None or not _same(first, phrase[0], fuzzy):
             continue
-        at = i + 1
+        at: int | None = i
         for word in phrase[1:]:
-            gap = 0
-            while (at < len(parts) and parts[at] is not None and not _same(parts[at], word, fuzzy)
-                   and parts[at] in _ALONG and gap < _GAP):
-                at, gap = at + 1, gap + 1
-            if at >= len(parts) or parts[at] is None or not _same(parts[at], word, fuzzy):
+            at = _next(parts, at + 1, word, fuzzy)
+            if at is None:
                 break
-            at += 1
-        else:
-            return i, at
+        if at is not None:
+            return i, at + 1
+    return None
+
+
+def _next(parts: list[str | None], at: int, word: str, fuzzy: bool) -> int | None:
+    """The position of `word` at `at` or after at most _GAP words that come along."""
+    for k in range(at, min(len(parts), at + _GAP + 1)):
+        part = parts[k]
+        if part is not None and _same(part, word, fuzzy):
+            return k
+        if part is None or part not in _ALONG:
+            return None
     return None
 
 
