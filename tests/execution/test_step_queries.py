@@ -10,10 +10,10 @@ transaction.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from django.db import connection, transaction
-
-from dataclasses import replace
 
 from execution import publish, rows
 from execution.claim import claim_step
