@@ -32,6 +32,13 @@ def field_write(turn: Turn, parts: list[str], allowed: set[str], extractor: Extr
     return True
 
 
+def field_writes(turn: Turn, parts: list[str], allowed: set[str]) -> list[CapabilityGrammar]:
+    """The writes whose one value slot fills a field the message names: candidates beside the verbs'
+    readings ("põe a <campo> da 312 em 55 dias" — "põe" also adds a child; the field says which)."""
+    return [cap for cap in turn.grammar.capabilities.values()
+            if cap.id in allowed and cap.kind == "write" and _names_its_field(turn, cap, parts)]
+
+
 def _names_its_field(turn: Turn, cap: CapabilityGrammar, head: list[str]) -> bool:
     """Does `head` name the field the capability's one value slot writes, on an entity that exists (the
     capability targets one of its own entity: a create is never read this way)?"""

@@ -87,7 +87,8 @@ def _message(execution: Execution, detail: Mapping[str, Any], intent: Mapping[st
     labels = _labels(intent)
     caps = [grammar.capabilities.get(s["capability"]) for s in detail["steps"]]
     if all(c is not None and c.kind == "read" for c in caps) and execution.status == "completed":
-        answer = read_answer(grammar, registry_snapshot(), detail["steps"], language, intent.get("except"))
+        answer = read_answer(grammar, registry_snapshot(), detail["steps"], language, intent.get("except"),
+                             intent.get("slots"))
         return "answer", answer or compose(execution, language)
     done = (operation or {}).get("done")
     text = done if done and execution.status == "completed" else compose(execution, language)

@@ -21,6 +21,10 @@ _BY = frozenset(tokens("by em"))
 _MORE_BEFORE = frozenset(tokens("mais more extra another outros outras"))
 MORE_AFTER = frozenset(tokens("more extra mais adicionais additional longer"))
 _LESS_BEFORE = frozenset(tokens("menos"))
+# "acrescenta 5 dias", "add 3 days to <entity> 311": verbs that only ever add, right before an amount with
+# its unit (estende/extend/prorroga before "30 dias" may as well set the value: not these).
+_ADD_BEFORE = frozenset(tokens("acrescenta acrescente acrescentar soma some somar adiciona adicione adicionar add "
+                               "plus"))
 LESS_AFTER = frozenset(tokens("less fewer menos shorter"))
 
 
@@ -32,6 +36,12 @@ def increment_sign(parts: list[str], at: int) -> int:
         return 1
     if before in _LESS_BEFORE or after in LESS_AFTER:
         return -1
+    if at + 1 < len(parts) and parts[at + 1] in DAY_UNITS and at and parts[at - 1] == before:
+        # the verb right before "<n> dias": "tira 5 dias do prazo", "knock 3 days off", "soma 2 dias"
+        if before in _ADD_BEFORE:
+            return 1
+        if before in SUB:
+            return -1
     if at and parts[at - 1] in _BY:  # "by"/"em" are articles elsewhere: the word right before the amount
         verbs = [p for p in parts[:at] if len(p) >= 4]
         if any(_said(p, ADD) for p in verbs):

@@ -28,7 +28,7 @@ def tokens(text: str) -> list[str]:
 
 FILLER = frozenset(tokens("""
 por favor, favor, obrigado, obrigada, valeu, entao, então, agora, ah, ai, aí, hum, bom, please, thanks,
-thank you, well, then, now, oh, e, and, pls, plz, pfv, pf, thx, tks
+thank you, well, then, now, oh, e, and, pls, plz, pfv, pf, thx, tks, hmm, hm, humm, hmmm, uh, erm
 """))
 NEGATIONS = frozenset({"nao", "no", "not", "nope"})
 # Words that open a request before its verb ("preciso agendar…", "I need to schedule…", "can we…"):
@@ -100,6 +100,14 @@ ou melhor
 na real
 corrigindo
 correcao
+me enganei
+enganei
+me confundi
+confundi
+troquei
+my mistake
+scratch that
+correction
 """.strip().splitlines())
 # "quero X" / "é a 456" / "a da Beta": phrasing of the right value once a correction opened.
 CORRECTION_LEADS = frozenset(tokens("quero queria prefiro e era seria is it s i want want instead"))
@@ -324,7 +332,16 @@ def spelled_as_meant(text: str) -> str:
             return match.group(0)
         near = next((u for u in _UNIT_WORDS if len(u) >= 4 and OSA.distance(word, u, score_cutoff=1) <= 1), None)
         return match.group(1) + near if near else match.group(0)
+    text = _CHAT_WORD.sub(lambda m: _CHAT_WORDS[m.group(0)], text)
     return _SHORTHAND.sub(_expanded, _WEEKDAY_AFTER_MARKER.sub(_weekday_fixed, _NUMBER_THEN_WORD.sub(fix, text)))
+
+
+# Chat abbreviations of pt-BR function words ("qdo q é", "qts tem", "a 311 tb", "hj"), typed in lower case:
+# only the lower-case word is read as one, so a name's capital letter ("Bloco Q") stays a name.
+_CHAT_WORDS = {"qdo": "quando", "qndo": "quando", "qnd": "quando", "q": "que", "qts": "quantas", "qnts": "quantas",
+               "qtas": "quantas", "qtos": "quantos", "tb": "também", "tbm": "também", "hj": "hoje", "pq": "por que",
+               "td": "tudo", "msm": "mesmo", "cmg": "comigo", "ngm": "ninguém", "mto": "muito", "mt": "muito"}
+_CHAT_WORD = re.compile(r"(?<![\w/])(?:" + "|".join(sorted(_CHAT_WORDS, key=len, reverse=True)) + r")(?![\w/])")
 
 
 # Chat shorthand typed for a preposition: "w/ 318", "w/o a <field>", "c/ 30 dias", "s/ <campo>".

@@ -76,6 +76,22 @@ def value_problem(numeral: Numeral | None, digits: str, schema: Mapping[str, Any
     return None
 
 
+_WEEKS = re.compile(r"\b(?:(?P<n>\d+|two|dois|duas)|(?P<by>(?:by|por|em|mais|more|for|de|com|another|outra)\s+)"
+                    r"(?:a|one|uma)|(?P<by_one>another|outra|mais uma))\s+"
+                    r"(?P<unit>semanas?|semnas?|weeks?|weks?)\b(?!\s+(?:que vem|from|a partir))", re.IGNORECASE)
+
+
+def weeks_as_days(text: str) -> str:
+    """"extend 311 by a week", "mais 2 semanas": weeks said as the days every day field counts in
+    ("by 7 days", "mais 14 dias"); "next week", "a semana que vem" and "in a week" stay dates."""
+    def days(match: re.Match[str]) -> str:
+        n = int(match.group("n")) if (match.group("n") or "x").isdigit() else 2 if match.group("n") else 1
+        unit = "dias" if match.group("unit").lower().startswith("semana") else "days"
+        by = match.group("by") or (match.group("by_one") + " " if match.group("by_one") else "")
+        return f"{by}{7 * n} {unit}"
+    return _WEEKS.sub(days, text)
+
+
 def numbers_in(parts: list[str]) -> list[tuple[int, str, bool]]:
     """(index, digits, followed by a day unit — "3 dias", "3 more days") for each number in the message."""
     def unit_after(i: int) -> bool:
@@ -108,6 +124,8 @@ def reference_number(parts: list[str], used: set[int], *, takes_value: bool,
              or (i > 2 and parts[i - 1] == "of" and parts[i - 3] == "the")]
     if len(owned) == 1:
         return owned[0]
+    if len(bare) == 1 and len(bare) < len(numbers):  # "dá mais 10 dias pra 310": the value has its unit
+        return bare[0]
     values = [i for i, _, unit in numbers if unit or (i > 0 and parts[i - 1] in VALUE_MARKERS)]
     others = [(i, d) for i, d in bare if i not in values]
     if values and others:

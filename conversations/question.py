@@ -62,7 +62,7 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
         if body is None:
             continue
         field = field_asked(cap.fields, parts, body, phrases_with) if phrases_with is not None else (
-            field_asked(cap.fields, parts, body) or _field_named(turn, parts, body))
+            field_asked(cap.fields, parts, body) or _field_named(turn, parts, body, slot.type))
         counted = None
         if field is None and phrases_with and _points_at_it(value, parts):
             # "quantos <itens> tem a <entidade> 51?" / "… tem nela?": a list field of that entity, counted
@@ -191,7 +191,7 @@ def _same_field_word(word: str, expected: str) -> bool:
     return same_word(word, expected) or (len(expected) >= 5 and dropped_letter(word, expected))
 
 
-def _field_named(turn: Turn, parts: list[str], body: Mapping[str, Any]) -> str | None:
+def _field_named(turn: Turn, parts: list[str], body: Mapping[str, Any], entity: str) -> str | None:
     nouns = {w for phrases in turn.grammar.synonyms.values() for p in phrases for w in p}
     content = [p for i, p in enumerate(parts) if p not in lexicon.ARTICLES and p not in lexicon.QUESTION_WORDS
                and len(p) > 3 and p not in nouns and not _numbered(parts, i + 1)]
@@ -199,8 +199,8 @@ def _field_named(turn: Turn, parts: list[str], body: Mapping[str, Any]) -> str |
         if any(same_word(p, w) for p in content for w in lexicon.tokens(field.replace("_", " "))):
             return field
     for cap in turn.grammar.capabilities.values():
-        if cap.kind != "write":
-            continue
+        if cap.kind != "write" or cap.entity != entity or cap.intent == "create":
+            continue  # a write of this entity names its field; another entity's (or a new one's) does not
         fields = [s.field for s in cap.slots if s.field in body and not s.from_context]
         if len(fields) == 1 and any(same_word(p, k) for p in content for k in cap.keywords):
             return fields[0]

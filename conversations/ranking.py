@@ -97,7 +97,9 @@ def find_verb(words: list[str], verb: tuple[str, ...], max_gap: int = 2) -> tupl
         position, ok = start, True
         for part in verb[1:]:
             window = range(position + 1, min(len(words), position + 2 + max_gap))
-            position = next((i for i in window if same_word(words[i], part)), -1)
+            # ("bring 60 foward": a dropped letter in a later word of five or more too)
+            position = next((i for i in window if same_word(words[i], part)
+                             or (len(part) >= 5 and dropped_letter(words[i], part))), -1)
             if position < 0:
                 ok = False
                 break

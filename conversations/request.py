@@ -11,7 +11,7 @@ from .compound_said import Shape, compound_shape, said_part
 from .data_spans import data_spans
 from .date_write import date_write
 from .explain import explain
-from .field_write import field_write
+from .field_write import field_write, field_writes
 from .flow import rest
 from .grammar import CapabilityGrammar
 from .llm import llm_understand
@@ -145,6 +145,10 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str], extractor: Extrac
     # opens a tab of another entity's page: no list there).
     many &= {r.cap.entity for r in ranked if r.score >= ranked[0].score}  # (the best readings, when they tie)
     ranked = _with_lists(turn, ranked, many, allowed)
+    # A field the message names is evidence for the write that fills it, just below the verbs' readings.
+    fields = [Ranked(cap, top - 1) for cap in field_writes(turn, parts, allowed)
+              if all(r.cap.id != cap.id for r in ranked)]
+    ranked = sorted(ranked + fields, key=lambda r: -r.score)
     for order, item in enumerate([r for r in ranked if r.score >= top - 8][:5]):
         extraction = extractor.extract(item.cap, parts)
         # "… the <field> of <entity> 311": an entity the message names that the capability has no

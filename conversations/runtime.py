@@ -28,11 +28,13 @@ from .ellipsis import ellipsis_rest
 from .ellipsis_turn import ellipsis_apply
 from .flow import allowed_capabilities, expire_pending, pending_clarification, pending_confirmation, rest
 from .grammar import find_phrase, same_word
+from .numbers import weeks_as_days
 from .relative import relative_change
 from .relative_turn import relative_apply, swap_apply
 from .request import understand
 from .resume import resume
 from .retry import retry
+from .self_correction import said_last
 from .social import social_kind
 from .state import hints_for, situation_for
 from .statemachine import Status
@@ -69,7 +71,9 @@ def message(turn: Turn) -> None:
     text = turn.text
     turn.event("MESSAGE_RECEIVED", {"text": text[:2000], "language": turn.language}, actor="user")
     # "adia 4 dyas", "a trezentos e dez": read as meant; the event keeps what was typed
-    text = turn.text = numbers_as_digits(lexicon.spelled_as_meant(text), turn.language)
+    # "… para o dia 12, digo, 14": the user's last word wins (self_correction.py)
+    text = numbers_as_digits(lexicon.spelled_as_meant(text), turn.language)
+    text = turn.text = said_last(weeks_as_days(text), turn.language)
     control = _control(lexicon.phrase(text))
     if control is not None:
         return control(turn)

@@ -56,7 +56,7 @@ _ALONG = frozenset(tokens("por favor pela pelo ajuda a o voce vc amigo agente as
                           "pra hoje gente pessoal galera please for the your you there again so much pal to today "
                           "guys everyone aqui here lot going"))
 # "what kind of stuff can you do?", "que tipo de coisa você sabe fazer?": the kind asked about, not a topic.
-_ALONG |= frozenset(tokens("what kind sort type of stuff things que tipo de coisa coisas"))
+_ALONG |= frozenset(tokens("what kind kinds sort sorts type types of stuff things que tipo tipos de coisa coisas"))
 # "what else can you do?", "o que mais você faz?".
 _ALONG |= frozenset(tokens("else mais"))
 # "como você pode me ajudar com isso?", "how can you help me with …?": help about a topic (a few words, no

@@ -141,7 +141,8 @@ _MAX_LABEL = 80
 
 
 def read_answer(grammar: Grammar, snapshot: RegistrySnapshot, steps: list[Mapping[str, Any]],
-                language: str, left_out: Mapping[str, Any] | None = None) -> str | None:
+                language: str, left_out: Mapping[str, Any] | None = None,
+                slots: Mapping[str, Any] | None = None) -> str | None:
     """The reply to a read from its last count or list result ("Há 9 <nouns>.", "Encontrei 2 <nouns>:
     52 (Alfa), 60 (Beta)."), worded with the manifest's nouns and `language.item`; None
     when no step returned one (the execution composer answers then). `left_out` (a negated filter,
@@ -164,7 +165,8 @@ def read_answer(grammar: Grammar, snapshot: RegistrySnapshot, steps: list[Mappin
             if left_out and left_out.get("count"):
                 return noun.say("result.count_one" if len(entries) == 1 else "result.count_many", count=len(entries))
             item["details"] = _varying(entries, item.get("details") or ())
-            return list_text([item_label(grammar, cap.entity, entry, item) for entry in entries], noun)
+            return list_text([item_label(grammar, cap.entity, entry, item) for entry in entries], noun,
+                             where=_owner(grammar, cap, slots or {}, language))
     return None
 
 
@@ -195,16 +197,32 @@ class _Noun:
         return result_text(self.language, key, noun=self.one, nouns=self.many, **values)
 
 
-def list_text(labels: list[str], noun: _Noun) -> str:
-    """"Encontrei 12 <nouns>: 310, …, 340 e mais 2." — or "Nenhuma <noun> encontrada."."""
+def _owner(grammar: Grammar, cap: Any, slots: Mapping[str, Any], language: str) -> str:
+    """"no pedido 51" / "on order 51": the item a list of its children was read from (the list
+    capability's reference slot, as the user named it), so the answer says whose list it is."""
+    for slot in cap.slots:
+        said = slots.get(slot.name) or []
+        if slot.parse == "reference" and slot.type != cap.entity and said:
+            label = str(said[0].get("label") or said[0].get("value"))
+            if language.startswith("en"):
+                return f"on {grammar.noun(slot.type, language)} {label}"
+            return f"{grammar.noun(slot.type, language, article='in')} {label}"
+    return ""
+
+
+def list_text(labels: list[str], noun: _Noun, *, where: str = "") -> str:
+    """"Encontrei 12 <nouns>: 310, …, 340 e mais 2." — or "Nenhuma <noun> encontrada."; with `where`
+    ("no pedido 51") the list says whose it is."""
+    tail = "_in" if where else ""
     if not labels:
-        return noun.say("result.list_empty_f" if noun.female else "result.list_empty_m")
+        return noun.say(("result.list_empty_f" if noun.female else "result.list_empty_m") + tail, where=where)
     shown = labels[:MAX_ITEMS]
     # A label holding a comma (free text) would blur the items: separate them more strongly then.
     items = ("; " if any("," in label for label in shown) else ", ").join(shown)
     if len(labels) > MAX_ITEMS:
         items = noun.say("result.list_more", items=items, count=len(labels) - MAX_ITEMS)
-    return noun.say("result.list_one" if len(labels) == 1 else "result.list_many", count=len(labels), items=items)
+    return noun.say(("result.list_one" if len(labels) == 1 else "result.list_many") + tail, count=len(labels),
+                    items=items, where=where)
 
 
 def item_label(grammar: Grammar, entity: str, entry: Mapping[str, Any], item: Mapping[str, Any]) -> str:
@@ -229,3 +247,4 @@ def _path(entry: Any, dotted: str) -> Any:
     for key in dotted.split("."):
         entry = entry.get(key) if isinstance(entry, Mapping) else None
     return entry
+

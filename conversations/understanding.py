@@ -27,7 +27,7 @@ from .ranking import MASK, Hints, Ranked, number_positions, rank  # noqa: F401 -
 from .reads import Reader, entity_ref
 
 _NUMBER_WORDS = frozenset(tokens("numero n no nº num number nr"))
-_VALUE_PARSES = frozenset({"reference", "integer", "enum"})  # read from words outside names
+_VALUE_PARSES = frozenset({"reference", "integer", "enum", "entity_number"})  # read from words outside names
 
 
 def masked(parts: list[str], positions: frozenset[int]) -> list[str]:
@@ -176,7 +176,7 @@ class Extractor:
 
     def _slot(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction,
               use_context: bool) -> None:
-        if slot.type in ("text", "knowledgeRef") and slot.parse != "reference":
+        if slot.type in ("text", "knowledgeRef") and slot.parse not in ("reference", "entity_number"):
             return
         started = time.perf_counter()
         if slot.parse == "reference" and slot.type != "text":
@@ -185,6 +185,8 @@ class Extractor:
             self._date(cap, slot, parts, out)
         elif slot.parse == "integer":
             self._integer(cap, slot, parts, out)
+        elif slot.parse == "entity_number":
+            self._new_number(cap, slot, parts, out)
         elif slot.parse == "enum":
             value = self.grammar.enum_value(slot, parts)
             if value:
@@ -196,6 +198,16 @@ class Extractor:
             out.missing.append(slot.name)
         if slot.parse == "reference" or slot.resolver:
             self._reference_observed(slot, out, time.perf_counter() - started)
+
+    def _new_number(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction) -> None:
+        """"cria a <entidade> 350": the number the entity's noun names is the new one's — unless an entity
+        of that type has it ("make X the responsible on <entity> 340" is about that one, no create)."""
+        at = sorted(self.named_numbers(parts, frozenset({cap.entity})) - out.used)
+        ref = next((s for c in self.grammar.capabilities.values() for s in c.slots
+                    if s.parse == "reference" and s.type == cap.entity), None)
+        if at and not (ref is not None and self.reader.search(ref, parts[at[0]])):
+            out.used.add(at[0])
+            out.values[slot.name] = [SlotValue(parts[at[0]], parts[at[0]])]
 
     def _reference_observed(self, slot: SlotSpec, out: Extraction, seconds: float) -> None:
         # choose() extracts for up to five candidate capabilities: each entity type counts once a turn.
@@ -227,10 +239,11 @@ class Extractor:
         takes_value = any(s.parse == "integer" and (self._only is None or s.name in self._only) for s in cap.slots)
         return reference_number(parts, set(used), takes_value=takes_value, named_at=named_at)
 
-    def named_numbers(self, parts: list[str]) -> set[int]:
+    def named_numbers(self, parts: list[str], types: frozenset[str] | None = None) -> set[int]:
         """Positions of numbers an entity noun names ("<entidade> 311", "<entity> 62"): references,
-        never a quantity — whichever capability reads the message."""
-        phrases = [p for type_ in self.grammar.referenced for p in self.grammar.synonyms.get(type_, ())]
+        never a quantity — whichever capability reads the message. `types`: only these entities' nouns."""
+        phrases = [p for type_ in (self.grammar.referenced if types is None else types)
+                   for p in self.grammar.synonyms.get(type_, ())]
         named = set()
         for i, _, unit in number_positions(parts):
             start = i  # back over "número", "nº", articles between the noun and the number

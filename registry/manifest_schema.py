@@ -167,7 +167,7 @@ _SLOT = {
         "required": {"type": "boolean"},
         "many": {"type": "boolean"},
         "from_context": {"type": "boolean", "description": "may be taken from the UI selection or the active entity"},
-        "parse": {"enum": ["integer", "text", "enum", "reference", "date"]},
+        "parse": {"enum": ["integer", "text", "enum", "reference", "date", "entity_number"]},
         # A date slot whose API refuses earlier dates: said earlier, it is asked again before any plan.
         "not_before": {"enum": ["today"]},
         # A reference slot: fields of its resolver's items that name one too ("<field>", "<relation>.name").

@@ -34,13 +34,17 @@ MAINTAINER_ROLE = "agent_maintainer"
 APP_ROLE = "agent_app"
 RUNTIME_ROLE = "agent_runtime"  # DATABASE_RUNTIME_ROLE's default
 
+# Roles are cluster-wide, so two test databases migrating at once (xdist) race on them: the
+# EXCEPTION arm makes the loser's CREATE a no-op instead of a unique violation on pg_authid.
 _PG_ROLES = f"""
 DO $$ BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{MAINTAINER_ROLE}') THEN
-        CREATE ROLE {MAINTAINER_ROLE} NOLOGIN;
+        BEGIN CREATE ROLE {MAINTAINER_ROLE} NOLOGIN;
+        EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;
     END IF;
     IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{APP_ROLE}') THEN
-        CREATE ROLE {APP_ROLE} NOLOGIN;
+        BEGIN CREATE ROLE {APP_ROLE} NOLOGIN;
+        EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;
     END IF;
 END $$;
 """

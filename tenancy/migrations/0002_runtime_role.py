@@ -21,7 +21,8 @@ def forwards(apps, schema_editor) -> None:
     create_runtime = "" if not runtime else f"""
 DO $$ BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{runtime}') THEN
-        CREATE ROLE {runtime} NOLOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE;
+        BEGIN CREATE ROLE {runtime} NOLOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE;
+        EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;  -- a parallel migrate won
     END IF;
 END $$;
 GRANT {APP_ROLE} TO {runtime};

@@ -1,0 +1,78 @@
+"""A correction inside one message: "move it to the 20th... no wait, the 22nd", "em 50 dias... não, 55".
+
+The user's last word wins: the message is read as if the value after the marker had been typed in
+place of the head's value of the same kind — the head's last date phrase for a date, its last number
+for a bare number. The marker must follow a pause (",", "...", "…", ";", a dash) and be one of the
+correction words below; "não" alone needs a comma after it ("opa, 50, não 40" says the proposal's
+value again and is swaps.py's). A tail that says neither a date nor a number, or a head without a
+value of its kind, leaves the message as typed: then the correction flow reads it as usual.
+
+Hand-written: it rewrites the raw text before any reading, with the same word positions dates.py
+and freetext.py use; no kept library reads in-sentence self-repairs.
+"""
+
+from __future__ import annotations
+
+import re
+
+from knowledge.text import fold, words
+
+from .dates import date_spans
+
+_PAUSE = r"(?:\.{2,}|…|[,;—–]|\s-)\s*"
+_NO = r"(?:n[ãa]o|no|nope)"
+_WORDS = (r"espera|pera|wait|digo|quer dizer|quero dizer|ou melhor|ali[áa]s|na verdade|i mean|actually|sorry|"
+          r"or rather|rather|make (?:that|it)|scratch that|melhor dizendo|corrigindo|correction")
+_MARKER = re.compile(
+    rf"{_PAUSE}(?:{_NO}\s*,\s*(?:(?:{_WORDS})\b\s*,?\s*)?|(?:{_NO}\s+)?(?:{_WORDS})\b\s*[,:]?\s*)(?P<tail>[^.…]+?)[.!?\s]*$",
+    re.IGNORECASE,
+)
+_TAIL_WORDS = 5
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_DIGITS = re.compile(r"\d+")
+
+
+def said_last(text: str, language: str | None = None) -> str:
+    """The message with its self-correction applied (module docstring), or as typed."""
+    match = _MARKER.search(text)
+    if match is None or match.start() == 0:
+        return text
+    head, tail = text[:match.start()], match.group("tail").strip()
+    if not tail or len(words(fold(tail))) > _TAIL_WORDS or len(words(fold(head))) < 2:
+        return text
+    tail_dates = date_spans(tail, language)
+    if tail_dates:
+        return _replace_last_date(head, tail, tail_dates, language) or text
+    number = _DIGITS.search(tail)
+    said = list(_DIGITS.finditer(head))
+    if number is None or not said:
+        return text
+    last = said[-1]
+    rest = tail[number.end():]
+    unit = words(fold(head[last.end():]))[:1]
+    if unit and words(fold(rest))[:1] == unit:  # "50 dias… não, 55 dias": the unit is said once
+        rest = rest[_char_spans(rest)[0][1]:] if _char_spans(rest) else rest
+    return _joined(head[:last.start()] + number.group(0) + head[last.end():], rest)
+
+
+def _joined(corrected: str, rest: str) -> str:
+    """"com 20 dias, não, 30 dias, responsável Ana": what the tail says after its value goes on."""
+    rest = rest.strip(" ,;")
+    return f"{corrected.rstrip()}, {rest}" if words(fold(rest)) else corrected
+
+
+def _replace_last_date(head: str, tail: str, tail_dates: list[tuple[int, int]], language: str | None) -> str | None:
+    spans, tail_spans = _char_spans(head), _char_spans(tail)
+    head_dates = date_spans(head, language)
+    if not head_dates or spans is None or tail_spans is None:
+        return None
+    start, end = max(head_dates)
+    t_start, t_end = max(tail_dates, key=lambda s: s[1] - s[0])
+    said = tail[tail_spans[t_start][0]:tail_spans[t_end - 1][1]]
+    return _joined(head[:spans[start][0]] + said + head[spans[end - 1][1]:], tail[tail_spans[t_end - 1][1]:])
+
+
+def _char_spans(text: str) -> list[tuple[int, int]] | None:
+    """Each word of `words(fold(text))` as a character span of `text` (None where the two disagree)."""
+    spans = [m.span() for m in _WORD.finditer(text)]
+    return spans if len(spans) == len(words(fold(text))) else None
