@@ -60,6 +60,7 @@ class World:
 
     def __init__(self, spec: dict[str, Any]) -> None:
         self.spec = spec
+        self.children: dict[str, dict[int, str]] = {"component_id": {}, "finding_id": {}}
         self.created = None
         self.pristine = self.last_digest = ""
 
@@ -104,6 +105,15 @@ class World:
         return self.ids[key]
 
     # Reading a plan step's input as labels.
+    def remember_children(self) -> None:
+        """Labels of the permits' components and the inspections' findings before a turn (untimed)."""
+        from sst.models import Finding, PermitComponent
+
+        t = self.tenant
+        self.children = {
+            "component_id": dict(PermitComponent.objects.for_tenant(t).values_list("pk", "component_type__name")),
+            "finding_id": dict(Finding.objects.for_tenant(t).values_list("pk", "description"))}
+
     def write_of(self, capability: str, step_input: dict[str, Any]) -> Write:
         from sst.models import Company, ComponentType, Employee, Finding, Inspection, PermitComponent, WorkPermit
 
@@ -134,10 +144,11 @@ class World:
             elif key == "component_id":
                 row = PermitComponent.objects.for_tenant(t).select_related("component_type").filter(pk=value).first()
                 kind = row.component_type if row else ComponentType.objects.for_tenant(t).filter(pk=value).first()
-                slots["component"] = kind.name if kind else value
+                removed = self.children[key].get(value)  # the turn removed it: named as it was before
+                slots["component"] = removed or (kind.name if kind else value)
             elif key == "finding_id":
                 finding = Finding.objects.for_tenant(t).filter(pk=value).first()
-                slots["finding"] = finding.description if finding else value
+                slots["finding"] = finding.description if finding else self.children[key].get(value, value)
             else:
                 slots[key] = value
         return Write(capability=capability, target=target, slots=slots)
@@ -218,6 +229,7 @@ class Player:
         needs_before = any("sched" in str(v) for v in (expect.get("slots") or {}).values())
         facts_before = self.world.facts() if needs_before else {}
         digest_before = self.world.digest() if case.data.get("context") else self.world.pristine
+        self.world.remember_children()  # a child the graded turn removes is still named by its label
         started = time.perf_counter()
         response = self._send(client, conversation, {"say": case.text, "ui": case.data.get("ui")})
         elapsed = (time.perf_counter() - started) * 1000

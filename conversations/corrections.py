@@ -53,6 +53,12 @@ def correction_apply(turn: Turn, remainder: list[str]) -> None:
     extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
                           text=turn.text, language=turn.language)
     slots, changed, ambiguous = _changes(turn, extractor, cap, base, parts)
+    ahead = _days_ahead(parts, turn.language)
+    if not changed and not ambiguous and ahead and any(s.parse == "date" for s in cap.slots):
+        # "opa, 15 dias" for a date: that many days from today, as "daqui a 15 dias" says it
+        extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
+                              text=ahead, language=turn.language)
+        slots, changed, ambiguous = _changes(turn, extractor, cap, base, lexicon.tokens(ahead))
     turn.event("CORRECTION_RECEIVED", {"intent_id": base.get("id"), "changed": changed}, actor="user")
     state = {**base, "slots": slots}
     if ambiguous:
@@ -69,6 +75,13 @@ def correction_apply(turn: Turn, remainder: list[str]) -> None:
     if cap.kind == "navigation":
         return navigate_state(turn, cap, state)
     plan_and_decide(turn, state)
+
+
+def _days_ahead(parts: list[str], language: str) -> str | None:
+    """"15 dias" / "15 days" alone: the same amount said as a date from today, else None."""
+    if len(parts) != 2 or not parts[0].isdigit() or parts[1] not in lexicon.DAY_UNITS:
+        return None
+    return f"in {parts[0]} days" if language.startswith("en") else f"daqui a {parts[0]} dias"
 
 
 def field_correction(turn: Turn, remainder: list[str], allowed: set[str]) -> bool:

@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from knowledge.text import fold, words
 
 from .dates import date_spans
-from .grammar import same_word
+from .grammar import dropped_letter, same_word
 from .lexicon import ARTICLES, REQUEST_OPENERS
 
 QUOTED = re.compile(r"[\"“”«]([^\"“”«»]{1,500})[\"“”»]|(?<!\w)'([^']{1,500})'(?!\w)")
@@ -126,7 +126,9 @@ def structure(text: str, parts: list[str], offset: int, used: set[int], skip_wor
 
 
 def _verb_like(part: str, skip_words: set[str]) -> bool:
-    return part in skip_words or (not part.isdigit() and any(same_word(part, word) for word in skip_words))
+    # a verb typed with a letter dropped ("shedule") is still the verb
+    return part in skip_words or (not part.isdigit() and any(
+        same_word(part, word) or (len(word) >= 6 and dropped_letter(part, word)) for word in skip_words))
 
 
 def _runs(parts: list[str], fixed: set[int]) -> list[list[int]]:

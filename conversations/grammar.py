@@ -154,6 +154,7 @@ class SlotSpec:
     label: Mapping[str, str] = field(default_factory=dict)  # language → the field's name in replies
     not_before: str | None = None  # "today": a date slot refusing past dates (manifest)
     named_by: tuple[str, ...] = ()  # a reference's item fields that also name one (attributes.py)
+    synonyms_only: bool = False  # an enum named by its value_synonyms only (manifest `synonyms_only`)
 
     def value_label(self, value: str, language: str) -> str:
         return (self.value_labels.get(value) or {}).get(language) or value
@@ -263,8 +264,8 @@ class Grammar:
         """The enum value a message names for `slot`: one of its declared words, the value itself, or a
         synonym whose concept matches it."""
         said = self.enum_phrase(slot, parts)
-        if said is not None:
-            return said[0]
+        if said is not None or slot.synonyms_only:
+            return said[0] if said is not None else None
         for part in parts:
             for value in slot.values:
                 if same_word(part, value.lower()):
@@ -324,6 +325,7 @@ def _slot(raw: Mapping[str, Any]) -> SlotSpec:
         label={str(lang): str(text) for lang, text in (raw.get("label") or {}).items()},
         not_before=raw.get("not_before"),
         named_by=tuple(str(p) for p in raw.get("named_by") or ()),
+        synonyms_only=bool(raw.get("synonyms_only")),
     )
 
 

@@ -10,7 +10,7 @@ from .lexicon import ARTICLES, DAY_UNITS, tokens
 
 # Verbs that make a number more or less (closed-class arithmetic, not a domain's verbs).
 ADD = frozenset(tokens("mais aumenta aumente aumentar acrescenta acrescente acrescentar soma some somar adiciona "
-                       "adicione estende estenda estender prorroga prorrogue prorrogar prolonga prolongue more add "
+                       "adicione estende estenda estender prorroga prorrogue prorrogar prolonga prolongue more add ad "
                        "increase extend plus lengthen"))
 SUB = frozenset(tokens("menos reduz reduza reduzir diminui diminua diminuir tira tire subtrai subtraia corta "
                        "corte encurta encurte less minus reduce decrease subtract cut shorten remove knock "

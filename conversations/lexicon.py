@@ -35,7 +35,7 @@ NEGATIONS = frozenset({"nao", "no", "not", "nope"})
 # never part of a value the message carries.
 REQUEST_OPENERS = frozenset(tokens("""preciso precisamos quero queremos queria gostaria gostariamos vou vamos tenho
 temos de que pode poderia voce vc consegue me da pra i we you u need want would like d to can could please pls let lets
-us s"""))
+us s bora vambora simbora partiu"""))
 _SMALL = frozenset(tokens("e a o as os da do na no the a an is it that its"))
 
 

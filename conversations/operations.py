@@ -75,7 +75,10 @@ def operate(turn: Turn, cap: CapabilityGrammar, extraction: Extraction, parts: l
 
 
 def _require_a_change(turn: Turn, cap: CapabilityGrammar, extraction: Extraction) -> None:
-    """A write that changes values (update) needs at least one of them; it never runs empty."""
+    """A write that changes values (update) needs at least one of them; it never runs empty. A write
+    with a required value of its own (a note's text) has its change: the optional rest may stay unsaid."""
+    if any(s.required and not (s.from_context and turn.reader.read_capability(s.type)) for s in cap.slots):
+        return
     values = [s for s in cap.slots if not (s.from_context and turn.reader.read_capability(s.type))
               and s.type not in ("text",) or (s.type == "text" and s.parse == "reference")]
     values = [s for s in values if s.type != "knowledgeRef" and not (s.type == "text" and s.parse == "text")]

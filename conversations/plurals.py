@@ -16,4 +16,10 @@ def plural_types(grammar: Grammar, parts: list[str]) -> set[str]:
         singular = {w for p in grammar.synonyms.get(type_, ()) if len(p) == 1 for w in p}
         if any(p in many or (p.endswith("s") and p[:-1] in singular) for p in parts):
             found.add(type_)
+        elif any(parts[i - 1] in _EVERY and p in singular for i, p in enumerate(parts) if i):
+            found.add(type_)  # "every <entity>", "toda <entidade>": all of them, said in the singular
     return found
+
+
+# "list every <entity>", "mostra toda <entidade> da X": a singular noun after these means all of them.
+_EVERY = frozenset(lexicon.tokens("every each any all toda todo cada qualquer"))

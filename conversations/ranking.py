@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from .grammar import CapabilityGrammar, Grammar, Verb, camel_parts, dropped_letter, english_form, same_word
 from .keyboard import neighbour_slip
-from .lexicon import ARTICLES
+from .lexicon import ARTICLES, REQUEST_OPENERS
 from .numbers import numbers_in
 
 MASK = "\x00"  # a word that matches nothing: the place of a name's word (data_spans.py)
@@ -81,7 +81,8 @@ def _heads_said(heads: frozenset[str], word: str) -> frozenset[str]:
     said = frozenset(h for h in heads if _may_open(word, h))
     # A neighbouring key ("opwn" for "open") only for a word that opens no verb as typed: "remova" is a
     # verb of its own, never a slip of "renova".
-    return said or frozenset(h for h in heads if neighbour_slip(word, h))
+    # A word of its own that opens a request ("bora aprovar", "vamos") is never a slip of a verb ("bota").
+    return said or (frozenset() if word in REQUEST_OPENERS else frozenset(h for h in heads if neighbour_slip(word, h)))
 
 
 def _may_open(word: str, head: str) -> bool:
@@ -92,7 +93,7 @@ def find_verb(words: list[str], verb: tuple[str, ...], max_gap: int = 2) -> tupl
     """A verb phrase in order, allowing a few words between its parts ("switch to the workers tab")."""
     for start, word in enumerate(words):
         # A slip is only tried for the verbs _heads_said let through (no other verb said as typed).
-        if not (_may_open(word, verb[0]) or neighbour_slip(word, verb[0])):
+        if not (_may_open(word, verb[0]) or (word not in REQUEST_OPENERS and neighbour_slip(word, verb[0]))):
             continue
         position, ok = start, True
         for part in verb[1:]:

@@ -104,6 +104,9 @@ def message(turn: Turn) -> None:
     if (pending_confirmation(turn) is not None and parts and parts[0] in lexicon.CORRECTION_LEADS
             and not _commands(turn, parts[1:], allowed)):
         return correction_apply(turn, parts[1:])
+    bare = _bare_value(parts)
+    if pending_confirmation(turn) is not None and bare and not _commands(turn, bare, allowed):
+        return correction_apply(turn, bare)  # "opa, 45 dias" with a proposal on screen: its value, said again
     asked = on_screen(turn)
     understand(turn, parts, allowed)
     supersede(turn, asked)
@@ -137,7 +140,7 @@ def _answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
             # a name after a yes may say which other item was meant; after a no, nothing runs anyway
             or (handler is confirm and data_spans(turn.grammar, turn.reader, rest))
             or _commands(turn, rest, allowed, reads=False)
-            or (cap is not None and _changes_the_pending(turn, cap, rest))):
+            or (cap is not None and _changes_the_pending(turn, cap, rest, free_text=handler is not cancel))):
         return None  # "Não. Quero <outro nome>", "no, <entity> 311": a correction, not a remark
     return handler
 
@@ -153,15 +156,18 @@ def _opens_correction(rest: list[str]) -> bool:
     return any(tuple(rest[:len(o)]) == o for o in _CORRECTION_OPENERS) or (bool(rest) and rest[-1] == "instead")
 
 
-def _changes_the_pending(turn: Turn, cap: Any, rest: list[str]) -> bool:
+def _changes_the_pending(turn: Turn, cap: Any, rest: list[str], *, free_text: bool = True) -> bool:
     """Does the remark fill a slot of the pending operation with another value ("não, espaço confinado")?
-    A name that only points at the pending item again ("I'll sort it out with <the person on it>") does not."""
+    A name that only points at the pending item again ("I'll sort it out with <the person on it>") does not.
+    `free_text=False` (after "cancela"): a free-text slot would take any remark ("falei sem pensar"), so
+    only the other slots count."""
     extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
                           text=" ".join(rest), language=turn.language)
     extraction = extractor.extract(cap, rest, use_context=False)
     pending = ((pending_confirmation(turn) or pending_clarification(turn)).intent or {}).get("slots") or {}
+    texts = set() if free_text else {s.name for s in cap.slots if s.type == "text" and s.parse == "text"}
     return any([str(v.value) for v in extraction.values[name]] != [str(v.get("value")) for v in pending.get(name) or ()]
-               for name in extraction.from_text)
+               for name in extraction.from_text if name not in texts)
 
 
 def _control(phrase: str):
@@ -215,6 +221,20 @@ def _commands(turn: Turn, parts: list[str], allowed: set[str], *, reads: bool = 
     ranked = rank(turn.grammar, parts, allowed, hints_for(turn.conversation, with_topic=False))
     return (bool(ranked) and ranked[0].verb_span is not None and ranked[0].verb_span[0] <= 2
             and (reads or ranked[0].cap.kind != "read"))
+
+
+_VALUE_WORDS = lexicon.DAY_UNITS | lexicon.ARTICLES | frozenset(lexicon.tokens("daqui pra para em in from now"))
+
+
+def _bare_value(parts: list[str]) -> list[str] | None:
+    """"opa, 45 dias", "15 days": only an amount (after an interjection), or None."""
+    rest = list(parts)
+    while rest and rest[0] in lexicon.INTERJECTION_LEADS:
+        rest = rest[1:]
+    digits = [p for p in rest if p.isdigit()]
+    if len(digits) != 1 or len(rest) > 5 or any(not p.isdigit() and p not in _VALUE_WORDS for p in rest):
+        return None
+    return rest
 
 
 def _correctable(turn: Turn) -> bool:

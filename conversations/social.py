@@ -50,7 +50,9 @@ HELP = frozenset({"ajuda", "socorro", "help", "menu", "comandos", "o que voce po
                   "what do you know", "what do you know how to do", "what are your capabilities", "what can i ask",
                   "what can i ask you", "show me what you can do", "how do i use you", "can you do",
                   "voce pode fazer", "vc pode fazer",
-                  "voce consegue fazer", "sabe fazer"})
+                  "voce consegue fazer", "sabe fazer", "how do i use this thing", "how does this thing work",
+                  "how do i use it", "how do i work this", "como eu uso isso", "como uso isso", "como funciona isso",
+                  "como usa isso", "como mexe nisso", "como eu mexo nisso"})
 # Words that may come along without changing the kind ("oi, tudo bem?", "valeu pela ajuda!").
 _ALONG = frozenset(tokens("por favor pela pelo ajuda a o voce vc amigo agente assistente entao ai bem muito me mim "
                           "pra hoje gente pessoal galera please for the your you there again so much pal to today "

@@ -135,7 +135,11 @@ class Extractor:
         words |= {w for phrases in self.grammar.synonyms.values() for p in phrases for w in p}
         # Words naming another slot's enum value ("approved") are that value, never part of a name.
         words |= {w for s in cap.slots for phrases in s.value_phrases.values() for p in phrases for w in p}
-        return words | set(DEMONSTRATIVES)
+        # "…, número 71, …", "a new one": another slot's own label and the words saying it is new are
+        # structure around a free-text value, never the value (a text slot's own label may be in it).
+        words |= {w for s in cap.slots if s.type != "text" or s.parse != "text" for label in (s.label or {}).values()
+                  for w in tokens(label)}
+        return words | set(DEMONSTRATIVES) | CREATED
 
     def extract(self, cap: CapabilityGrammar, parts: list[str], *, only: set[str] | None = None,
                 use_context: bool = True) -> Extraction:
@@ -168,7 +172,9 @@ class Extractor:
         elif not said:
             marked = marked_value(self.text)
             said = [marked] if marked else []
+        skip = self.skip_words(cap)
         for slot, value in zip(required + [s for s in texts if not s.required], said, strict=False):
+            value = _without_structure_tail(value, skip)
             out.values[slot.name] = [SlotValue(value, value)]
         for slot in required:
             if slot.name not in out.values and slot.name not in out.missing:
@@ -203,6 +209,11 @@ class Extractor:
         """"cria a <entidade> 350": the number the entity's noun names is the new one's — unless an entity
         of that type has it ("make X the responsible on <entity> 340" is about that one, no create)."""
         at = sorted(self.named_numbers(parts, frozenset({cap.entity})) - out.used)
+        if not at:  # "…, número 71, …" / "number 70": the number the slot's own label names
+            labels = {w for label in (slot.label or {}).values() for w in tokens(label)}
+            at = [i for i in range(1, len(parts)) if parts[i].isdigit() and parts[i - 1] in labels
+                  and i not in out.used]
+            out.used.update(i - 1 for i in at[:1])  # the label word, too: never part of a text value
         ref = next((s for c in self.grammar.capabilities.values() for s in c.slots
                     if s.parse == "reference" and s.type == cap.entity), None)
         if at and not (ref is not None and self.reader.search(ref, parts[at[0]])):
@@ -422,6 +433,8 @@ class Extractor:
                 if ref is not None:
                     out.values[slot.name] = [ref]
             return
+        if found.exact and not found.unique and not slot.many:
+            found = _by_label(cap, slot, parts, found)
         if found.exact or found.unique:
             out.values[slot.name] = [SlotValue(item.get(value_key), str(item.get(label)),
                                                entity_ref(slot.type, item, label_field=label), "text")
@@ -441,6 +454,24 @@ class Extractor:
         return None
 
 
+def _by_label(cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], found: Mention) -> Mention:
+    """"owner Ana Lima, … with Bia Reis as helper": of several names of a type two slots take, this
+    slot's is the one its own label stands next to; the others stay for the other slot."""
+    if not any(s.type == slot.type and s.name != slot.name for s in cap.slots):
+        return found
+    labels = {w for text in (slot.label or {}).values() for w in tokens(text)}
+    at = [i for i, p in enumerate(parts) if p in labels]
+
+    def distance(span: tuple[int, int]) -> int:
+        return min((min(abs(i - (span[0] - 1)), abs(i - span[1])) for i in at), default=99)
+
+    ranked = sorted(zip(found.items, found.spans, strict=True), key=lambda pair: distance(pair[1]))
+    if not ranked or distance(ranked[0][1]) > 2 or (len(ranked) > 1 and distance(ranked[1][1]) == distance(
+            ranked[0][1])):
+        return found
+    return Mention(items=[ranked[0][0]], exact=True, spans=[ranked[0][1]], text=found.text)
+
+
 def _said_negative(parts: list[str], at: int) -> bool:
     """"valid for minus 5 days", "para menos 5 dias": a sign in words right before the amount."""
     before = parts[at - 1] if at else ""
@@ -457,6 +488,16 @@ def parent_input(reader: Reader, slot: SlotSpec) -> str | None:
     required = [str(r) for r in (spec.input_schema.get("required") or ()) if spec] if spec else []
     query = str(resolver.get("query_field") or "")
     return next((r for r in required if r != query), None)
+
+
+def _without_structure_tail(value: str, skip_words: set[str]) -> str:
+    """"escada sem corrimão, gravidade alta" → "escada sem corrimão": a last clause made only of the
+    capability's own words (another slot's label and value) is that slot's, not the text's."""
+    head, sep, tail = value.rpartition(",") if "," in value else value.rpartition(";")
+    words = tokens(tail)
+    if sep and head.strip() and words and all(w in skip_words or w in ARTICLES for w in words):
+        return head.strip()
+    return value
 
 
 def words_of(text: str) -> list[str]:

@@ -137,13 +137,8 @@ class LocalStore:
 
 
 def runtime_redis_url() -> str | None:
-    url = getattr(settings, "REDIS_URL", None)
-    if not url:
-        return None
-    from urllib.parse import urlparse, urlunparse
-
-    parsed = urlparse(url)
-    return urlunparse(parsed._replace(path=f"/{int(parsed.path.strip('/') or 0) + 4}"))
+    # settings/services.py owns the database numbers derived from REDIS_URL (this one is n+4)
+    return getattr(settings, "RUNTIME_REDIS_URL", None) if getattr(settings, "REDIS_URL", None) else None
 
 
 @lru_cache(maxsize=1)

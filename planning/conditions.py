@@ -12,8 +12,9 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.utils import timezone
 from django.utils.dateparse import parse_datetime
+
+from tenancy import clock
 
 from .references import MISSING, get_path
 
@@ -38,7 +39,7 @@ def holds(actual: Any, op: str, expected: Any = None, *, now: datetime | None = 
     if op == "not_exists":
         return actual is MISSING or actual is None
     if op in ("expired", "not_expired"):
-        expired = _expired(None if actual is MISSING else actual, now or timezone.now())
+        expired = _expired(None if actual is MISSING else actual, now or clock.now())
         return expired is not None and expired == (op == "expired")
     if actual is MISSING:
         return op in ("falsy", "not_contains")

@@ -17,11 +17,11 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.utils import timezone
 
 from policy.canonical import CanonicalizationError, canonical_hash
 from policy.rules import LEVEL_FOR_RISK, RISK_RANK, step_risk
 from registry.selectors import RegistrySnapshot, registry_snapshot
+from tenancy import clock
 from tenancy.db import defer_write
 from tenancy.models import Tenant
 
@@ -177,7 +177,7 @@ def plan_from_steps(*, tenant: Tenant, actor: Any, steps: Sequence[Mapping[str, 
         raise PlanInvalid([reason("INPUT_NOT_CANONICAL", None, error=str(exc))]) from exc
     intent = intent or StructuredIntent(name=template)
     requires_confirmation = LEVEL_FOR_RISK[risk] != "none"
-    now = timezone.now()
+    now = clock.now()
     with transaction.atomic():
         plan = ExecutionPlan.objects.create(
             tenant=tenant, intent_id=intent.id, intent=intent.to_dict(), template=template, planner=planner,

@@ -22,8 +22,8 @@ from typing import Any, TypedDict
 
 import structlog
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 
+from tenancy import clock
 from tenancy.models import Tenant
 from tenancy.selectors import membership_get
 
@@ -87,7 +87,7 @@ def review_request_open(*, tenant: Tenant, requester: Any, conversation_id: uuid
     with transaction.atomic():
         request = ReviewRequest.objects.create(tenant=tenant, requester=requester, conversation_id=conversation_id,
                                                plan_id=plan_id, plan_hash=plan_hash, summary=summary,
-                                               created_at=timezone.now())
+                                               created_at=clock.now())
         audit_record(tenant=tenant, actor=requester, event_type="policy.review.opened", target_type="review",
                      target_id=str(request.pk), new={"status": ReviewStatus.PENDING, "plan_id": str(plan_id)})
     return request
@@ -104,7 +104,7 @@ def _decide(*, tenant: Tenant, reviewer: Any, request_id: uuid.UUID, status: str
     try:
         with transaction.atomic():
             decision = ReviewDecision.objects.create(tenant=tenant, request=request, status=status,
-                                                     reviewer=reviewer, reason=reason, decided_at=timezone.now())
+                                                     reviewer=reviewer, reason=reason, decided_at=clock.now())
             audit_record(tenant=tenant, actor=reviewer, event_type=f"policy.review.{status.lower()}",
                          target_type="review", target_id=str(request.pk),
                          old={"status": ReviewStatus.PENDING}, new={"status": status, "reason": reason})

@@ -193,6 +193,9 @@ _SLOT = {
                   "properties": {lang: {"type": "string", "minLength": 1} for lang in ("pt-BR", "en")}},
         # Words for each enum value ("em rascunho" for DRAFT); the first of each language also names it.
         "value_synonyms": {"type": "object", "additionalProperties": _LANGS},
+        # Only its value_synonyms name a value: the bare value word ("high", "low") may be part of a
+        # free-text slot's value ("loose railing on a high platform"), never the enum's.
+        "synonyms_only": {"type": "boolean"},
     },
 }
 

@@ -25,6 +25,17 @@ def _end_stale_sessions(conn: psycopg.Connection, test_db: str) -> None:
         print(f"ended {ended} stale session(s) on {test_db}", file=sys.stderr)
 
 
+def _database_room(client: redis.Redis, url: str) -> list[str]:
+    """REDIS_URL's database n is the first of five (config/settings/services.py): the server must have n+4."""
+    first = int(url.rsplit("/", 1)[1].split("?", 1)[0] or 0) if url.count("/") >= 3 else 0
+    have = int(client.config_get("databases").get("databases", 16))
+    if first + 4 < have:
+        return []
+    return [f"REDIS_URL ends in database {first}, but the app uses five from it ({first}–{first + 4}: broker, "
+            f"results, channel layer, cache, runtime) and this Redis has {have} (0–{have - 1}).\n"
+            f"  Use a database number of at most {have - 5}, e.g. redis://127.0.0.1:6379/0."]
+
+
 def main() -> int:
     problems = []
     db_url = os.environ["DATABASE_URL"]
@@ -37,7 +48,9 @@ def main() -> int:
     except Exception as exc:  # noqa: BLE001 - any failure means "not reachable"
         problems.append(f"PostgreSQL at {db_url} is not reachable ({exc}).\n  Start it with: {PG_START}")
     try:
-        redis.Redis.from_url(os.environ["REDIS_URL"], socket_connect_timeout=3).ping()
+        client = redis.Redis.from_url(os.environ["REDIS_URL"], socket_connect_timeout=3)
+        client.ping()
+        problems.extend(_database_room(client, os.environ["REDIS_URL"]))
     except Exception as exc:  # noqa: BLE001
         problems.append(f"Redis at {os.environ['REDIS_URL']} is not reachable ({exc}).\n  Start it with: {REDIS_START}")
     for problem in problems:

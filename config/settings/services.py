@@ -73,7 +73,12 @@ def _redis_db(url: str, offset: int) -> str:
     return urlunparse(parsed._replace(path=f"/{int(path) + offset}"))
 
 
+# REDIS_URL's database number n is the first of five: broker n, results n+1, channel layer n+2, cache n+3,
+# the execution runtime's lanes n+4 (scripts/check_services.py refuses an n the server has no room for).
+REDIS_DATABASES_USED = 5
+
 if REDIS_URL:
+    RUNTIME_REDIS_URL = _redis_db(REDIS_URL, 4)
     CELERY_BROKER_URL = _redis_db(REDIS_URL, 0)
     CELERY_BROKER_TRANSPORT = "config.broker:Transport"  # kombu's Redis transport, one publishing client
     CELERY_RESULT_BACKEND = _redis_db(REDIS_URL, 1)
