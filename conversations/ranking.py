@@ -81,8 +81,12 @@ def _heads_said(heads: frozenset[str], word: str) -> frozenset[str]:
     said = frozenset(h for h in heads if _may_open(word, h))
     # A neighbouring key ("opwn" for "open") only for a word that opens no verb as typed: "remova" is a
     # verb of its own, never a slip of "renova".
+    return said or frozenset(h for h in heads if _slip(word, h))
+
+
+def _slip(word: str, head: str) -> bool:
     # A word of its own that opens a request ("bora aprovar", "vamos") is never a slip of a verb ("bota").
-    return said or (frozenset() if word in REQUEST_OPENERS else frozenset(h for h in heads if neighbour_slip(word, h)))
+    return word not in REQUEST_OPENERS and neighbour_slip(word, head)
 
 
 def _may_open(word: str, head: str) -> bool:
@@ -93,7 +97,7 @@ def find_verb(words: list[str], verb: tuple[str, ...], max_gap: int = 2) -> tupl
     """A verb phrase in order, allowing a few words between its parts ("switch to the workers tab")."""
     for start, word in enumerate(words):
         # A slip is only tried for the verbs _heads_said let through (no other verb said as typed).
-        if not (_may_open(word, verb[0]) or (word not in REQUEST_OPENERS and neighbour_slip(word, verb[0]))):
+        if not (_may_open(word, verb[0]) or _slip(word, verb[0])):
             continue
         position, ok = start, True
         for part in verb[1:]:

@@ -50,8 +50,9 @@ def said_last(text: str, language: str | None = None) -> str:
     last = said[-1]
     rest = tail[number.end():]
     unit = words(fold(head[last.end():]))[:1]
-    if unit and words(fold(rest))[:1] == unit:  # "50 dias… não, 55 dias": the unit is said once
-        rest = rest[_char_spans(rest)[0][1]:] if _char_spans(rest) else rest
+    rest_spans = _char_spans(rest)
+    if unit and rest_spans and words(fold(rest))[:1] == unit:  # "50 dias… não, 55 dias": the unit is said once
+        rest = rest[rest_spans[0][1]:]
     return _joined(head[:last.start()] + number.group(0) + head[last.end():], rest)
 
 

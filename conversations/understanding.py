@@ -166,13 +166,13 @@ class Extractor:
             return
         said = quoted_values(self.text)
         required = [s for s in texts if s.required]
+        skip = self.skip_words(cap)
         if not said and len(required) == 1:
-            left = leftover_value(self.text, parts, out.used, self.skip_words(cap))
+            left = leftover_value(self.text, parts, out.used, skip)
             said = [left] if left else []
         elif not said:
             marked = marked_value(self.text)
             said = [marked] if marked else []
-        skip = self.skip_words(cap)
         for slot, value in zip(required + [s for s in texts if not s.required], said, strict=False):
             value = _without_structure_tail(value, skip)
             out.values[slot.name] = [SlotValue(value, value)]
@@ -466,9 +466,8 @@ def _by_label(cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], found: M
         return min((min(abs(i - (span[0] - 1)), abs(i - span[1])) for i in at), default=99)
 
     ranked = sorted(zip(found.items, found.spans, strict=True), key=lambda pair: distance(pair[1]))
-    if not ranked or distance(ranked[0][1]) > 2 or (len(ranked) > 1 and distance(ranked[1][1]) == distance(
-            ranked[0][1])):
-        return found
+    if distance(ranked[0][1]) > 2 or distance(ranked[1][1]) == distance(ranked[0][1]):
+        return found  # no label beside any of them, or two equally near: still ambiguous
     return Mention(items=[ranked[0][0]], exact=True, spans=[ranked[0][1]], text=found.text)
 
 
