@@ -17,7 +17,7 @@ from typing import Any
 
 import redis
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.core.cache.backends.redis import RedisCache
 
 WINDOW_SECONDS = 60
@@ -39,7 +39,8 @@ return counts
 @once
 def _script() -> Any:
     """The counting script on the cache's own Redis database (clearing the cache clears the windows), or None."""
-    if not isinstance(getattr(cache, "_wrapped", cache), RedisCache):
+    # The backend itself: `cache` is a proxy, never an instance of a backend class.
+    if not isinstance(caches["default"], RedisCache):
         return None
     return redis.Redis.from_url(settings.CACHES["default"]["LOCATION"]).register_script(_COUNT)
 

@@ -19,9 +19,9 @@ from typing import Any
 import structlog
 
 from execution.runtime import session_for
-from execution.tool_runtime import ToolSession
+from execution.tool_runtime import ToolSession, build_request
 from registry.selectors import CapabilitySpec, RegistrySnapshot
-from tenancy.data_epoch import data_epoch
+from tenancy.data_epoch import data_epoch, topics_of
 from tenancy.models import Tenant
 
 from .grammar import Grammar, SlotSpec
@@ -54,8 +54,7 @@ class Reader:
     calls: list[dict[str, Any]] = field(default_factory=list)
     _session: ToolSession | None = None
     _cache: dict[str, ReadResult] = field(default_factory=dict)
-    _epoch: str | None = None  # the tenant's data epoch, read once per turn (first list that needs it)
-    _epoch_read: bool = False
+    _epochs: dict[tuple[str, ...], str] = field(default_factory=dict)  # data epochs read this turn, by topics
 
     def close(self) -> None:
         """Sessions are the execution runtime's per-thread ones (a token reused across turns): kept open."""
@@ -93,7 +92,7 @@ class Reader:
         if seconds <= 0 or this_turn in self._cache:
             return self.call(capability_id, input)
         key = (str(self.tenant.pk), self.user.pk, self.snapshot.version, this_turn)
-        epoch = self._data_epoch()  # before the read: a change committed meanwhile makes the entry stale, not wrong
+        epoch = self._data_epoch(capability_id, input)  # before the read: a change meanwhile makes it stale, not wrong
         kept = lists.get(key, epoch)
         if kept is not None:
             self._cache[this_turn] = ReadResult(True, 200, json.loads(kept))
@@ -103,10 +102,18 @@ class Reader:
             lists.put(key, epoch, json.dumps(read.body), seconds)
         return read
 
-    def _data_epoch(self) -> str | None:
-        if not self._epoch_read:
-            self._epoch, self._epoch_read = data_epoch(self.tenant.pk), True
-        return self._epoch
+    def _data_epoch(self, capability_id: str, input: Mapping[str, Any]) -> str:  # noqa: A002
+        """The epoch of what this list is about (its API path's topic), read once per turn and topic."""
+        spec = self.spec(capability_id)
+        topics: tuple[str, ...] = ()
+        if spec is not None:
+            template = str(spec.call.get("path") or spec.path_template)
+            parts = template.strip("/").split("/")
+            path = build_request(spec, dict(input), None).path
+            topics = topics_of(path, entity_at_second=len(parts) > 1 and parts[1].startswith("{"))
+        if topics not in self._epochs:
+            self._epochs[topics] = data_epoch(self.tenant.pk, topics)
+        return self._epochs[topics]
 
     # --- capabilities by role, from the language metadata -------------------------------------
 

@@ -33,6 +33,7 @@ from tenancy.models import Role, Tenant
 from tenancy.permissions import tenant_context
 
 from . import errors
+from .changes import request_topics
 from .faults import fault_apply, without_effect
 from .idempotency import (
     IdempotencyInProgress,
@@ -231,7 +232,8 @@ class SstApi(APIView):
             else:
                 self._release()
         if request.method in WRITE_METHODS and 200 <= response.status_code < 300:
-            data_changed(self.tenant.pk)  # sst.changes: bulk statements send no row signal
+            # sst.changes: bulk statements send no row signal
+            data_changed(self.tenant.pk, request_topics(request.path))
         return response
 
 

@@ -53,13 +53,44 @@ def test_a_row_saved_between_turns_is_seen_by_the_next_turn(world, operator_clie
     assert "Zuleica Prado" in reply["response"]["message"]
 
 
-def test_a_write_through_the_business_api_moves_the_epoch(world, operator_client):
-    before = data_epoch(world.tenant.pk)
+def test_a_write_through_the_business_api_moves_the_epoch_of_what_it_changed(world, operator_client):
+    topics = {name: (name,) for name in ("permits", "component-types", "employees")}
+    topics["this permit"], topics["another permit"] = (f"permits/{world.p802.pk}",), (f"permits/{world.p771.pk}",)
+    before = {name: data_epoch(world.tenant.pk, t) for name, t in topics.items()}
     response = operator_client.post(f"/api/sst/permits/{world.p802.pk}/components", {"component": "noise"},
                                     format="json")
 
     assert response.status_code == 201, response.content
-    assert data_epoch(world.tenant.pk) != before
+    moved = {name for name, t in topics.items() if data_epoch(world.tenant.pk, t) != before[name]}
+    assert moved == {"permits", "this permit"}
+
+
+def test_a_change_shown_inside_other_answers_moves_every_topic(world):
+    topics = [("permits",), ("component-types",), (f"permits/{world.p802.pk}",)]
+    before = [data_epoch(world.tenant.pk, t) for t in topics]
+    sst.employee_create(tenant=world.tenant, company=world.delta, name="Yara Campos")  # named inside permits
+
+    assert all(data_epoch(world.tenant.pk, t) != b for t, b in zip(topics, before, strict=True))
+
+
+def test_another_permits_write_leaves_the_catalogs_kept(world, operator_client, start, talk, calls):
+    conversation = start(operator_client)
+    talk(operator_client, conversation, "abra a permissão 802")
+    operator_client.post(f"/api/sst/permits/{world.p771.pk}/components", {"component": "noise"}, format="json")
+    calls.clear()
+    reply = talk(operator_client, conversation, "abra a permissão 802")
+
+    assert reply["response"]["type"] == "navigation"
+    assert _lists(calls) == [], "a write to permit 771 changes no catalog"
+
+
+def test_a_lost_token_never_makes_an_old_entry_current(world):
+    from django.core.cache import cache
+
+    before = data_epoch(world.tenant.pk, ("permits",))
+    cache.delete_many([f"tenancy:dataepoch:{world.tenant.pk}:*", f"tenancy:dataepoch:{world.tenant.pk}:permits"])
+
+    assert data_epoch(world.tenant.pk, ("permits",)) != before
 
 
 def test_each_user_has_its_own_lists(world, operator_client, supervisor_client, start, talk, calls):

@@ -83,3 +83,13 @@ def test_a_user_refused_for_their_own_limit_spends_nothing_of_the_tenants(settin
 
     assert noisy_waits[:2] == [None, None] and all(w and w >= 1 for w in noisy_waits[2:])
     assert other_waits == [None, None]  # the tenant counted 2 + 2 of its 5
+
+
+def test_on_redis_the_windows_are_counted_by_the_script():
+    """One round trip per turn: the backend (not Django's cache proxy) is checked for Redis."""
+    from django.core.cache import caches
+    from django.core.cache.backends.redis import RedisCache
+
+    ratelimit._script.cache_clear()
+    assert isinstance(caches["default"], RedisCache), "make test runs on Redis"
+    assert ratelimit._script() is not None

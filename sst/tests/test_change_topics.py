@@ -1,0 +1,46 @@
+"""What the sample application says changed (sst/changes.py): the API-path topics of a write or a row,
+or the whole tenant when the change shows inside other answers."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from sst.changes import request_topics, row_topics
+from tenancy.data_epoch import topics_of
+
+
+@pytest.mark.parametrize(("path", "expected"), [
+    ("/api/sst/permits/7/validity", ["permits", "permits/7"]),
+    ("/api/sst/permits/7/components/3", ["permits", "permits/7"]),
+    ("/api/sst/permits", ["permits"]),
+    ("/api/sst/inspections/52/findings", ["inspections", "inspections/52"]),
+    ("/api/sst/employees", None),  # an employee is named inside permits and inspections
+    ("/api/sst/component-types", None),
+    ("/api/sst/companies", None),
+])
+def test_a_write_changes_the_topics_of_its_path(path, expected):
+    assert request_topics(path) == expected
+
+
+@pytest.mark.parametrize(("model", "row", "expected"), [
+    ("WorkPermit", SimpleNamespace(pk=7), ["permits", "permits/7"]),
+    ("PermitComponent", SimpleNamespace(pk=1, permit_id=7), ["permits", "permits/7"]),
+    ("Finding", SimpleNamespace(pk=1, inspection_id=52), ["inspections", "inspections/52"]),
+    ("Employee", SimpleNamespace(pk=3), None),
+    ("Company", SimpleNamespace(pk=3), None),
+])
+def test_a_row_changes_the_topics_of_its_entity(model, row, expected):
+    assert row_topics(model, row) == expected
+
+
+@pytest.mark.parametrize(("path", "entity_at_second", "expected"), [
+    ("permits/7003/components", True, ("permits/7003",)),
+    ("permits/7003", True, ("permits/7003",)),
+    ("employees/count", False, ("employees",)),
+    ("component-types", False, ("component-types",)),
+    ("", False, ()),
+])
+def test_a_readers_topic_is_its_collection_or_its_entity(path, entity_at_second, expected):
+    assert topics_of(path, entity_at_second=entity_at_second) == expected
