@@ -80,14 +80,14 @@ def _created(detail: Mapping[str, Any], grammar: Any) -> list[dict[str, Any]]:
 
 
 def _message(execution: Execution, detail: Mapping[str, Any], intent: Mapping[str, Any], grammar: Any,
-             language: str, operation: Mapping[str, Any] | None = None) -> tuple[str, str]:
+             language: str, operation: Mapping[str, Any] | None = None, snapshot: Any = None) -> tuple[str, str]:
     """(response type, text): a read answers, a write reports; failed items are named as the user named them."""
     if execution.status == "cancelled" and cancel_facts(execution) is not None:  # what became of each step
         return "execution", cancel_text(execution=execution, intent=intent, language=language, opening="cancel.settled")
     labels = _labels(intent)
     caps = [grammar.capabilities.get(s["capability"]) for s in detail["steps"]]
     if all(c is not None and c.kind == "read" for c in caps) and execution.status == "completed":
-        answer = read_answer(grammar, registry_snapshot(), detail["steps"], language, intent.get("except"),
+        answer = read_answer(grammar, snapshot or registry_snapshot(), detail["steps"], language, intent.get("except"),
                              intent.get("slots"))
         return "answer", answer or compose(execution, language)
     done = (operation or {}).get("done")
@@ -115,52 +115,52 @@ def on_execution_settled(execution: Execution) -> None:
         conversation = _lock(execution.tenant_id, execution.conversation_id)
         if conversation is None:
             return
-        operation = conversation.active_operation or {}
-        if str(operation.get("execution_id")) != str(execution.pk) and str(operation.get("plan_id")) != str(
-                execution.plan_id):
-            return
         read_version = conversation.version
-        grammar = grammar_for(registry_snapshot())
-        detail = execution_detail(execution=execution)
-        _inputs(execution, detail)
-        language = conversation.language
-        kind, text = _message(execution, detail, operation.get("intent") or {}, grammar, language, operation)
-        created = _created(detail, grammar)
-        view = execution_view(detail, language)
-        outcome = OUTCOME.get(execution.status, Status.FAILED)
-        if conversation.status in (Status.EXECUTING, Status.CANCELLING):
-            conversation.status = check_transition(conversation.status, outcome)
-        operation["status"] = execution.status
-        operation["execution_id"] = str(execution.pk)
-        conversation.active_operation = operation
-        for ref in created:
-            entity_remember(conversation, ref)
-        task_executed(conversation, read_only=detail["plan"]["risk"] == "read")
-        stale_context_observe(reason="target_changed", at="execution", count=sum(
-            (s.get("error") or {}).get("code") == "TARGET_CHANGED" for s in detail["steps"]))
-        conversation.last_result = {
-            "operation_id": operation.get("operation_id"), "execution_id": str(execution.pk),
-            "plan_id": str(execution.plan_id), "capability": operation.get("capability"),
-            "status": execution.status, "created": created, "message": text, "intent": operation.get("intent"),
-            "execution": view, "error": execution.error, "finished_at": (execution.finished_at or clock.now())
-            .isoformat(), "confirmation_id": operation.get("confirmation_id"),
-        }
-        conversation.last_response = {
-            "type": kind, "message": text, "template": f"execution.{execution.status}", "citations": [],
-            "navigation": _navigation(detail), "clarification": None, "confirmation": None, "execution": view,
-            "error": {"code": (execution.error or {}).get("code") or "EXECUTION_FAILED", "detail": text}
-            if kind == "error" else None,
-        }
-        _save(conversation, read_version)
+        if settled_apply(conversation, execution):
+            _save(conversation, read_version)
 
 
-def _inputs(execution: Execution, detail: dict[str, Any]) -> None:
-    from planning.models import PlanStep
-
-    inputs = dict(PlanStep.objects.for_tenant(execution.tenant_id).filter(plan=execution.plan_id)
-                  .values_list("step_id", "input"))
-    for step in detail["steps"]:
-        step["input"] = inputs.get(step["id"]) or {}
+def settled_apply(conversation: Conversation, execution: Execution, snapshot: Any = None) -> bool:
+    """Apply a settled execution to its locked conversation (not saved): status, operation, last result and
+    reply. False when the conversation has moved on to another operation. A turn that ran its reads in its
+    own transaction calls this before its one save (execution/inline.py), with the registry snapshot it
+    read; the hook above, after the commit."""
+    operation = conversation.active_operation or {}
+    if str(operation.get("execution_id")) != str(execution.pk) and str(operation.get("plan_id")) != str(
+            execution.plan_id):
+        return False
+    snapshot = snapshot or registry_snapshot()
+    grammar = grammar_for(snapshot)
+    detail = execution_detail(execution=execution)
+    language = conversation.language
+    kind, text = _message(execution, detail, operation.get("intent") or {}, grammar, language, operation, snapshot)
+    created = _created(detail, grammar)
+    view = execution_view(detail, language)
+    outcome = OUTCOME.get(execution.status, Status.FAILED)
+    if conversation.status in (Status.EXECUTING, Status.CANCELLING):
+        conversation.status = check_transition(conversation.status, outcome)
+    operation["status"] = execution.status
+    operation["execution_id"] = str(execution.pk)
+    conversation.active_operation = operation
+    for ref in created:
+        entity_remember(conversation, ref)
+    task_executed(conversation, read_only=detail["plan"]["risk"] == "read")
+    stale_context_observe(reason="target_changed", at="execution", count=sum(
+        (s.get("error") or {}).get("code") == "TARGET_CHANGED" for s in detail["steps"]))
+    conversation.last_result = {
+        "operation_id": operation.get("operation_id"), "execution_id": str(execution.pk),
+        "plan_id": str(execution.plan_id), "capability": operation.get("capability"),
+        "status": execution.status, "created": created, "message": text, "intent": operation.get("intent"),
+        "execution": view, "error": execution.error, "finished_at": (execution.finished_at or clock.now())
+        .isoformat(), "confirmation_id": operation.get("confirmation_id"),
+    }
+    conversation.last_response = {
+        "type": kind, "message": text, "template": f"execution.{execution.status}", "citations": [],
+        "navigation": _navigation(detail), "clarification": None, "confirmation": None, "execution": view,
+        "error": {"code": (execution.error or {}).get("code") or "EXECUTION_FAILED", "detail": text}
+        if kind == "error" else None,
+    }
+    return True
 
 
 def _navigation(detail: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -228,6 +228,8 @@ def task_track(conversation: Any, *, turn: bool) -> Callable[[], None]:
             observed += _settle(task, _OUTCOME[status], operation_id)
         elif not _in_progress(conversation):  # nothing pending, nothing running: nobody answered it
             observed += _settle(task, "abandoned" if turn else "expired", operation_id)
+    if not task.get("open"):
+        task.pop("execution", None)  # noted for a task that did not open: it must not label the next one
     if not task:
         conversation.context.pop("task")  # a conversation that never had one keeps its context as it was
     return lambda: _all(observed)
@@ -251,10 +253,9 @@ def task_retried(conversation: Any) -> None:
 
 
 def task_executed(conversation: Any, *, read_only: bool) -> None:
-    """The open task's execution settled (conversations.hooks): it read only, or it wrote."""
-    task = _task(conversation)
-    if task.get("open"):
-        task["execution"] = "read" if read_only else "write"
+    """The task's execution settled (conversations.hooks): it read only, or it wrote. A read settled in the
+    turn that asked it comes before that turn opens its task (task_track): noted all the same."""
+    _task(conversation)["execution"] = "read" if read_only else "write"
 
 
 def intent_replaced(*, pending: str) -> None:

@@ -155,7 +155,7 @@ def plan_and_decide(turn: Turn, state: Mapping[str, Any], *, reuse_soft_of: str 
         answer_already_so(turn, operation, action, lead)
         return
     if decision.outcome == Outcome.ALLOW:
-        start(turn, plan, receipt.pk, action=action)
+        start(turn, plan, receipt.pk, action=action, receipt=receipt)
         return
     if reuse_soft_of and decision.level == Level.SOFT:
         earlier = Confirmation.objects.for_tenant(turn.tenant).filter(pk=reuse_soft_of).first()

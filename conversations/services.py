@@ -21,6 +21,7 @@ from django.db import IntegrityError, connection, transaction
 
 from events.selectors import events_after
 from events.services import event_batch, stream_open
+from execution.inline import run_reads_now
 from execution.metrics import log_context, log_rebind
 from registry.selectors import registry_snapshot
 from tenancy import clock
@@ -29,6 +30,7 @@ from tenancy.models import Tenant
 
 from . import lexicon, metrics
 from .grammar import grammar_for
+from .hooks import settled_apply
 from .llm import ModelNeeded, model_ask
 from .locking import ConversationNotFound, conversation_take
 from .models import Conversation
@@ -208,6 +210,8 @@ def _apply_turn(turn: Turn, *, kind: str, ui_context: Any, confirmation_id: Any,
     with event_batch(tenant=tenant, conversation_id=conversation.pk, last_seq=last_seq) as batch:
         _apply_ui(turn, ui_context)
         handle(turn, kind, confirmation_id=confirmation_id)
+        if turn.started_read:
+            _settle_reads_here(turn)
     conversation.last_response = turn.response
     structlog.contextvars.bind_contextvars(**metrics.turn_operation_ids(conversation))
     saving = time.perf_counter()
@@ -223,6 +227,17 @@ def _apply_turn(turn: Turn, *, kind: str, ui_context: Any, confirmation_id: Any,
     turn.result = result
 
 
+def _settle_reads_here(turn: Turn) -> None:
+    """The read plan the turn started runs now, in this transaction and under this lock (execution/inline.py),
+    and its outcome is this turn's reply: no second lock of the conversation, nothing read back after the
+    commit. A read that did not settle here (over its budget, or handed on) is answered as before."""
+    for execution in run_reads_now(turn.started_execution):
+        if str(execution.pk) == turn.started_execution and settled_apply(turn.conversation, execution,
+                                                                         turn.snapshot):
+            turn.response = turn.conversation.last_response
+            turn.read_settled = True
+
+
 def _read_wait(turn: Turn) -> float:
     return float(settings.AGENT_READ_WAIT_SECONDS) if turn.started_read else 0.0
 
@@ -231,6 +246,8 @@ def _settles_after_commit(turn: Turn) -> bool:
     """A read plan runs in this request at the commit (execution/inline.py), and so does every
     execution when Celery is eager: their reply is read back afterwards. Anything else is answered
     with what this transaction wrote."""
+    if turn.read_settled:
+        return False
     return bool(turn.started_execution) and (turn.started_read or current_app.conf.task_always_eager)
 
 

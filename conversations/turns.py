@@ -50,6 +50,7 @@ class Turn:
     read_version: int = 0
     started_execution: str | None = None
     started_read: bool = False
+    read_settled: bool = False  # the read plan it started ran and settled in its transaction (services)
     resting_before: str = ""
     turn_id: str | None = None
     result: dict[str, Any] | None = None  # the API reply, when known before the commit

@@ -58,7 +58,7 @@ def advance(execution_id: Any, *, locked: Execution | None = None, runs: dict[st
                      and all(runs[d].status == StepStatus.COMPLETED for d in steps[sid].depends_on)]
             claimed = _dispatch_ready(execution, ready, inline=inline)
             if not any(r.status in (StepStatus.PENDING, *IN_FLIGHT) for r in runs.values()):
-                settle(execution, _final_status(execution, runs))
+                settle(execution, _final_status(execution, runs, steps))
     if compensate:
         dispatch_compensation(execution_id)
     return claimed
@@ -180,16 +180,19 @@ def _stop(execution: Execution, runs: dict[str, StepRun], steps: dict[str, PlanS
     return True
 
 
-def _final_status(execution: Execution, runs: dict[str, StepRun]) -> str:
+def _final_status(execution: Execution, runs: dict[str, StepRun], steps: dict[str, PlanStep]) -> str:
     statuses = [r.status for r in runs.values()]
-    if any(s in (StepStatus.FAILED, StepStatus.UNKNOWN) for s in statuses) or _items_failed(execution):
+    if any(s in (StepStatus.FAILED, StepStatus.UNKNOWN) for s in statuses) or _items_failed(execution, steps):
         return (ExecutionStatus.PARTIALLY_COMPLETED if StepStatus.COMPLETED in statuses
                 else ExecutionStatus.FAILED)
     return ExecutionStatus.COMPLETED
 
 
-def _items_failed(execution: Execution) -> bool:
-    """A step with failed items (a batch, `for_each`) makes the execution partial: read once, when settling."""
+def _items_failed(execution: Execution, steps: dict[str, PlanStep]) -> bool:
+    """A step with failed items (a batch, `for_each`) makes the execution partial: read once, when settling
+    — and only for a plan that has such a step (no other step's result holds items)."""
+    if not any(step.for_each for step in steps.values()):
+        return False
     results = (StepRun.objects.for_tenant(execution.tenant_id).filter(execution=execution, result__has_key="failed")
                .values_list("result", flat=True))
     return any(isinstance(r, dict) and r.get("failed") for r in results)

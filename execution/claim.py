@@ -12,12 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 import structlog
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F, Q
 
 from registry.selectors import registry_version_sql
 from tenancy import clock
 
+from . import rows
 from .limits import step_lease
 from .models import Execution, ExecutionStatus, StepRun, StepStatus, TimelineEntry, TimelineType
 from .outcome import Claim
@@ -70,7 +71,7 @@ def adopt_expired(execution: Execution) -> tuple[Claim | None, float | None]:
 def claim_step(execution: Execution, step_id: str) -> Claim | None:
     """running, attempts+1, a fresh lease and STEP_STARTED, atomically; None when not claimable."""
     now = clock.now()
-    if connection.vendor == "postgresql" and not connection.in_atomic_block:
+    if rows.fast_sql():  # one statement is atomic inside a caller's transaction too (a turn's reads)
         return _claim_one_statement(execution, step_id, now)
     with transaction.atomic():
         claimed = (StepRun.objects.for_tenant(execution.tenant_id)

@@ -36,7 +36,8 @@ from .rows import plan_steps_cached
 log = structlog.get_logger(__name__)
 
 
-def run_step(execution_id: Any, step_id: str, *, continue_for: float = 0.0) -> float | None:
+def run_step(execution_id: Any, step_id: str, *, continue_for: float = 0.0,
+             execution: Execution | None = None) -> float | None:
     """Run one step, and with `continue_for` > 0 the plan's next ready steps too, one at a time.
 
     Continuing inline: until `continue_for` seconds have passed since the first claim (at most half
@@ -50,10 +51,12 @@ def run_step(execution_id: Any, step_id: str, *, continue_for: float = 0.0) -> f
     Should the worker die, this task's unacknowledged message comes back and `adopt_expired` takes
     over the step whose lease ran out (the watchdog would too).
 
-    Returns seconds to wait when another worker still holds the step's lease.
+    Returns seconds to wait when another worker still holds the step's lease. `execution`: the row as
+    its caller just wrote it (with its plan, tenant and actor), not read again.
     """
-    execution = (Execution.objects.all_tenants().select_related("plan", "tenant", "actor")
-                 .filter(pk=execution_id).first())
+    if execution is None:
+        execution = (Execution.objects.all_tenants().select_related("plan", "tenant", "actor")
+                     .filter(pk=execution_id).first())
     if execution is None:
         return None
     with metrics.log_context(planId=str(execution.plan_id), tenantId=str(execution.tenant_id),
@@ -106,7 +109,9 @@ def _finish(execution: Execution, run: StepRun, plan_step: PlanStep, outcome: St
     only after this commit (`dispatch` uses on_commit), by this worker: no extra hop; with `inline`,
     one of them is claimed here instead.
     """
-    with transaction.atomic():
+    # No savepoint inside a caller's transaction (a turn's reads, execution/inline.py): it rolls back
+    # to its own savepoint if anything here fails; a worker's call is the outermost block anyway.
+    with transaction.atomic(savepoint=False):
         if rows.fast_sql() and outcome.status != "retry":
             locked, runs = lock_and_record(execution, run, outcome)
         else:

@@ -6,9 +6,13 @@ logged and does not stop the others (the execution's outcome is already committe
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
 
 import structlog
+from django.db import transaction
 
 from .models import Execution
 
@@ -16,6 +20,30 @@ log = structlog.get_logger(__name__)
 
 CompletionHook = Callable[[Execution], None]
 _hooks: list[CompletionHook] = []
+# Executions that settle while a caller runs them in its own transaction and applies their outcome
+# itself (execution/inline.py: a turn's reads): their hooks would only lock and redo what it does.
+_to_caller: ContextVar[list[Any] | None] = ContextVar("execution_outcome_to_caller", default=None)
+
+
+@contextmanager
+def outcome_to_caller() -> Iterator[list[Any]]:
+    """Inside: an execution that settles is listed (as settled) instead of having its hooks run at commit."""
+    settled: list[Any] = []
+    token = _to_caller.set(settled)
+    try:
+        yield settled
+    finally:
+        _to_caller.reset(token)
+
+
+def hooks_after_commit(execution: Execution) -> None:
+    """What settling does last: the hooks once the transaction commits, or the settled execution to the caller."""
+    settled = _to_caller.get()
+    if settled is not None:
+        settled.append(execution)
+        return
+    execution_id = execution.pk
+    transaction.on_commit(lambda: run_completion_hooks(execution_id))
 
 
 def register_completion_hook(fn: CompletionHook) -> CompletionHook:

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import Any
 
 from django.db import connection
 
 from planning.models import PlanStep
+from planning.selectors import stored_steps
 
 from .models import Execution, StepRun
 
@@ -26,11 +26,12 @@ def fast_sql() -> bool:
     return connection.vendor == "postgresql"
 
 
-@lru_cache(maxsize=512)
 def plan_steps_cached(tenant_id: Any, plan_id: Any) -> dict[str, PlanStep]:
-    """A plan's steps never change once stored (planning writes them once), so each process reads them once."""
-    rows = PlanStep.objects.for_tenant(tenant_id).filter(plan_id=plan_id).order_by("position")
-    return {s.step_id: s for s in rows}
+    """A plan's steps by id, as planning keeps them per process (they never change once stored)."""
+    return {s.step_id: s for s in stored_steps.get(tenant_id, plan_id)}
+
+
+plan_steps_cached.cache_clear = stored_steps.cache_clear  # type: ignore[attr-defined]
 
 
 RUN_FIELDS = tuple(StepRun._meta.concrete_fields)

@@ -23,6 +23,7 @@ from tenancy.models import Tenant
 
 from .composer import compose, execution_result
 from .models import Execution, RuntimeExecution, StepRun, TimelineEntry
+from .rows import plan_steps_cached
 
 # Timeline entry type → its label (pt-BR, en); a step's entries add the step's own label.
 TIMELINE_LABELS: dict[str, tuple[str, str]] = {
@@ -72,7 +73,7 @@ def execution_get(*, tenant: Tenant, execution_id: Any) -> Execution | None:
 def execution_detail(*, execution: Execution) -> dict[str, Any]:
     """Steps and timeline: what the conversation's completion hook reads on every settle (kept lean)."""
     tenant_id = execution.tenant_id
-    steps = {s.step_id: s for s in PlanStep.objects.for_tenant(tenant_id).filter(plan=execution.plan_id)}
+    steps = plan_steps_cached(tenant_id, execution.plan_id)  # a plan's steps never change once stored
     runs = StepRun.objects.for_tenant(tenant_id).filter(execution=execution).order_by("position")
     timeline = TimelineEntry.objects.for_tenant(tenant_id).filter(execution=execution).order_by("id")
     return {
@@ -83,7 +84,8 @@ def execution_detail(*, execution: Execution) -> dict[str, Any]:
                  "hash": execution.plan.canonical_hash, "allow_partial": execution.plan.allow_partial},
         "steps": [{"id": r.step_id, "capability": steps[r.step_id].capability_id,
                    "version": steps[r.step_id].capability_version, "depends_on": steps[r.step_id].depends_on,
-                   "label": steps[r.step_id].label, "status": r.status, "attempts": r.attempts, "calls": r.calls,
+                   "label": steps[r.step_id].label, "input": steps[r.step_id].input, "status": r.status,
+                   "attempts": r.attempts, "calls": r.calls,
                    "result": r.result, "error": r.error, "compensation": r.compensation,
                    "started_at": r.started_at, "finished_at": r.finished_at} for r in runs],
         "timeline": [{"at": e.at, "type": e.type, "step_id": e.step_id or None, "data": e.data} for e in timeline],

@@ -130,7 +130,7 @@ def _create(*, plan: ExecutionPlan, receipt: PolicyReceipt, actor: Any, tenant: 
     if not ready:  # nothing to run (an empty plan): advance settles it
         advance(execution.pk)
     elif inline and read_only(s.kind for s in steps):
-        run_here_after_commit(execution.pk, ready)
+        run_here_after_commit(execution, ready)
     else:
         for step_id in ready:
             dispatch(execution.pk, step_id)

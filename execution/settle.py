@@ -15,7 +15,7 @@ from planning.services import IllegalTransition, plan_status_set
 from tenancy import clock
 
 from . import metrics
-from .hooks import run_completion_hooks
+from .hooks import hooks_after_commit
 from .models import Execution, ExecutionStatus, TimelineType
 from .runtime_state import runtime_settle
 from .states import EXECUTION
@@ -71,6 +71,5 @@ def settle(execution: Execution, status: str, *, error: dict[str, Any] | None = 
                  data={"error": execution.error} if execution.error else {})
     conversation_event(execution=execution, type=_EVENT_FOR[status],
                        payload={"status": status, "error": execution.error, "needs_review": needs_review})
-    execution_id = execution.pk
     transaction.on_commit(metrics.EXECUTIONS.labels(status=status).inc)
-    transaction.on_commit(lambda: run_completion_hooks(execution_id))
+    hooks_after_commit(execution)

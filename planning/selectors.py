@@ -1,7 +1,11 @@
 from __future__ import annotations
 
 import json
+import threading
 import uuid
+from collections import OrderedDict
+from collections.abc import Iterable
+from typing import Any
 
 from django.db import connection
 from django.db.models import JSONField
@@ -15,8 +19,47 @@ def plan_get(*, tenant: Tenant, plan_id: uuid.UUID | str) -> ExecutionPlan | Non
     return ExecutionPlan.objects.for_tenant(tenant).filter(pk=plan_id).first()
 
 
+class _StoredSteps:
+    """A plan's steps never change once stored (planning writes them once, with the plan), so each process
+    reads them once — or not at all when it is the process that wrote them (`remember`). Callers get the
+    kept PlanStep rows: read them, never change them. Bounded; the least recently used plan goes first.
+    Written by hand: functools.lru_cache cannot be told a value it did not compute."""
+
+    def __init__(self, maxsize: int = 512) -> None:
+        self._kept: OrderedDict[tuple[str, str], tuple[PlanStep, ...]] = OrderedDict()
+        self._max = maxsize
+        self._lock = threading.Lock()
+
+    def get(self, tenant_id: Any, plan_id: Any) -> tuple[PlanStep, ...]:
+        key = (str(tenant_id), str(plan_id))
+        with self._lock:
+            if key in self._kept:
+                self._kept.move_to_end(key)
+                return self._kept[key]
+        rows = PlanStep.objects.for_tenant(tenant_id).filter(plan_id=plan_id).order_by("position")
+        return self.remember(tenant_id, plan_id, rows)
+
+    def remember(self, tenant_id: Any, plan_id: Any, steps: Iterable[PlanStep]) -> tuple[PlanStep, ...]:
+        ordered = tuple(sorted(steps, key=lambda s: s.position))
+        if not ordered:  # not stored (yet, or at all): nothing to keep
+            return ordered
+        with self._lock:
+            self._kept[(str(tenant_id), str(plan_id))] = ordered
+            while len(self._kept) > self._max:
+                self._kept.popitem(last=False)
+        return ordered
+
+    def cache_clear(self) -> None:
+        with self._lock:
+            self._kept.clear()
+
+
+stored_steps = _StoredSteps()
+
+
 def plan_steps(*, plan: ExecutionPlan) -> list[PlanStep]:
-    return list(PlanStep.objects.for_tenant(plan.tenant_id).filter(plan=plan).order_by("position"))
+    """The plan's steps in order (kept per process: they never change once stored)."""
+    return list(stored_steps.get(plan.tenant_id, plan.pk))
 
 
 def plan_with_steps(*, tenant: Tenant, plan_id: uuid.UUID | str) -> tuple[ExecutionPlan | None, list[PlanStep]]:

@@ -16,13 +16,13 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection
 
 from policy.canonical import CanonicalizationError, canonical_hash
 from policy.rules import LEVEL_FOR_RISK, RISK_RANK, step_risk
 from registry.selectors import RegistrySnapshot, registry_snapshot
 from tenancy import clock
-from tenancy.db import defer_write
+from tenancy.db import defer_write, write_in_one_statement
 from tenancy.models import Tenant
 
 from .compound import Part, compound_steps
@@ -33,6 +33,7 @@ from .llm import LLMUnavailable, configured_planner
 from .metrics import planning_observed
 from .models import ExecutionPlan, PlanStatus, PlanStep
 from .remaining import remaining_steps
+from .selectors import stored_steps
 from .templates import Draft, TemplateError, draft_for, sub_resource_change
 from .validation import reason, validate_steps
 
@@ -178,23 +179,24 @@ def plan_from_steps(*, tenant: Tenant, actor: Any, steps: Sequence[Mapping[str, 
     intent = intent or StructuredIntent(name=template)
     requires_confirmation = LEVEL_FOR_RISK[risk] != "none"
     now = clock.now()
-    with transaction.atomic():
-        plan = ExecutionPlan.objects.create(
-            tenant=tenant, intent_id=intent.id, intent=intent.to_dict(), template=template, planner=planner,
-            actor=actor, conversation_id=conversation_id, language=intent.language, risk=risk,
-            requires_confirmation=requires_confirmation, allow_partial=allow_partial, canonical_hash=digest,
-            status=PlanStatus.AWAITING_CONFIRMATION if requires_confirmation else PlanStatus.APPROVED,
-            created_at=now, validated_at=now, expires_at=now + plan_ttl(),
-        )
-        PlanStep.objects.bulk_create([
-            PlanStep(tenant=tenant, plan=plan, step_id=s["id"], position=i, capability_id=s["capability"],
-                     capability_version=s["version"], kind=snapshot.require(s["capability"]).kind, risk=r,
-                     depends_on=s["depends_on"], input=s["input"], for_each=s.get("for_each") or "",
-                     condition=s.get("condition"), preconditions=s.get("preconditions") or [],
-                     postconditions=s.get("postconditions") or [], compensation=s.get("compensation"),
-                     targets=s["targets"], label=s["label"])
-            for i, (s, r) in enumerate(zip(drafts, risks, strict=True))
-        ])
+    plan = ExecutionPlan(
+        tenant=tenant, intent_id=intent.id, intent=intent.to_dict(), template=template, planner=planner,
+        actor=actor, conversation_id=conversation_id, language=intent.language, risk=risk,
+        requires_confirmation=requires_confirmation, allow_partial=allow_partial, canonical_hash=digest,
+        status=PlanStatus.AWAITING_CONFIRMATION if requires_confirmation else PlanStatus.APPROVED,
+        created_at=now, validated_at=now, expires_at=now + plan_ttl(),
+    )
+    steps = [PlanStep(tenant=tenant, plan=plan, step_id=s["id"], position=i, capability_id=s["capability"],
+                      capability_version=s["version"], kind=snapshot.require(s["capability"]).kind, risk=r,
+                      depends_on=s["depends_on"], input=s["input"], for_each=s.get("for_each") or "",
+                      condition=s.get("condition"), preconditions=s.get("preconditions") or [],
+                      postconditions=s.get("postconditions") or [], compensation=s.get("compensation"),
+                      targets=s["targets"], label=s["label"])
+             for i, (s, r) in enumerate(zip(drafts, risks, strict=True))]
+    # The plan and its steps in one statement (both or neither; inside a turn it rides on the turn's next
+    # write: tenancy.db.coalesced_writes). The steps' own ids are left to the database: nothing reads them.
+    write_in_one_statement([plan], steps)
+    stored_steps.remember(tenant.pk, plan.pk, steps)
     return plan
 
 

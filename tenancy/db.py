@@ -459,7 +459,9 @@ def defer_write(sql: str, params: list[Any], table: str, *, expect: str) -> bool
     too, and raises `DeferredCheckFailed(expect)` if it was not one. False: nothing queued (not
     coalescing); the caller sends the write itself and reads its row count."""
     pending = getattr(_coalescing, "pending", None)
-    if pending is None:
+    # An UPDATE queued with a queued write to its own table would not see that write's rows (the parts of
+    # one statement share one snapshot): sent by the caller instead, after the queue (`_carry`).
+    if pending is None or table in pending.tables:
         return False
     pending.add(sql, params, table, expect=expect)
     return True
@@ -537,7 +539,7 @@ def update_row_deferred(model: type[Model], where: dict[str, Any], values: dict[
     queued inside `coalesced_writes`, run now elsewhere."""
     sql, params = update_row_sql(model, where, values)
     pending = getattr(_coalescing, "pending", None)
-    if pending is None:
+    if pending is None or model._meta.db_table in pending.tables:  # see defer_write: it must see those rows
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
         return

@@ -100,3 +100,46 @@ def test_a_slow_read_run_in_the_request_is_not_hedged(world, operator_client, st
 
     assert count["response"]["type"] == "answer" and "3" in count["response"]["message"]
     assert calls.count("employee.count") == 1
+
+
+def test_a_read_settles_in_the_turns_own_transaction_and_save(world, operator_client, start, no_worker,
+                                                              monkeypatch):
+    """The outcome is the turn's reply before its one save: no completion hook locks the conversation again."""
+    from conversations import hooks
+
+    hooked: list = []
+    monkeypatch.setattr(hooks, "on_execution_settled", lambda execution: hooked.append(execution.pk))
+    conversation = start(operator_client)
+    before = operator_client.get(f"/agent/conversations/{conversation}").json()["version"]
+    count = operator_client.post(f"/agent/conversations/{conversation}/messages",
+                                 {"text": "quantos funcionários existem?"}, format="json").json()
+
+    assert count["response"]["type"] == "answer" and count["status"] == "SUCCESS"
+    assert count["version"] == before + 1, "one transition of the conversation, one save"
+    assert [e["type"] for e in count["events"]][-1] == "EXECUTION_COMPLETED"  # the read's events are the turn's
+    assert hooked == []
+
+
+def test_a_database_error_in_the_reads_leaves_the_turn_answered_and_the_steps_to_run_after(
+        world, operator_client, start, no_worker, monkeypatch):
+    from django.db import DatabaseError
+
+    from execution import engine
+
+    real = engine._finish
+    broken = {"once": True}
+
+    def finish(*args, **kwargs):  # recording the step's outcome fails once (a lost connection, a bug)
+        if broken.pop("once", False):
+            raise DatabaseError("the read's statement failed")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "_finish", finish)
+    conversation = start(operator_client)
+    count = operator_client.post(f"/agent/conversations/{conversation}/messages",
+                                 {"text": "quantos funcionários existem?"}, format="json").json()
+
+    assert count["response"]["type"] == "answer" and "3" in count["response"]["message"]
+    assert no_worker == []  # run after the commit in this thread, as before (execution/inline.py)
+    assert set(Execution.objects.for_tenant(world.tenant).values_list("status", flat=True)) == {
+        ExecutionStatus.COMPLETED}

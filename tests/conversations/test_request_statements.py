@@ -27,11 +27,15 @@ TURNS = [
     # searched entity stopped being read again; the retried-turn check is one statement, not three.
     ("abra a permissão 802", "navigation", 8),
     ("qual a validade da permissão 802?", "answer", 6),  # 31, then 14
-    # The count's whole read execution runs in the request: plan, decision, receipt, step claim and check,
-    # the call, its timeline and events, the settle and the completion hook — none through the broker.
-    # 51 before; 4 of these read the two entity lists its name lookup needs, kept for later turns (list_cache.py)
-    ("quantos funcionários existem?", "answer", 46),
-    ("mude a validade para 33 dias", "confirmation", 14),  # 25 before: the plan's policy facts are the turn's reads
+    # The count's whole read execution runs in the request, in the turn's own transaction: plan, decision,
+    # receipt, step claim and check, the call, its timeline and events, the settle — and its outcome is the
+    # turn's reply (no completion hook locking the conversation again, nothing read back after the commit).
+    # 51, then 46 with the outcome applied by the hook after the commit; 4 of these read the two entity
+    # lists its name lookup needs, kept for later turns (list_cache.py)
+    ("quantos funcionários existem?", "answer", 27),
+    # 25, then 14 (the plan's policy facts are the turn's reads), then the plan and its steps in one
+    # statement riding on the turn's next write (planning.services.plan_from_steps)
+    ("mude a validade para 33 dias", "confirmation", 8),
 ]
 AUTH_TABLES = ("tenancy_accesstoken", "tenancy_membership", "auth_user")
 

@@ -166,11 +166,12 @@ def test_the_one_statement_record_and_dispatch_write_what_the_orm_path_writes(te
                                       ("STEP_COMPLETED", "r1", {"attempt": 1})]
 
 
-def test_the_one_statement_claim_writes_what_the_orm_claim_writes(tenant, operator, sent):
+def test_the_one_statement_claim_writes_what_the_orm_claim_writes(tenant, operator, sent, monkeypatch):
     fast, orm = _chain(tenant, operator, n=1), _chain(tenant, operator, n=1)
-    claimed_fast = claim_step(fast, "r0")
-    with transaction.atomic():  # inside a transaction the engine takes the ORM path
-        claimed_orm = claim_step(orm, "r0")
+    with transaction.atomic():  # inside a caller's transaction too (a turn's reads: execution/inline.py)
+        claimed_fast = claim_step(fast, "r0")
+    monkeypatch.setattr(rows, "fast_sql", lambda: False)
+    claimed_orm = claim_step(orm, "r0")
     # The statement also read the registry version (what perform would read next); the ORM path leaves it to perform.
     assert (claimed_fast.registry_version, claimed_orm.registry_version) == (registry_version(), None)
     claimed_fast, claimed_orm = claimed_fast.run, claimed_orm.run
@@ -180,6 +181,7 @@ def test_the_one_statement_claim_writes_what_the_orm_claim_writes(tenant, operat
     for execution in (fast, orm):
         started = TimelineEntry.objects.for_tenant(tenant).filter(execution=execution, type="STEP_STARTED").get()
         assert (started.step_id, started.data) == ("r0", {"attempt": 1})
+    monkeypatch.undo()
     assert claim_step(fast, "r0") is None, "a running step with a live lease is not claimed twice"
 
 
