@@ -83,8 +83,10 @@ class Stack:
         self.process: subprocess.Popen | None = None
 
     def env(self) -> dict[str, str]:
+        # As served in production: the sample API's fault injection off (its default; a rule lookup per
+        # business API call otherwise), the test-control API on only to make and remove the worlds.
         return {**os.environ, "PORT": str(self.port), "HOST": "127.0.0.1", "AGENT_TEST_CONTROL": "1",
-                "AGENT_TEST_CONTROL_TOKEN": self.token, "SST_FAULT_INJECTION": "1",
+                "AGENT_TEST_CONTROL_TOKEN": self.token, "SST_FAULT_INJECTION": "0",
                 "AGENT_RATE_USER_PER_MINUTE": "1000000", "AGENT_RATE_TENANT_PER_MINUTE": "1000000",
                 "ALLOWED_HOSTS": "127.0.0.1,localhost", "LOG_LEVEL": "WARNING", "PYTHONUNBUFFERED": "1"}
 

@@ -98,7 +98,8 @@ if REDIS_URL:
                        "prefix": f"asgi.{urlparse(_layer_url).path.strip('/')}."},
         }
     }
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+    # config/cache.py: Django's backend, with one redis.Redis per pool instead of one per call.
+    CACHES = {"default": {"BACKEND": "config.cache.SharedClientRedisCache",
                           "LOCATION": _redis_db(REDIS_URL, 3)}}
     CELERY_TASK_ALWAYS_EAGER = False
 else:
