@@ -99,3 +99,12 @@ def another_slots_value(reader: Reader, cap: CapabilityGrammar, slot: SlotSpec, 
     return any(other.resolver and other.name != slot.name and other.parse != "reference"
                and mention(words, reader.catalog(other), str(other.resolver.get("label", "name")))
                for other in cap.slots)
+
+
+def same_number_elsewhere(reader: Reader, slot: SlotSpec, parts: list[str], item_id: Any, number: str) -> str | None:
+    """"não, a da Beta", "no, the <name> one": the number of the item in question, when the words name another
+    item with that number by one of its `named_by` values (the item meant is that one), else None."""
+    others = [i for i in reader.search(slot, number) if str(i.get("id")) != str(item_id)] if number else []
+    rows = [{"_v": str(value)} for path in slot.named_by for i in others
+            if isinstance(value := _at(i, path), str) and value.strip()]
+    return number if rows and mention(parts, rows, "_v") is not None else None

@@ -10,21 +10,21 @@ import uuid
 from typing import Any
 
 from . import lexicon
+from .attributes import same_number_elsewhere
 from .clarify import clarify
 from .ellipsis import last_request
 from .ellipsis_turn import ellipsis_apply
 from .flow import allowed_capabilities, pending_confirmation
 from .grammar import CapabilityGrammar
 from .intents import slot_values
-from .matching import mention
 from .navigation import navigate_state
 from .operations import plan_and_decide
 from .reads import entity_ref
 from .request import understand
-from .state import _company_slot, entity_activate, situation_for
+from .state import entity_activate, situation_for
 from .statemachine import Status
 from .turns import Turn
-from .understanding import Extraction, Extractor, SlotValue, number_positions
+from .understanding import Extraction, Extractor, number_positions
 
 
 def _base_intent(turn: Turn) -> dict[str, Any] | None:
@@ -112,7 +112,7 @@ def _changes(turn: Turn, extractor: Extractor, cap: CapabilityGrammar, base: dic
         current = (slot_values(base, slot.name) or [None])[0]
         number = _number_for(turn, extractor, cap, slot, parts)
         if number is None and current is not None:
-            number = _same_number_other_company(turn, parts, current)
+            number = same_number_elsewhere(turn.reader, slot, parts, current.value, str(current.label))
         if number is None:
             continue
         probe = Extraction()
@@ -132,8 +132,10 @@ def _changes(turn: Turn, extractor: Extractor, cap: CapabilityGrammar, base: dic
             continue
         slots[name] = [v.to_dict() for v in values]
         changed.append(name)
+    # "no, the <company> one": the number kept, in that company — not a choice among all of its items
     for name, options in others.ambiguous.items():
-        ambiguous.setdefault(name, options)
+        if name not in changed:
+            ambiguous.setdefault(name, options)
     return slots, changed, ambiguous
 
 
@@ -146,19 +148,6 @@ def _number_for(turn: Turn, extractor: Extractor, cap, slot, parts: list[str]) -
         return None
     # A bare number in a correction names a permit only if the tenant has one with that number.
     return bare[0] if turn.reader.search(slot, bare[0]) else None
-
-
-def _same_number_other_company(turn: Turn, parts: list[str], current: SlotValue) -> str | None:
-    """"não, a da Beta": the same number, in another of the tenant's companies that the user names."""
-    entity = current.entity or {}
-    company = entity.get("company") or {}
-    slot = _company_slot(turn.reader)
-    if not entity.get("label") or slot is None:
-        return None
-    named = mention(parts, turn.reader.catalog(slot), "name")
-    if named is None or any(str(c.get("id")) == str(company.get("id")) for c in named.items):
-        return None
-    return str(entity["label"])
 
 
 __all__ = ["correction_apply", "entity_ref", "field_correction"]

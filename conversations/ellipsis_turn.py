@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from . import lexicon
+from .attributes import same_number_elsewhere
 from .ellipsis import last_request, says_also
 from .lexicon import DAY_UNITS
 from .navigation import navigate
@@ -22,7 +23,7 @@ from .question import field_answer, field_asked
 from .request import understand
 from .state import situation_for
 from .turns import Turn
-from .understanding import Extraction, Extractor, SlotValue
+from .understanding import MASK, Extraction, Extractor, SlotValue
 
 
 def ellipsis_apply(turn: Turn, rest: list[str], allowed: set[str]) -> bool:
@@ -35,6 +36,24 @@ def ellipsis_apply(turn: Turn, rest: list[str], allowed: set[str]) -> bool:
     return _request_again(turn, request, rest, allowed)
 
 
+def values_masked(turn: Turn, rest: list[str]) -> list[str]:
+    """The ellipsis's words with those naming a value of the last request's slots blanked: in "what about
+    approved?" / "e as aprovadas?" after a count, "approved" is the value asked about, not the verb that
+    approves — only what is left may start a new request. Only a value as the manifest spells it: "e
+    aprova a 311" keeps its verb."""
+    request = last_request(turn.conversation.context) or {}
+    cap = turn.grammar.capabilities.get(str(request.get("capability")))
+    phrases = {phrase for slot in (cap.slots if cap is not None else ()) if slot.parse == "enum"
+               for phrase in [*(p for ps in slot.value_phrases.values() for p in ps),
+                              *((v.lower(),) for v in slot.values)]}
+    out = list(rest)
+    for phrase in phrases:
+        for i in range(len(rest) - len(phrase) + 1):
+            if tuple(rest[i:i + len(phrase)]) == phrase:
+                out[i:i + len(phrase)] = [MASK] * len(phrase)
+    return out
+
+
 def _extractor(turn: Turn) -> Extractor:
     return Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
                      text=turn.text, language=turn.language)
@@ -45,7 +64,9 @@ def _field_again(turn: Turn, request: dict[str, Any], rest: list[str]) -> bool:
         slot = next((s for s in cap.slots if s.parse == "reference" and s.type == request.get("type")), None)
         if cap.kind != "read" or cap.intent != "show" or slot is None or not turn.reader.spec(cap.id):
             continue
-        named = (_extractor(turn).extract(cap, rest, use_context=False).values.get(slot.name) or [None])[0]
+        extractor = _extractor(turn)
+        named = (extractor.extract(cap, rest, use_context=False).values.get(slot.name) or [None])[0]
+        named = named or _same_number_named(turn, extractor, slot, rest, request)
         other = named is not None and str(named.value) != str(request.get("id"))
         body = turn.reader.entity(slot.type, named.value if other else request.get("id"))
         if body is None:
@@ -56,6 +77,19 @@ def _field_again(turn: Turn, request: dict[str, Any], rest: list[str]) -> bool:
         field_answer(turn, slot, body, field, rest)
         return True
     return False
+
+
+def _same_number_named(turn: Turn, extractor: Extractor, slot: Any, rest: list[str],
+                       request: dict[str, Any]) -> SlotValue | None:
+    """The item with the field question's number that the words name by another attribute ("no, the <name>
+    one"): the same question about it."""
+    body = turn.reader.entity(slot.type, request.get("id")) or {}
+    number = str(body.get(str((slot.resolver or {}).get("label", "number"))) or "")
+    if same_number_elsewhere(turn.reader, slot, rest, request.get("id"), number) is None:
+        return None
+    out = Extraction()
+    extractor.resolve_number(slot, number, rest, out)
+    return (out.values.get(slot.name) or [None])[0]
 
 
 def _other_target(extractor: Extractor, cap: Any, rest: list[str]) -> dict[str, list[SlotValue]]:

@@ -71,6 +71,36 @@ def marked_value(text: str) -> str | None:
     return _value(match.group(1)) if match else None
 
 
+def value_as_typed(value: str, skip_words: set[str], own_label: set[str]) -> str:
+    """A text slot's value without what only frames it: a last clause of the capability's other words
+    ("<value>, <other label> <other value>"), the slot's own label leading it ("<label> <value>", "local Galpão
+    Norte") and the quotes of a passage quoted whole ("\"<value>\", <other label> <other value>")."""
+    value = without_own_label(without_structure_tail(value, skip_words), own_label)
+    return _value(value) or value
+
+
+def without_structure_tail(value: str, skip_words: set[str]) -> str:
+    """"escada sem corrimão, gravidade alta" → "escada sem corrimão": a last clause made only of the
+    capability's own words (another slot's label and value) is that slot's, not the text's."""
+    head, sep, tail = value.rpartition(",") if "," in value else value.rpartition(";")
+    said = words(fold(tail))
+    if sep and head.strip() and said and all(w in skip_words or w in ARTICLES for w in said):
+        return head.strip()
+    return value
+
+
+def without_own_label(value: str, label: set[str]) -> str:
+    """"local Galpão Norte" → "Galpão Norte": the slot's label said right before its value names the slot
+    (a label word followed by an article — "local de carga" — is the value's own first word)."""
+    spans = list(_WORD.finditer(value))
+    n = 0
+    while n < len(spans) and fold(spans[n].group(0)) in label:
+        n += 1
+    if n == 0 or n >= len(spans) or fold(spans[n].group(0)) in ARTICLES:
+        return value
+    return value[spans[n].start():].strip()
+
+
 def leftover_value(text: str, parts: list[str], skip_index: Iterable[int], skip_words: set[str],
                    language: str | None = None) -> str | None:
     """The value of the capability's one required text slot: the colon's value when the message has

@@ -319,56 +319,6 @@ _INTERJECTIONS = frozenset(tokens("opa ih xi putz eita hmm hum wait espera pera"
 _OPENERS_LONGEST_FIRST = sorted((o for o in CORRECTION_OPENERS if o), key=len, reverse=True)
 
 
-# Units of a number, whose one-letter slips are read as the unit ("4 dyas", "10 dais", "2 semnas").
-_UNIT_WORDS = ("dia", "dias", "day", "days", "semana", "semanas", "week", "weeks", "meses", "month", "months")
-_NUMBER_THEN_WORD = re.compile(r"(\d+\s+)([^\W\d_]{4,9})\b")
-
-
-def spelled_as_meant(text: str) -> str:
-    """The message with a misspelt unit after a number written right; everything else as typed."""
-    def fix(match: re.Match[str]) -> str:
-        word = fold(match.group(2))
-        if word in _UNIT_WORDS:
-            return match.group(0)
-        near = next((u for u in _UNIT_WORDS if len(u) >= 4 and OSA.distance(word, u, score_cutoff=1) <= 1), None)
-        return match.group(1) + near if near else match.group(0)
-    text = _CHAT_WORD.sub(lambda m: _CHAT_WORDS[m.group(0)], text)
-    return _SHORTHAND.sub(_expanded, _WEEKDAY_AFTER_MARKER.sub(_weekday_fixed, _NUMBER_THEN_WORD.sub(fix, text)))
-
-
-# Chat abbreviations of pt-BR function words ("qdo q é", "qts tem", "a 311 tb", "hj"), typed in lower case:
-# only the lower-case word is read as one, so a name's capital letter ("Bloco Q") stays a name.
-_CHAT_WORDS = {"qdo": "quando", "qndo": "quando", "qnd": "quando", "q": "que", "qts": "quantas", "qnts": "quantas",
-               "qtas": "quantas", "qtos": "quantos", "tb": "também", "tbm": "também", "hj": "hoje", "pq": "por que",
-               "td": "tudo", "msm": "mesmo", "cmg": "comigo", "ngm": "ninguém", "mto": "muito", "mt": "muito"}
-_CHAT_WORD = re.compile(r"(?<![\w/])(?:" + "|".join(sorted(_CHAT_WORDS, key=len, reverse=True)) + r")(?![\w/])")
-
-
-# Chat shorthand typed for a preposition: "w/ 318", "w/o a <field>", "c/ 30 dias", "s/ <campo>".
-_SHORTHAND = re.compile(r"(?<![\w/])([wcs])/(o\b)?(?=\s|\w)", re.IGNORECASE)
-_SHORTHANDS = {"w": "with ", "wo": "without ", "c": "com ", "s": "sem "}
-
-
-def _expanded(match: re.Match[str]) -> str:
-    return _SHORTHANDS.get(match.group(1).lower() + ("o" if match.group(2) else ""), match.group(0))
-
-
-# "next Monay", "na proxima segnda": a weekday of six letters or more with one slip, after a word that
-# announces a day (shorter weekdays are too close to other words: "terça"/"cerca").
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "segunda", "sabado",
-             "domingo")
-_WEEKDAY_AFTER_MARKER = re.compile(r"\b((?:next|last|this|on|until|by|proxima|próxima|proximo|próximo|na|no|"
-                                   r"ate|até)\s+)([^\W\d_]{5,10})\b", re.IGNORECASE)
-
-
-def _weekday_fixed(match: re.Match[str]) -> str:
-    word = fold(match.group(2))
-    if word in _WEEKDAYS:
-        return match.group(0)
-    near = next((d for d in _WEEKDAYS if OSA.distance(word, d, score_cutoff=1) <= 1), None)
-    return match.group(1) + near if near else match.group(0)
-
-
 def correction_remainder(text: str) -> list[str] | None:
     """The words after a correction opener ("Não, a da Beta" → ["a", "da", "beta"]), or None."""
     parts = tokens(text)
@@ -384,3 +334,11 @@ def correction_remainder(text: str) -> list[str] | None:
         if opener is None:
             return parts if found else None
         parts, found = parts[len(opener):], True
+
+
+# The closed-class words of this module, as typed: a word of these is itself, never a slip of a longer word ("quis" is
+# no "quais" typed short).
+CLOSED_CLASS = (FILLER | NEGATIONS | REQUEST_OPENERS | DEMONSTRATIVES | EVERY | QUESTION_WORDS | ARTICLES
+                | _PT_MARKERS | _EN_MARKERS | CONFIRM_WORDS | INTERJECTION_LEADS | CORRECTION_LEADS
+                | _INTERJECTIONS | frozenset(w for phrase in _SELF_CORRECTIONS for w in phrase.split())
+                | frozenset(w for opener in CORRECTION_OPENERS for w in opener))

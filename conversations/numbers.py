@@ -26,6 +26,13 @@ _DIGITS = re.compile(r"\d+")
 # Words that introduce the value rather than the entity: "para 40", "com 20 dias", "to 40".
 VALUE_MARKERS = frozenset({"para", "pra", "pro", "com", "em", "por", "to", "for", "at", "by", "de"})
 _OF_THE = frozenset({"da", "do", "na", "no"})
+# "make <person> the <field> on 311", "add <x> on 52": the item a change is made on — never an amount.
+_ON = frozenset({"on", "onto"})
+
+
+def on_an_item(parts: list[str], at: int) -> bool:
+    """The bare number at `at` follows "on": it names the item something is done on, not a quantity."""
+    return at > 0 and parts[at - 1] in _ON and not (at + 1 < len(parts) and parts[at + 1] in DAY_UNITS)
 
 
 @dataclass(frozen=True)
@@ -120,7 +127,7 @@ def reference_number(parts: list[str], used: set[int], *, takes_value: bool,
     # "muda o <campo> da 310", "tira 5 dias da 312": "da"/"do" (of + article) before a number names an
     # item — a quantity takes no article ("<campo> de 45 dias")
     # ("the <field> of 311" too; "a <field> of 45" is a quantity)
-    owned = [(i, d) for i, d in bare if (i > 0 and parts[i - 1] in _OF_THE)
+    owned = [(i, d) for i, d in bare if (i > 0 and parts[i - 1] in _OF_THE) or on_an_item(parts, i)
              or (i > 2 and parts[i - 1] == "of" and parts[i - 3] == "the")]
     if len(owned) == 1:
         return owned[0]

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .grammar import CapabilityGrammar, Grammar, Verb, camel_parts, dropped_letter, english_form, same_word
-from .keyboard import neighbour_slip
-from .lexicon import ARTICLES, REQUEST_OPENERS
+from .keyboard import dropped_inside, neighbour_slip
+from .lexicon import ARTICLES, CLOSED_CLASS, REQUEST_OPENERS
 from .numbers import numbers_in
 
 MASK = "\x00"  # a word that matches nothing: the place of a name's word (data_spans.py)
@@ -84,9 +84,12 @@ def _heads_said(heads: frozenset[str], word: str) -> frozenset[str]:
     return said or frozenset(h for h in heads if _slip(word, h))
 
 
-def _slip(word: str, head: str) -> bool:
+def _slip(word: str, head: str, *, at_verb_place: bool = True) -> bool:
     # A word of its own that opens a request ("bora aprovar", "vamos") is never a slip of a verb ("bota").
-    return word not in REQUEST_OPENERS and neighbour_slip(word, head)
+    # A short word with a letter dropped ("lsta") only where the verb stands: anywhere else too many short
+    # words are another word with a letter dropped.
+    return word not in REQUEST_OPENERS and (neighbour_slip(word, head) or (
+        at_verb_place and word not in CLOSED_CLASS and dropped_inside(word, head)))
 
 
 def _may_open(word: str, head: str) -> bool:
@@ -95,9 +98,10 @@ def _may_open(word: str, head: str) -> bool:
 
 def find_verb(words: list[str], verb: tuple[str, ...], max_gap: int = 2) -> tuple[int, int] | None:
     """A verb phrase in order, allowing a few words between its parts ("switch to the workers tab")."""
+    place = next((i for i, w in enumerate(words) if w not in REQUEST_OPENERS), 0)  # where the verb stands
     for start, word in enumerate(words):
         # A slip is only tried for the verbs _heads_said let through (no other verb said as typed).
-        if not (_may_open(word, verb[0]) or _slip(word, verb[0])):
+        if not (_may_open(word, verb[0]) or _slip(word, verb[0], at_verb_place=start == place)):
             continue
         position, ok = start, True
         for part in verb[1:]:
@@ -130,6 +134,7 @@ def rank(grammar: Grammar, parts: list[str], allowed: set[str], hints: Hints) ->
                 ranked[sibling.id] = Ranked(sibling, base.score - 5, base.verb, base.verb_span)
     named = grammar.types_named_in(parts)
     _same_verb_other_entity(grammar, ranked, allowed, named, parts)
+    _children_shown(grammar, ranked, allowed, named, parts)
     for item in ranked.values():
         item.score += _evidence(grammar, item, parts, named, hints)
     return sorted(ranked.values(), key=lambda r: -r.score)
@@ -148,6 +153,31 @@ def _same_verb_other_entity(grammar: Grammar, ranked: dict[str, Ranked], allowed
                 # Named: as good as the verb's own entity. A bare number ("abre a 52") may name any entity:
                 # a little behind, so the extraction (which one has a 52?) decides between them.
                 ranked[other.id] = Ranked(other, base.score - (0 if named else 3), base.verb, base.verb_span)
+
+
+def _children_shown(grammar: Grammar, ranked: dict[str, Ranked], allowed: set[str],
+                    named: Mapping[str, tuple[int, int]], parts: list[str]) -> None:
+    """"gimme the <children> on 52": a verb that shows or opens, said of a kind of child only one entity's
+    list has, counts for that list — and so the bare number is that entity's, whatever the verb's own
+    entity. Not when the words name a value of what the verb opens: "me leva pros <filhos>" opens their tab."""
+    shows = [r for r in ranked.values() if r.verb is not None and r.cap.intent.startswith(_SHOW_INTENTS)]
+    if any(s.parse == "enum" and grammar.enum_value(s, parts) for r in shows for s in r.cap.slots):
+        return
+    for type_ in named.keys() if shows else ():
+        lists = [c for c in grammar.capabilities.values() if c.id in allowed and c.kind == "read"
+                 and c.intent == "list" and _related(type_, c.entity) and _of_parent(c)]
+        if len(lists) != 1 or lists[0].id in ranked or any(type_ in r.cap.types for r in shows):
+            continue
+        best = max(shows, key=lambda r: r.score)
+        ranked[lists[0].id] = Ranked(lists[0], best.score - 1, best.verb, best.verb_span)
+
+
+_SHOW_INTENTS = ("open", "show")  # and their kinds: "openTab"
+
+
+def _of_parent(cap: CapabilityGrammar) -> bool:
+    """A list of one entity's children: it needs the entity it lists from."""
+    return any(s.required and s.parse == "reference" and s.type != cap.entity for s in cap.slots)
 
 
 def _bare(named: Mapping[str, tuple[int, int]], parts: list[str]) -> bool:

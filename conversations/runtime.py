@@ -25,7 +25,7 @@ from .courtesy import courtesy
 from .data_spans import data_spans
 from .dates import numbers_as_digits
 from .ellipsis import ellipsis_rest
-from .ellipsis_turn import ellipsis_apply
+from .ellipsis_turn import ellipsis_apply, values_masked
 from .flow import allowed_capabilities, expire_pending, pending_clarification, pending_confirmation, rest
 from .grammar import find_phrase, same_word
 from .numbers import weeks_as_days
@@ -36,6 +36,7 @@ from .resume import resume
 from .retry import retry
 from .self_correction import said_last
 from .social import social_kind
+from .spelling import spelled_as_meant
 from .state import hints_for, situation_for
 from .statemachine import Status
 from .supersede import on_screen, supersede
@@ -72,7 +73,7 @@ def message(turn: Turn) -> None:
     turn.event("MESSAGE_RECEIVED", {"text": text[:2000], "language": turn.language}, actor="user")
     # "adia 4 dyas", "a trezentos e dez": read as meant; the event keeps what was typed
     # "… para o dia 12, digo, 14": the user's last word wins (self_correction.py)
-    text = numbers_as_digits(lexicon.spelled_as_meant(text), turn.language)
+    text = numbers_as_digits(spelled_as_meant(text), turn.language)
     text = turn.text = said_last(weeks_as_days(text), turn.language)
     control = _control(lexicon.phrase(text))
     if control is not None:
@@ -208,8 +209,8 @@ def _follow_up(turn: Turn, words: list[str], parts: list[str], allowed: set[str]
     """A short message that only makes sense after the last one: "e a 458?" (ellipsis) or "mais 10
     dias" (a relative change of the number being discussed)."""
     rest_words = ellipsis_rest(words)
-    if rest_words is not None and not _commands(turn, rest_words, allowed) and ellipsis_apply(turn, rest_words,
-                                                                                              allowed):
+    if (rest_words is not None and not _commands(turn, values_masked(turn, rest_words), allowed)
+            and ellipsis_apply(turn, rest_words, allowed)):
         return True
     change = relative_change(parts)
     return change is not None and relative_apply(turn, change, allowed, parts)

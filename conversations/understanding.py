@@ -17,12 +17,12 @@ from typing import Any
 from . import metrics
 from .attributes import another_slots_value, named_by_attribute, said_of_it
 from .dates import date_in, date_label, shift_in, shift_problem, today
-from .freetext import leftover_value, marked_value, quoted_values
+from .freetext import leftover_value, marked_value, quoted_values, value_as_typed
 from .grammar import CapabilityGrammar, Grammar, SlotSpec, camel_parts, find_phrase
 from .increments import increment_sign
 from .lexicon import ARTICLES, CREATED, DEMONSTRATIVES, PREVIOUS, tokens
 from .matching import Mention, mention
-from .numbers import numerals_of, reference_number, value_problem
+from .numbers import numerals_of, on_an_item, reference_number, value_problem
 from .ranking import MASK, Hints, Ranked, number_positions, rank  # noqa: F401 - the engine's public names
 from .reads import Reader, entity_ref
 
@@ -174,7 +174,7 @@ class Extractor:
             marked = marked_value(self.text)
             said = [marked] if marked else []
         for slot, value in zip(required + [s for s in texts if not s.required], said, strict=False):
-            value = _without_structure_tail(value, skip)
+            value = value_as_typed(value, skip, {w for label in (slot.label or {}).values() for w in tokens(label)})
             out.values[slot.name] = [SlotValue(value, value)]
         for slot in required:
             if slot.name not in out.values and slot.name not in out.missing:
@@ -366,7 +366,8 @@ class Extractor:
 
     def _integer(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction) -> None:
         named = self.named_numbers(parts)
-        numbers = [(i, d, u) for i, d, u in number_positions(parts) if i not in out.used and i not in named]
+        numbers = [(i, d, u) for i, d, u in number_positions(parts) if i not in out.used and i not in named
+                   and not on_an_item(parts, i)]
         with_unit = [(i, d) for i, d, u in numbers if u]
         chosen = with_unit[0] if with_unit else (numbers[0][:2] if numbers else None)
         if chosen is None:
@@ -487,16 +488,6 @@ def parent_input(reader: Reader, slot: SlotSpec) -> str | None:
     required = [str(r) for r in (spec.input_schema.get("required") or ()) if spec] if spec else []
     query = str(resolver.get("query_field") or "")
     return next((r for r in required if r != query), None)
-
-
-def _without_structure_tail(value: str, skip_words: set[str]) -> str:
-    """"escada sem corrimão, gravidade alta" → "escada sem corrimão": a last clause made only of the
-    capability's own words (another slot's label and value) is that slot's, not the text's."""
-    head, sep, tail = value.rpartition(",") if "," in value else value.rpartition(";")
-    words = tokens(tail)
-    if sep and head.strip() and words and all(w in skip_words or w in ARTICLES for w in words):
-        return head.strip()
-    return value
 
 
 def words_of(text: str) -> list[str]:

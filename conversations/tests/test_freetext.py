@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from conversations.dates import date_spans
-from conversations.freetext import colon_value, leftover_value, marked_value, quoted_values
+from conversations.freetext import colon_value, leftover_value, marked_value, quoted_values, value_as_typed
 from conversations.lexicon import tokens
 
 SKIP = set(tokens("""
@@ -137,3 +137,21 @@ def test_quoted_values(text, expected):
 def test_date_spans(text, language, expected):
     found = tokens(text)
     assert [found[a:b] for a, b in date_spans(text, language)] == expected
+
+
+@pytest.mark.parametrize(("value", "label", "expected"), [
+    # the slot's own label said before its value names the slot: not part of it
+    ("local Galpão Norte", "local", "Galpão Norte"),
+    ("site Pátio Sul", "site", "Pátio Sul"),
+    ("descrição cabo exposto", "descrição", "cabo exposto"),
+    ("description loose cable", "description", "loose cable"),
+    ("local de carga", "local", "local de carga"),  # the label word before an article is the value's own
+    ("local", "local", "local"),  # nothing after it: the value itself
+    # a passage quoted whole loses its quotes once another slot's clause is cut off
+    ('"blocked emergency exit", high severity', "description", "blocked emergency exit"),
+    ("'fiação exposta', gravidade média", "descrição", "fiação exposta"),
+    ('"piso molhado" perto da porta', "descrição", '"piso molhado" perto da porta'),  # not quoted whole
+])
+def test_a_value_without_its_frame(value, label, expected):
+    skip = set(tokens("gravidade media high severity"))
+    assert value_as_typed(value, skip, set(tokens(label))) == expected

@@ -7,7 +7,8 @@ import pytest
 from conversations.dates import shift_problem
 from conversations.grammar import dropped_letter
 from conversations.increments import increment_sign
-from conversations.lexicon import asks, run_of, spelled_as_meant, tokens
+from conversations.lexicon import asks, run_of, tokens
+from conversations.spelling import spelled_as_meant
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -101,3 +102,41 @@ def test_without_negated(text, expected):
     from conversations.lexicon import without_negated
 
     assert without_negated(tokens(text)) == expected
+
+
+@pytest.mark.parametrize(("words", "verb", "expected"), [
+    (["lsta", "permissoes", "construtora"], ("lista",), (0, 1)),  # a letter inside a short verb not typed
+    (["chek", "permit", "311"], ("check",), (0, 1)),
+    (["preciso", "lste", "inspecoes"], ("liste",), (1, 2)),  # after a request opener: still the verb's place
+    (["mostra", "lsta", "nova"], ("lista",), None),  # elsewhere a short word is its own word
+    (["quis", "dizer", "311"], ("quais",), None),  # a closed-class word is never a slip
+    (["lose", "it"], ("close",), None),  # an end letter dropped: another word
+    (["star", "311"], ("start",), None),
+])
+def test_a_short_verb_with_a_letter_dropped_at_the_verbs_place(words, verb, expected):
+    from conversations.ranking import find_verb
+
+    assert find_verb(words, verb) == expected
+
+
+@pytest.mark.parametrize(("word", "expected_word", "expected"), [
+    ("lsta", "lista", True), ("lste", "liste", True), ("chek", "check", True), ("cont", "count", True),
+    ("lose", "close", False), ("star", "start", False),  # an end letter: another word
+    ("lista", "lista", False), ("lsa", "lista", False), ("extnd", "extend", False),  # longer: dropped_letter's
+])
+def test_a_letter_dropped_inside_a_five_letter_word(word, expected_word, expected):
+    from conversations.keyboard import dropped_inside
+
+    assert dropped_inside(word, expected_word) is expected
+
+
+@pytest.mark.parametrize(("text", "at", "expected"), [
+    ("make marta the responsible on 311", 5, True), ("put the finding on 52", 4, True),
+    ("coloca a marta como responsavel na 311", 6, False),  # "na 311" is reference_number's own rule
+    ("extend it on 30 days", 3, False),  # an amount with its unit
+    ("prorroga para 30", 2, False), ("set it to 40", 3, False),
+])
+def test_a_number_after_on_names_an_item(text, at, expected):
+    from conversations.numbers import on_an_item
+
+    assert on_an_item(tokens(text), at) is expected

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import pytest
 
+from conversations.freetext import without_structure_tail
 from conversations.increments import increment_sign
-from conversations.lexicon import spelled_as_meant, tokens
+from conversations.lexicon import tokens
 from conversations.numbers import weeks_as_days
 from conversations.runtime import _bare_value
 from conversations.self_correction import said_last
-from conversations.understanding import _without_structure_tail
+from conversations.spelling import spelled_as_meant
 
 
 @pytest.mark.parametrize(("text", "language", "expected"), [
@@ -39,6 +40,13 @@ def test_weeks_are_days(text, expected):
     ("qdo q é a inspecao 52?", "quando que é a inspecao 52?"),
     ("agora a 311 tb", "agora a 311 também"),
     ("Bloco Q", "Bloco Q"),  # a capital letter is a name
+    # English question words typed without the apostrophe, in any case
+    ("whats the validity on this one", "what's the validity on this one"),
+    ("Wats the status of 312?", "what's the status of 312?"),
+    ("whos on permit 311", "who's on permit 311"),
+    ("wheres inspection 52", "where's inspection 52"),
+    ("what's up with 311", "what's up with 311"),  # already spelt so
+    ("whatsapp me the list", "whatsapp me the list"),  # another word
 ])
 def test_chat_abbreviations_are_read_as_meant(text, expected):
     assert spelled_as_meant(text) == expected
@@ -63,7 +71,7 @@ def test_a_verb_right_before_an_amount_signs_it(text, amount, sign):
 ])
 def test_a_clause_of_another_slot_leaves_the_free_text(value, expected):
     skip = set(tokens("gravidade alta high severity"))
-    assert _without_structure_tail(value, skip) == expected
+    assert without_structure_tail(value, skip) == expected
 
 
 @pytest.mark.parametrize(("text", "expected"), [

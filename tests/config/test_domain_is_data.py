@@ -42,7 +42,7 @@ BASELINE: dict[str, int] = {
     "conversations/batch.py": 8,
     "conversations/batch_plan.py": 1,
     "conversations/clarify.py": 2,
-    "conversations/corrections.py": 11,
+    "conversations/corrections.py": 5,
     "conversations/data_spans.py": 2,
     "conversations/explain.py": 2,
     "conversations/freetext.py": 1,

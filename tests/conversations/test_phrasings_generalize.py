@@ -1,0 +1,102 @@
+"""Kinds of phrasing a blind held-out file found (issue #15), each by a general mechanism, in pt-BR and English:
+a question word typed without its apostrophe (spelling.spelled_as_meant), a short verb with a letter dropped at
+the verb's place (ranking._slip), "make <person> the <field> on <n>" (numbers.on_an_item), a correction that
+names only another company (corrections._changes, ellipsis_turn.same_number_elsewhere), an ellipsis naming a
+filter's value that is also a verb's word (ellipsis_turn.values_masked) and a child noun only one entity lists
+deciding whose a bare number is (ranking._children_shown)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from conversations.dates import today
+from sst import inspection_services
+from sst import services as sst
+from tests.conversations.conftest import selection
+
+
+def _read(turn: dict) -> dict:
+    """The settled read a turn started (answered in the turn, or by its execution right after it)."""
+    assert turn["response"]["type"] in ("answer", "execution"), turn["response"]
+    result = turn["state"]["last_result"]
+    assert result["status"] == "completed", result
+    return result
+
+
+@pytest.mark.parametrize("text", ["whats the validity on this one", "Wats the validity of this one?",
+                                  "qual é a validade dessa aqui?"])
+def test_a_question_word_without_its_apostrophe_asks(world, supervisor_client, start, talk, text):
+    conversation = start(supervisor_client)
+    turn = talk(supervisor_client, conversation, text, ui=selection(world.p802))
+    assert turn["response"]["type"] == "answer", turn["response"]
+    assert "20" in turn["response"]["message"]
+
+
+@pytest.mark.parametrize(("text", "capability"), [("lsta as permissões da Delta Engenharia", "workPermit.search"),
+                                                  ("cont the draft permits", "workPermit.count")])
+def test_a_short_verb_with_a_letter_dropped(world, supervisor_client, start, talk, text, capability):
+    conversation = start(supervisor_client)
+    turn = talk(supervisor_client, conversation, text)
+    assert _read(turn)["execution"]["steps"][0]["capability"] == capability, turn["response"]
+
+
+@pytest.mark.parametrize("text", ["make Ana Costa the responsable on 802",
+                                  "coloca a Ana Costa como responsável na 802"])
+def test_a_person_made_the_field_of_a_numbered_item(world, supervisor_client, start, talk, text):
+    conversation = start(supervisor_client)
+    turn = talk(supervisor_client, conversation, text)
+    assert turn["status"] == "CONFIRMATION_REQUIRED", turn["response"]
+    message = turn["response"]["message"]
+    assert "802" in message and "Ana Costa" in message
+
+
+@pytest.mark.parametrize(("first", "correction", "company"), [
+    ("open permit 771 from Delta Engenharia", "no, the Omega Serviços one", "Omega Serviços"),
+    ("abre a permissão 771 da Omega Serviços", "não, a da Delta Engenharia", "Delta Engenharia"),
+])
+def test_a_correction_naming_another_company_keeps_the_number(world, supervisor_client, start, talk, first,
+                                                              correction, company):
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, first)
+    turn = talk(supervisor_client, conversation, correction)
+    assert turn["response"]["type"] == "navigation", turn["response"]
+    entity = turn["response"]["navigation"]["entity"]
+    assert (entity["label"], entity["company"]) == ("771", company)
+
+
+@pytest.mark.parametrize(("first", "correction"), [
+    ("what's the validity of permit 771 from Delta Engenharia?", "no, the Omega Serviços one"),
+    ("qual a validade da permissão 771 da Delta Engenharia?", "não, a da Omega Serviços"),
+])
+def test_a_field_question_corrected_by_company(world, supervisor_client, start, talk, first, correction):
+    sst.permit_validity_update(tenant=world.tenant, permit_id=world.p771_omega.pk, validity_days=33)
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, first)
+    turn = talk(supervisor_client, conversation, correction)
+    assert turn["response"]["type"] == "answer", turn["response"]
+    assert "33" in turn["response"]["message"]
+
+
+@pytest.mark.parametrize(("first", "then"), [("how many draft permits are there", "what about approved?"),
+                                             ("quantas permissões estão em rascunho?", "e as aprovadas?")])
+def test_an_ellipsis_naming_a_status_counts_again(world, supervisor_client, start, talk, first, then):
+    sst.permit_approve(tenant=world.tenant, permit_id=world.p802.pk)
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, first)
+    turn = talk(supervisor_client, conversation, then)
+    result = _read(turn)
+    assert result["execution"]["steps"][0]["capability"] == "workPermit.count", turn["response"]
+    assert "1" in result["message"]
+
+
+@pytest.mark.parametrize("text", ["gimme the findings on 78 real quick", "abre os achados da 78"])
+def test_a_child_noun_decides_whose_the_number_is(world, supervisor_client, start, talk, text):
+    inspection = inspection_services.inspection_create(tenant=world.tenant, company=world.delta, site="Doca 9",
+                                                       number="78", scheduled_for=today() + timedelta(days=5))
+    inspection_services.inspection_finding_add(tenant=world.tenant, inspection_id=inspection.pk,
+                                               description="Escada sem trava", severity="HIGH")
+    conversation = start(supervisor_client)
+    turn = talk(supervisor_client, conversation, text)
+    assert "Escada sem trava" in _read(turn)["message"], turn["response"]
