@@ -214,6 +214,11 @@ DOCS: dict[str, dict[str, Any]] = {
         "compliance) for the permit.", "request": {"trained": True, "risk_level": "medium", "compliant": True},
         "response": {"id": 1, "permit_id": 1, "outcome": "approved", "reasons": [], "checks": {},
                      "created_at": "2026-12-01T12:00:00Z"}},
+    "api_sst_permits_evaluations_destroy": {
+        "summary": "Withdraw an evaluation", "description": "Withdraws one recorded evaluation of the permit (the "
+        "undo of recording it) and answers with it as it was; the permit's revision is kept.",
+        "response": {"id": 1, "permit_id": 1, "outcome": "APPROVE", "reasons": [], "checks": {},
+                     "created_at": "2026-12-01T12:00:00Z"}},
     "api_sst_permits_validity_create": {
         "summary": "Change a permit's validity", "description": "Sets how many days the permit is valid "
         "(`If-Match` required).", "request": {"validity_days": 45}, "response": {**PERMIT, "validity_days": 45}},

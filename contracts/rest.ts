@@ -858,6 +858,13 @@ export interface Paths {
       responses: { 201: EvaluationOutput };
     };
   };
+  "/api/sst/permits/{id}/evaluations/{evaluation_id}": {
+    /** Withdraw an evaluation */
+    delete: {
+      path: { evaluation_id: number; id: number };
+      responses: { 200: EvaluationOutput };
+    };
+  };
   "/api/sst/permits/{id}/validity": {
     /** Change a permit's validity */
     post: {

@@ -88,3 +88,13 @@ class PermitEvaluationsApi(SstApi):
                                                      findings=checks.Findings(**data),
                                                      expected_revision=self.expected_revision)
         return created(EvaluationOutputSerializer(evaluation).data)
+
+
+class PermitEvaluationDetailApi(SstApi):
+    @extend_schema(request=None, responses={200: EvaluationOutputSerializer}, parameters=WRITE_HEADER_PARAMETERS,
+                   description="Withdraws one recorded evaluation of the permit and answers with it as it was "
+                               "(the undo of recording it); the permit's revision is kept.")
+    def delete(self, request: Request, id: int, evaluation_id: int) -> Response:
+        evaluation = checks.permit_evaluation_withdraw(tenant=self.tenant, permit_id=id, evaluation_id=evaluation_id,
+                                                       expected_revision=self.expected_revision)
+        return ok(EvaluationOutputSerializer(evaluation).data)

@@ -6,7 +6,8 @@ Compliance: the "external" check (responsible set, workers present, validity wit
 served twice — the primary route and a secondary one (`permit-compliance-secondary`), registered as a
 fallback resource — so the runtime can switch when fault injection slows or breaks the primary.
 Decision: approve when trained, not high risk and compliant; otherwise flag with the reasons. It is
-recorded as a PermitEvaluation and does not touch the permit (no revision bump).
+recorded as a PermitEvaluation and does not touch the permit (no revision bump); withdrawing one
+(the undo of recording it) deletes that row only.
 """
 
 from __future__ import annotations
@@ -92,6 +93,24 @@ def permit_evaluation_record(*, tenant: Tenant, permit_id: int, findings: Findin
         return PermitEvaluation.objects.create(
             tenant=tenant, permit_id=permit_id, outcome=outcome, reasons=reasons,
             checks={"trained": findings.trained, "risk_level": findings.risk_level, "compliant": findings.compliant})
+
+
+def permit_evaluation_withdraw(*, tenant: Tenant, permit_id: int, evaluation_id: int,
+                               expected_revision: int | None = None) -> PermitEvaluation:
+    """Withdraw one recorded decision (the undo of recording it); returns it as it was. Looked up
+    under its permit, so another permit's evaluation id is a 404; the permit's revision is kept."""
+    with transaction.atomic():
+        revision = (WorkPermit.objects.for_tenant(tenant).select_for_update().filter(pk=permit_id)
+                    .values_list("revision", flat=True).first())
+        if revision is None:
+            raise ObjectNotFound(permit=permit_id)
+        if expected_revision is not None and expected_revision != revision:
+            raise RevisionMismatch(current=revision)
+        evaluation = PermitEvaluation.objects.for_tenant(tenant).filter(permit_id=permit_id, pk=evaluation_id).first()
+        if evaluation is None:
+            raise ObjectNotFound(evaluation=evaluation_id)
+        PermitEvaluation.objects.for_tenant(tenant).filter(pk=evaluation.pk).delete()
+        return evaluation
 
 
 def permit_evaluation_list(*, tenant: Tenant, permit_id: int) -> list[PermitEvaluation]:

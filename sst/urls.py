@@ -38,6 +38,8 @@ urlpatterns = [
     path("secondary/permits/<int:id>/checks/compliance", check_apis.PermitComplianceSecondaryApi.as_view(),
          name="permit-compliance-secondary"),
     path("permits/<int:id>/evaluations", check_apis.PermitEvaluationsApi.as_view(), name="permit-evaluations"),
+    path("permits/<int:id>/evaluations/<int:evaluation_id>", check_apis.PermitEvaluationDetailApi.as_view(),
+         name="permit-evaluation-detail"),
     path("inspections", inspection_apis.InspectionListApi.as_view(), name="inspection-list"),
     path("inspections/count", inspection_apis.InspectionCountApi.as_view(), name="inspection-count"),
     path("inspections/<int:id>", inspection_apis.InspectionDetailApi.as_view(), name="inspection-detail"),

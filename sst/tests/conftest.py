@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import cached_property
 
 import pytest
 
-from sst import inspection_services, services
+from sst import checks, inspection_services, services
 from sst.clock import today
-from sst.models import Company, ComponentType, Employee, Finding, Inspection, WorkPermit
+from sst.models import Company, ComponentType, Employee, Finding, Inspection, PermitEvaluation, WorkPermit
 from tenancy.models import Tenant
 
 CATALOG = [
@@ -31,6 +32,14 @@ class World:
     permit: WorkPermit
     inspection: Inspection  # "45", SCHEDULED in 7 days, inspector João, one finding (so revision 2)
     finding: Finding
+
+    @cached_property
+    def evaluation(self) -> PermitEvaluation:
+        """One recorded evaluation of the permit, made when a test first names it: the tests that
+        count evaluations start from none."""
+        return checks.permit_evaluation_record(tenant=self.tenant, permit_id=self.permit.pk,
+                                               findings=checks.Findings(trained=True, risk_level="low",
+                                                                        compliant=True))
 
 
 def build_world(tenant: Tenant) -> World:

@@ -15,7 +15,8 @@ from .conftest import World
 class Route:
     name: str
     method: str
-    path: str  # formatted with permit, component, employee, worker, alfa, inspection, finding (ids of a World)
+    # formatted with permit, component, employee, worker, alfa, inspection, finding, evaluation (ids of a World)
+    path: str
     body: dict[str, Any] | None
     role: str  # the least role allowed
 
@@ -53,6 +54,7 @@ ROUTES = [
     Route("permit-evaluations", "get", "/permits/{permit}/evaluations", None, Role.VIEWER),
     Route("permit-evaluations", "post", "/permits/{permit}/evaluations",
           {"trained": True, "risk_level": "low", "compliant": True}, Role.OPERATOR),
+    Route("permit-evaluation-detail", "delete", "/permits/{permit}/evaluations/{evaluation}", None, Role.OPERATOR),
     Route("inspection-list", "get", "/inspections", None, Role.VIEWER),
     Route("inspection-list", "post", "/inspections", {"company": "{alfa}", "site": "Pátio", "scheduled_for": FUTURE},
           Role.OPERATOR),
@@ -84,6 +86,7 @@ def ids_of(world: World, *, employee: int | None = None) -> dict[str, int]:
         "alfa": world.alfa.pk,
         "inspection": world.inspection.pk,
         "finding": world.finding.pk,
+        "evaluation": world.evaluation.pk,
     }
 
 
