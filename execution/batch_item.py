@@ -17,6 +17,7 @@ from typing import Any
 
 from django.db.models import F
 
+from planning.batch import item_view
 from planning.models import PlanStep
 from planning.references import MISSING, Ref, drop_nulls, get_path, resolve
 from tenancy import clock
@@ -144,9 +145,9 @@ def _input(ctx: Ctx, item: BatchItem, dep_results: dict[str, Any]) -> dict[str, 
     """The item's input from the plan's template only; the target comes from the pinned list (§10)."""
     if any(dep not in dep_results for dep in ctx.plan_step.depends_on):
         return None
-    pinned = {t["id"]: t["type"] for t in ctx.plan_step.targets}
-    entity = pinned.get(item.target_id)
-    target = {"type": entity, "id": item.target_id, "results": dep_results}
+    pinned = {t["id"]: t for t in ctx.plan_step.targets}
+    entity = (pinned.get(item.target_id) or {}).get("type")
+    target = item_view(pinned.get(item.target_id) or {"type": entity, "id": item.target_id}, dep_results)
 
     def lookup(ref: Ref) -> Any:
         return get_path(target, ref.path) if ref.root == "item" else MISSING
@@ -154,7 +155,7 @@ def _input(ctx: Ctx, item: BatchItem, dep_results: dict[str, Any]) -> dict[str, 
     # The input must name the item through the capability's reference field of the item's type, and
     # only pinned targets: an input that names another entity, or none, is refused.
     fields = [name for name, kind in ctx.spec.reference_fields.items() if kind == entity]
-    if not fields or any(pinned.get(values.get(name)) != entity for name in fields):
+    if not fields or any((pinned.get(values.get(name)) or {}).get("type") != entity for name in fields):
         raise PermissionError("target outside the plan's pinned scope")
     return values
 

@@ -132,7 +132,7 @@ def _pin_targets(steps: list[dict[str, Any]], snapshot: RegistrySnapshot, tenant
         targets = []
         for target in step.get("targets") or _derived_targets(step, spec):
             key = f"{target['type']}:{target['id']}"
-            target = {k: v for k, v in target.items() if k in ("type", "id", "revision")}
+            target = {k: v for k, v in target.items() if k in ("type", "id", "revision", "args")}
             if key in pins:
                 target["revision"] = pins[key]
             if key in written or (is_write and sub_resource_change(spec)):

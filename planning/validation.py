@@ -21,7 +21,7 @@ from registry.selectors import RegistrySnapshot
 
 from .batch import batch_item_schema, batch_problems, is_batch
 from .conditions import OPS
-from .references import REF, Ref, ReferenceError_, alternatives, refs_in, resolve
+from .references import MISSING, REF, Ref, ReferenceError_, alternatives, get_path, refs_in, resolve
 
 _STEP_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,99}$")
 FORBIDDEN_INPUT_KEYS = frozenset({"tenant", "tenant_id", "tenantId", "actor", "user", "user_id", "userId"})
@@ -251,10 +251,26 @@ def _conditions(step: Mapping[str, Any]) -> list[dict]:
 
 
 def _schema(step: Mapping[str, Any], spec: Any, ctx: _Context, item_schema: Any) -> list[dict]:
+    """The input against the capability's schema; a batch step whose input reads its targets' own
+    `args` is checked once per target, with that target's values (a witness cannot stand for them)."""
+    reads_args = is_batch(step) and any(r.root == "item" and r.path.split(".")[0] == "args"
+                                        for r in refs_in(step.get("input", {})))
+    for target in step.get("targets") or [] if reads_args else [None]:
+        found = _schema_of(step, spec, ctx, item_schema, target)
+        if found:
+            return found
+    return []
+
+
+def _schema_of(step: Mapping[str, Any], spec: Any, ctx: _Context, item_schema: Any,
+               target: Mapping[str, Any] | None) -> list[dict]:
     properties = spec.input_schema.get("properties", {}) if isinstance(spec.input_schema, Mapping) else {}
 
     def lookup_for(field: str):
         def lookup(ref: Ref) -> Any:
+            if target is not None and ref.root == "item" and ref.path.split(".")[0] == "args":
+                value = get_path(target, ref.path)
+                return None if value is MISSING else value  # absent: the field is missing, as it would be
             _, schema = _ref_schema(ref, ctx, item_schema)
             value = witness(schema)
             return value if value is not None else witness(properties.get(field))

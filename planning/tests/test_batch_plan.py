@@ -50,3 +50,37 @@ def test_a_batch_step_needs_between_one_and_two_hundred_targets(registry, tenant
             {"id": "a", "capability": "workPermit.checkTraining", "input": {"permit_id": "${item.id}"},
              "for_each": "${targets}", "targets": too_many}])
     assert "BATCH_TOO_LARGE" in [r["code"] for r in caught.value.reasons]
+
+
+# --- a target's own args (planning.batch): what a batch undo needs besides the target's id ------------
+
+
+def _removal(targets):
+    return [{"id": "undo", "capability": "workPermit.evaluations.remove", "for_each": "${targets}",
+             "input": {"permit_id": "${item.id}", "evaluation_id": "${item.args.evaluation_id}"},
+             "targets": targets}]
+
+
+def test_a_targets_args_are_pinned_with_it_and_part_of_the_hash(registry, tenant, operator):
+    def plan(second):
+        return plan_from_steps(tenant=tenant, actor=operator, template="undo", allow_partial=True, steps=_removal([
+            {"type": "workPermit", "id": 7, "args": {"evaluation_id": 70}},
+            {"type": "workPermit", "id": 8, "args": {"evaluation_id": second}}]))
+    first = plan(80)
+    [step] = plan_steps(plan=first)
+    assert step.targets == [{"type": "workPermit", "id": 7, "args": {"evaluation_id": 70}},
+                            {"type": "workPermit", "id": 8, "args": {"evaluation_id": 80}}]
+    assert first.canonical_hash != plan(81).canonical_hash  # another row removed: another plan to approve
+
+
+@pytest.mark.parametrize("targets, code", [
+    ([{"type": "workPermit", "id": 7}], "INPUT_INVALID"),  # the row to remove is not named
+    ([{"type": "workPermit", "id": 7, "args": {"evaluation_id": "x"}}], "INPUT_INVALID"),
+    ([{"type": "workPermit", "id": 7, "args": {"evaluation_id": 1}},
+      {"type": "workPermit", "id": 8, "args": {"evaluation_id": 0}}], "INPUT_INVALID"),  # each target checked
+    ([{"type": "workPermit", "id": 7, "args": [70]}], "BATCH_TARGET_ARGS_INVALID"),
+])
+def test_each_targets_call_is_validated_with_its_own_args(registry, tenant, operator, targets, code):
+    with pytest.raises(PlanInvalid) as caught:
+        plan_from_steps(tenant=tenant, actor=operator, template="undo", steps=_removal(targets))
+    assert code in [r["code"] for r in caught.value.reasons], caught.value.reasons
