@@ -40,6 +40,7 @@ from .persist import conversation_lock, conversation_save
 from .statemachine import Status
 from .turns import Turn, reader_for
 from .understanding import Extractor, SlotValue
+from .undo_plan import is_undo, undo_done
 
 
 def _filters(turn: Turn, select: CapabilityGrammar, parts: list[str],
@@ -151,6 +152,8 @@ def _say(key: str, language: str, **values: Any) -> str:
 def batch_done(detail: Mapping[str, Any], state: Mapping[str, Any], grammar: Any, language: str) -> str | None:
     """The completion reply: how many were evaluated, the tally (approved / flagged), the failed ones by
     name, and apart from them the ones deferred because a resource became unavailable."""
+    if is_undo(state):
+        return undo_done(detail, state, grammar, language)
     cap = grammar.capabilities.get(state.get("capability"))
     if cap is None or cap.batch is None:
         return None

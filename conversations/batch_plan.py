@@ -1,7 +1,8 @@
 """A batch intent as the planner and the user see it: the plan template's StructuredIntent (the
 selected ids) and the confirmation's summary, worded by the registry's `language.batch`.
 
-Below operations.py (which plans any intent, a batch one too) and batch.py (the batch request).
+Below operations.py (which plans any intent, a batch one too) and batch.py (the batch request). A
+batch undo (undo_plan.py) is worded by its own module.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from planning.intents import StructuredIntent
 
 from .grammar import BatchSpec
 from .turns import Turn
+from .undo_plan import is_undo, undo_describe
 
 _OPTIONAL = re.compile(r"\[([^\[\]]*)\]")
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
@@ -44,6 +46,8 @@ def batch_intent(turn: Turn, state: Mapping[str, Any]) -> StructuredIntent:
 
 def batch_describe(turn: Turn, state: Mapping[str, Any]) -> tuple[str, list[dict[str, Any]]]:
     """("avaliar 3 permissão(ões) de trabalho em rascunho", the permits) for the confirmation."""
+    if is_undo(state):
+        return undo_describe(turn, state)
     cap = turn.grammar.capabilities[state["capability"]]
     assert cap.batch is not None
     chosen = state["batch"]

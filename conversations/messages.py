@@ -82,6 +82,12 @@ PT: dict[str, str] = {
                      "{noun} {label}. Deseja continuar?",
     "undo.not_undoable": "Essa operação não pode ser desfeita automaticamente.",
     "undo.expired": "O prazo para desfazer essa operação passou; ela não pode ser desfeita automaticamente.",
+    # A batch undone as one plan (undo_plan.py): {verb} and {nouns} are the registry's words.
+    "undo.batch": "{verb} de {count} {nouns}: {items}",
+    "undo.batch_more": "{items} e mais {count}",
+    "undo.batch_done": "Desfeito: {verb} de {count} {nouns}.",
+    "undo.batch_partial": "Desfeito só em parte: {verb} de {count} de {total} {nouns}; "
+                          "não foi possível desfazer em {failed}.",
     "retry.asks_again": "Vou tentar novamente: {action}.",
     "policy.denied": "Não posso executar essa operação: {reason}.",
     "policy.denied_action": "Não posso {action}: {reason}.",
@@ -191,6 +197,11 @@ EN: dict[str, str] = {
                      "Do you want to continue?",
     "undo.not_undoable": "This operation cannot be undone automatically.",
     "undo.expired": "The time to undo this operation has passed; it cannot be undone automatically.",
+    "undo.batch": "{verb} of {count} {nouns}: {items}",
+    "undo.batch_more": "{items} and {count} more",
+    "undo.batch_done": "Undone: {verb} of {count} {nouns}.",
+    "undo.batch_partial": "Only partly undone: {verb} of {count} of {total} {nouns}; it could not be undone "
+                          "on {failed}.",
     "retry.asks_again": "Trying again: {action}.",
     "policy.denied": "I cannot run this operation: {reason}.",
     "policy.denied_action": "I cannot {action}: {reason}.",

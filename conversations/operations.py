@@ -40,6 +40,7 @@ from .statemachine import Status
 from .summary import describe, done_text
 from .turns import Turn
 from .understanding import Extraction
+from .undo_plan import is_undo, undo_plan
 
 log = structlog.get_logger(__name__)
 
@@ -173,6 +174,8 @@ def _plan(turn: Turn, state: Mapping[str, Any]) -> ExecutionPlan:
             execution=execution, status=StepStatus.COMPLETED, step_id__in=writes)}  # reads are read afresh
         return plan_remaining(tenant=turn.tenant, actor=turn.user, plan=execution.plan, done=done,
                               conversation_id=turn.conversation.pk)
+    if is_undo(state):  # a batch undone as one plan of the undo capability over its items (undo_plan.py)
+        return undo_plan(turn, state)
     if state.get("compound"):
         parts, pins = compound_intents(turn, state)
         return plan_from_parts(tenant=turn.tenant, actor=turn.user, parts=parts, text=str(state.get("text", "")),

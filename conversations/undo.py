@@ -1,20 +1,19 @@
 """Undo (PRD-010 §21-§22, invariant 7): only through the compensating capability the registry
 declares in the capability's `undo` block, under its own plan, policy and confirmation. Without
 one — or when its conditions or time limit do not hold — the agent says the operation cannot be
-undone automatically; it never invents an inverse operation.
+undone automatically; it never invents an inverse operation. An operation that ran batch steps is
+undone item by item through undo_batch.py.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 from django.utils.dateparse import parse_datetime
 
 from execution.models import Execution, StepRun, StepStatus
-from planning.conditions import holds
+from planning.batch import is_batch
 from planning.models import PlanStep
-from planning.references import MISSING, get_path, resolve
 
 from .flow import rest
 from .intents import intent_state
@@ -22,6 +21,8 @@ from .operations import plan_and_decide
 from .reads import entity_ref
 from .turns import Turn
 from .understanding import SlotValue
+from .undo_batch import batch_undo
+from .undo_plan import NOT_UNDOABLE, undo_call
 
 
 def _refuse(turn: Turn, template: str, code: str) -> None:
@@ -33,7 +34,8 @@ def undo_request(turn: Turn) -> None:
     last = turn.conversation.last_result or {}
     if last.get("status") not in ("completed", "partially_completed") or not last.get("execution_id"):
         return _refuse(turn, "nothing.to_undo", "NOTHING_TO_UNDO")
-    execution = Execution.objects.for_tenant(turn.tenant).filter(pk=last["execution_id"]).first()
+    # The user's own operation only (the conversation is theirs already; this keeps it so).
+    execution = Execution.objects.for_tenant(turn.tenant).filter(pk=last["execution_id"], actor=turn.user).first()
     if execution is None:
         return _refuse(turn, "nothing.to_undo", "NOTHING_TO_UNDO")
     steps = {s.step_id: s for s in PlanStep.objects.for_tenant(turn.tenant).filter(plan=execution.plan_id)}
@@ -44,6 +46,10 @@ def undo_request(turn: Turn) -> None:
                operation_id=execution.plan_id)
     if not writes:
         return _refuse(turn, "nothing.to_undo", "NOTHING_TO_UNDO")
+    if any(is_batch(step) for step, _ in writes):
+        if not all(is_batch(step) for step, _ in writes):
+            return _refuse(turn, *NOT_UNDOABLE)  # batch and single changes cannot share one undo plan
+        return batch_undo(turn, writes, last, execution)
     states = []
     units = [(step, run, subject) for step, run in writes for subject in _subjects(step, run)]
     for step, run, subject in reversed(units):  # the last change is undone first
@@ -75,24 +81,12 @@ def _subjects(step: PlanStep, run: StepRun) -> list[dict[str, Any]]:
 def _undo_one(turn: Turn, step: PlanStep, run: StepRun, subject: dict[str, Any], last: dict[str, Any],
               execution: Execution) -> tuple[dict[str, Any] | None, tuple[str, str] | None]:
     """The undo intent of one completed change, or why it cannot be undone (template, code)."""
-    spec = turn.snapshot.get(step.capability_id, tenant=turn.tenant)
-    block = dict(spec.undo) if spec is not None and spec.undo else None
-    if not block or not block.get("capability") or block["capability"] not in turn.grammar.capabilities:
-        return None, ("undo.not_undoable", "NOT_UNDOABLE")
-    for condition in block.get("conditions") or []:
-        if not holds(get_path(subject, str(condition.get("path"))), str(condition.get("op")), condition.get("value")):
-            return None, ("undo.not_undoable", "NOT_UNDOABLE")
     finished = run.finished_at or execution.finished_at or parse_datetime(str(last.get("finished_at") or ""))
-    seconds = block.get("expires_after_seconds")
-    if seconds and finished is not None and finished + timedelta(seconds=int(seconds)) < turn.now:
-        return None, ("undo.expired", "UNDO_EXPIRED")
-
-    def lookup(ref: Any) -> Any:
-        return get_path(subject.get(ref.root), ref.path) if ref.root in subject else MISSING
-
-    undo_input = resolve(dict(block.get("input") or {}), lookup)
-    state = _undo_state(turn, block["capability"], undo_input, last, subject["result"], execution)
-    return (state, None) if state is not None else (None, ("undo.not_undoable", "NOT_UNDOABLE"))
+    call, refusal = undo_call(turn, step.capability_id, subject, finished)
+    if call is None:
+        return None, refusal
+    state = _undo_state(turn, call[0], call[1], last, subject["result"], execution)
+    return (state, None) if state is not None else (None, NOT_UNDOABLE)
 
 
 def _undo_state(turn: Turn, capability: str, values: dict[str, Any], last: dict[str, Any], result: Any,
