@@ -33,15 +33,18 @@ def on_worker(django_db_blocker):
         purge_queues()
 
 
-def _settled(world, count: int, timeout_s: float = 60) -> Execution:
+def settled(client, conversation_id: str, timeout_s: float = 60) -> dict:
+    """The conversation's state once its running operation settled *for the conversation*: the worker
+    runs the completion hook in a transaction of its own after the execution's settling commit, so
+    an execution row already finished does not mean the conversation knows it yet — a turn sent in
+    between still finds it EXECUTING, with no result to undo."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        done = list(Execution.objects.for_tenant(world.tenant).filter(finished_at__isnull=False)
-                    .order_by("started_at"))
-        if len(done) >= count:
-            return done[count - 1]
-        time.sleep(0.2)
-    raise AssertionError(f"execution {count} did not settle in {timeout_s} s")
+        state = client.get(f"/agent/conversations/{conversation_id}").json()
+        if state["status"] not in ("EXECUTING", "CANCELLING"):
+            return state
+        time.sleep(0.1)
+    raise AssertionError(f"conversation {conversation_id} did not settle in {timeout_s} s")
 
 
 def _components(world) -> set[str]:
@@ -54,12 +57,12 @@ def test_a_two_step_add_and_its_undo_run_on_the_worker(world, operator_client, s
     asked = talk(operator_client, conversation, "adicione solda elétrica e montagem de andaime na 802")
     assert asked["status"] == "CONFIRMATION_REQUIRED", asked["response"]
     talk(operator_client, conversation, "sim")
-    assert _settled(world, 1).status == "completed"
+    assert settled(operator_client, conversation)["status"] == "SUCCESS"
     assert _components(world) == {"Solda Elétrica", "Montagem de Andaime"}
     undo = talk(operator_client, conversation, "desfaz")
     assert undo["status"] == "CONFIRMATION_REQUIRED", undo["response"]
     talk(operator_client, conversation, "sim")
-    assert _settled(world, 2).status == "completed"
+    assert settled(operator_client, conversation)["status"] == "SUCCESS"
     assert _components(world) == set()
-    state = operator_client.get(f"/agent/conversations/{conversation}").json()
-    assert state["status"] == "SUCCESS"
+    statuses = Execution.objects.for_tenant(world.tenant).order_by("started_at").values_list("status", flat=True)
+    assert list(statuses) == ["completed", "completed"]
