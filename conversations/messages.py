@@ -89,6 +89,8 @@ PT: dict[str, str] = {
     "undo.batch_partial": "Desfeito só em parte: {verb} de {count} de {total} {nouns}; "
                           "não foi possível desfazer em {failed}.",
     "retry.asks_again": "Vou tentar novamente: {action}.",
+    "retry.unavailable": "Não consigo consultar {noun} {number} agora: o serviço está indisponível no momento. "
+                         "Tente novamente {when}.",
     "policy.denied": "Não posso executar essa operação: {reason}.",
     "policy.denied_action": "Não posso {action}: {reason}.",
     "operation.already_so": "Não é preciso {action}: já está assim.",
@@ -203,6 +205,7 @@ EN: dict[str, str] = {
     "undo.batch_partial": "Only partly undone: {verb} of {count} of {total} {nouns}; it could not be undone "
                           "on {failed}.",
     "retry.asks_again": "Trying again: {action}.",
+    "retry.unavailable": "I cannot read {noun} {number} right now: the service is unavailable. Try again {when}.",
     "policy.denied": "I cannot run this operation: {reason}.",
     "policy.denied_action": "I cannot {action}: {reason}.",
     "operation.already_so": "No need to {action}: that is already the case.",

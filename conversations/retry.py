@@ -4,7 +4,9 @@ Before anything is planned again: the operation must be within its context TTL (
 CONTEXT_TTL_SECONDS), no step of it may have an unknown outcome awaiting review (repeating it could
 do it twice), and a target taken from the screen must still be the one on screen. Completed steps
 are not repeated: a partly done plan is retried as what is left of it (planning.remaining), and
-policy decides on that new plan as on any other (invariant 4).
+policy decides on that new plan as on any other (invariant 4). A target that cannot be read because
+its service is down (an open breaker, a 5xx) is not "gone": the user is told to try again, and roughly
+when (the breaker's open window), instead.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Any
 
 from django.utils.dateparse import parse_datetime
 
+from execution.envelope import breaker_wait_s
+from execution.messages import when_text
 from execution.models import Execution, StepRun, StepStatus
 from planning.models import PlanStep
 
@@ -47,6 +51,10 @@ def retry(turn: Turn) -> None:
             if entity and turn.reader.read_capability(str(entity.get("type"))):
                 if turn.reader.entity(str(entity.get("type")), value.get("value")) is None:
                     rest(turn)
+                    unavailable = _unavailable(turn, str(entity.get("type")), value.get("value"))
+                    if unavailable is not None:  # not gone: the service that tells us is down for now
+                        return turn.error("SERVICE_UNAVAILABLE", "retry.unavailable", number=value.get("label"),
+                                          when=unavailable, **turn.nouns(str(entity.get("type"))))
                     return turn.error("NOT_FOUND", "clarify.entity_not_found", number=value.get("label"),
                                       **turn.nouns(str(entity.get("type"))))
     execution = _execution(turn, operation, last)
@@ -56,6 +64,22 @@ def retry(turn: Turn) -> None:
     task_retried(turn.conversation)
     plan_and_decide(turn, state, reuse_soft_of=operation.get("confirmation_id"),
                     lead=turn.say("retry.asks_again", action=action) if action else "")
+
+
+def _unavailable(turn: Turn, entity_type: str, entity_id: Any) -> str | None:
+    """When the entity's read failed because its service is unavailable (an open breaker refused it, a
+    5xx, a timeout) rather than because it is gone: roughly when to try again, in words; else None."""
+    capability, id_field = turn.reader.read_capability(entity_type) or ("", "")
+    try:
+        read = turn.reader.call(capability, {id_field: int(entity_id)})  # this turn's read, from its cache
+    except (TypeError, ValueError):
+        return None
+    if read.ok or read.not_found or (read.status_code is not None and read.status_code < 500
+                                     and read.status_code != 429):
+        return None
+    spec = turn.snapshot.get(capability, tenant=turn.tenant)
+    wait = breaker_wait_s(turn.tenant.pk, spec) if spec is not None and spec.resource else None
+    return when_text(wait, turn.language)
 
 
 def _wrote(turn: Turn, execution: Execution) -> bool:

@@ -9,8 +9,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from planning.models import PlanStep
+from registry.selectors import registry_snapshot
 
-from .messages import text
+from .envelope import CIRCUIT_OPEN, breaker_wait_s
+from .messages import text, when_text
 from .models import Execution, ExecutionStatus, StepRun, StepStatus
 
 
@@ -75,12 +77,23 @@ def _failure_reason(execution: Execution, language: str) -> str:
         return text(language, "error.UNKNOWN", label=label)
     if step_error.get("policy"):
         return text(language, "error.POLICY", label=label)
+    if step_error.get("code") == CIRCUIT_OPEN:  # refused without a call: say when it may work again
+        return text(language, "error.CIRCUIT_OPEN", label=label,
+                    when=when_text(_breaker_wait(execution, error.get("step_id")), language))
     kind = str(step_error.get("class") or "")
     why = "UNAVAILABLE" if kind in _UNAVAILABLE else kind if kind in _WHY else "OTHER"
     return text(language, "error.GENERIC", label=label, why=text(language, f"why.{why}"))
 
 
 _WHY = frozenset({"VALIDATION", "BUSINESS_RULE", "NOT_FOUND", "FORBIDDEN", "UNAUTHORIZED", "CONFLICT"})
+
+
+def _breaker_wait(execution: Execution, step_id: Any) -> float | None:
+    """Seconds until the failed step's capability may reach its resource again (its lanes' breakers)."""
+    step = PlanStep.objects.for_tenant(execution.tenant_id).filter(plan=execution.plan_id, step_id=step_id).first()
+    spec = registry_snapshot().get(step.capability_id) if step is not None else None
+    return breaker_wait_s(execution.tenant_id, spec) if spec is not None and spec.resource else None
+
 
 
 def _step_label(execution: Execution, step_id: Any, language: str) -> str:

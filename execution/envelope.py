@@ -184,6 +184,22 @@ def call_resource(caller: Caller, values: dict[str, Any], *, key: str | None) ->
     return refused(CONCURRENCY_LIMIT) if result is None else result
 
 
+def breaker_wait_s(tenant_id: Any, spec: CapabilitySpec) -> float | None:
+    """How long until a call of `spec` may reach a resource again, as its lanes' breakers say now: None
+    when one of its routes lets calls through; else the seconds until the first open one lets its
+    probe through (one open window when the probe is already out, or the window has just passed)."""
+    envelope = Envelope.of(spec)
+    waits = []
+    for resource in (spec.resource.key, *envelope.fallbacks):
+        lane = Lane(tenant_id, spec.id, envelope.check_fallback(resource, spec.resource.key), envelope)
+        state = lane.state()
+        if state.breaker != OPEN and not state.probing:
+            return None
+        left = state.opened_at + BREAKER_OPEN_S - lane.clock() if state.breaker == OPEN else 0.0
+        waits.append(left if left > 0 else BREAKER_OPEN_S)
+    return min(waits) if waits else None
+
+
 def _after_open_window(caller: Caller, poll_s: float = 0.1) -> Lane | None:
     waited = 0.0
     while waited < BREAKER_OPEN_S + poll_s and not caller.stop.is_set():

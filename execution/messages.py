@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 MESSAGES: dict[str, dict[str, str]] = {
@@ -14,6 +15,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "error.POLICY": "a etapa “{label}” deixou de ser permitida no momento da execução (os acessos ou os dados "
                         "mudaram)",
         "error.GENERIC": "a etapa “{label}” não pôde ser concluída: {why}",
+        "error.CIRCUIT_OPEN": "o serviço que a etapa “{label}” usa está indisponível no momento (as chamadas "
+                              "foram suspensas depois de falhas seguidas); tente novamente {when}",
+        "when.seconds": "em cerca de {n} segundo(s)",
+        "when.minutes": "em cerca de {n} minuto(s)",
+        "when.moment": "em alguns instantes",
         "why.VALIDATION": "o sistema recusou os dados enviados",
         "why.BUSINESS_RULE": "uma regra do sistema não permite essa operação no estado atual",
         "why.NOT_FOUND": "o registro não existe mais",
@@ -60,6 +66,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "error.VERIFICATION_FAILED": "the system answered success but the checking read disagrees",
         "error.POLICY": "the step “{label}” was no longer authorised at execution time (permissions or data changed)",
         "error.GENERIC": "the step “{label}” could not be completed: {why}",
+        "error.CIRCUIT_OPEN": "the service the step “{label}” uses is unavailable right now (calls were "
+                              "suspended after repeated failures); try again {when}",
+        "when.seconds": "in about {n} second(s)",
+        "when.minutes": "in about {n} minute(s)",
+        "when.moment": "in a few moments",
         "why.VALIDATION": "the system refused the data sent",
         "why.BUSINESS_RULE": "a rule of the system does not allow this operation in the current state",
         "why.NOT_FOUND": "the record no longer exists",
@@ -108,3 +119,12 @@ def text(language: str, key: str, **values: Any) -> str:
 
 def both(key: str, **values: Any) -> dict[str, str]:
     return {lang: text(lang, key, **values) for lang in MESSAGES}
+
+
+def when_text(seconds: float | None, language: str) -> str:
+    """"em cerca de 40 segundo(s)", "in about 2 minute(s)"; None (nothing to wait for): "in a few moments"."""
+    if seconds is None:
+        return text(language, "when.moment")
+    if seconds < 60:
+        return text(language, "when.seconds", n=max(1, math.ceil(seconds)))
+    return text(language, "when.minutes", n=math.ceil(seconds / 60))

@@ -85,3 +85,61 @@ def test_a_partly_done_copy_is_finished_not_made_twice(world, operator_client, s
     assert made and now == made  # the copy made before the failure is the one finished
     copy = permits.get(pk=next(iter(now)))
     assert set(copy.components.values_list("component_type__key", flat=True)) == {"welding"}
+
+
+def _hold_open(tenant, capability: str, seconds: float) -> None:
+    """The capability's breaker open, its probe not due for `seconds` (as after failures in a row)."""
+    import time
+    from dataclasses import replace
+
+    from execution.control import BREAKER_OPEN_S, OPEN, Envelope, Lane
+    from registry.selectors import registry_snapshot
+
+    spec = registry_snapshot().get(capability)
+    lane = Lane(tenant.pk, spec.id, spec.resource.key, Envelope.of(spec))
+    lane.update(lambda s: (replace(s, breaker=OPEN, probing=False,
+                                   opened_at=time.time() + seconds - BREAKER_OPEN_S), None))
+
+
+@executes
+@pytest.mark.parametrize("again, says", [
+    ("tenta de novo", r"indisponível no momento .* tente novamente em cerca de \d+ segundo\(s\)"),
+    ("try again", r"unavailable right now .* try again in about \d+ second\(s\)"),
+])
+def test_a_retry_refused_by_an_open_breaker_says_the_service_is_unavailable_and_when_to_try(
+        world, operator_client, start, talk, settings, monkeypatch, again, says):
+    import re
+
+    from execution import envelope
+    from execution.control import lanes_clear
+
+    settings.SST_FAULT_INJECTION = True
+    lanes_clear(world.tenant.pk)
+    conversation = _failed_validity(world, operator_client, start, talk)
+    _hold_open(world.tenant, "workPermit.updateValidity", seconds=40)
+    monkeypatch.setattr(envelope, "BREAKER_OPEN_S", 0.05)  # a step waits out one window for its probe: not here
+    try:
+        turn = talk(operator_client, conversation, again)
+    finally:
+        lanes_clear(world.tenant.pk)
+    state = turn["state"]
+    assert state["status"] == "FAILED", state
+    run = StepRun.objects.for_tenant(world.tenant).filter(execution_id=state["last_result"]["execution_id"]).get()
+    assert run.error["code"] == "CIRCUIT_OPEN"  # refused without a call: the service never saw it
+    assert re.search(says, state["last_result"]["message"]), state["last_result"]["message"]
+    world.p802.refresh_from_db()
+    assert world.p802.validity_days == 20
+
+
+@executes
+def test_a_retry_whose_target_cannot_be_read_for_now_says_unavailable_not_missing(world, operator_client, start,
+                                                                                  talk, settings):
+    settings.SST_FAULT_INJECTION = True
+    conversation = _failed_validity(world, operator_client, start, talk)
+    fault_add(tenant=world.tenant, route="sst:permit-detail", method="GET", status=503)
+    turn = talk(operator_client, conversation, "tenta de novo")["response"]
+    assert turn["error"]["code"] == "SERVICE_UNAVAILABLE" and turn["confirmation"] is None, turn
+    assert "indisponível" in turn["message"] and "Tente novamente em" in turn["message"], turn["message"]
+    assert "Não encontrei" not in turn["message"]
+    world.p802.refresh_from_db()
+    assert world.p802.validity_days == 20
