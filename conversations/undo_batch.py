@@ -1,8 +1,9 @@
-"""Undo of an operation that ran batch steps (issue 19 point 2): what each completed write batch step
+"""Undo of an operation that ran batch steps (issue 19 point 2): what its completed write batch step
 changed is its COMPLETED items (execution BatchItem rows), the last finished first; an item that failed
 changed nothing and is left alone. Every item must be undoable through the capability's registered
-`undo` block (conditions, time limit) or nothing is undone; the undo is planned as one batch step per
-write step (undo_plan.py says why), authorised by policy and confirmed once like any plan.
+`undo` block (conditions, time limit) or nothing is undone; the undo is planned as one batch step
+(undo_plan.py says why, and why an operation of several batch writes is refused), authorised by policy
+and confirmed once like any plan.
 """
 
 from __future__ import annotations
@@ -24,26 +25,19 @@ from .undo_plan import NOT_UNDOABLE, undo_call
 
 def batch_undo(turn: Turn, writes: Sequence[tuple[PlanStep, StepRun]], last: dict[str, Any],
                execution: Execution) -> None:
-    """Plan the undo of `writes` (completed batch write steps, in the order they finished), or refuse whole."""
-    parts = []
-    for step, _run in reversed(writes):  # the last change is undone first
-        part, refusal = _part(turn, step, execution)
-        if refusal is not None:
-            rest(turn)
-            turn.error(refusal[1], refusal[0])
-            return
-        if part is not None:
-            parts.append(part)
-    if not parts or len({p["capability"] for p in parts}) != 1:
-        rest(turn)  # no item changed anything; or undos of several kinds, which one batch cannot word
-        turn.error(NOT_UNDOABLE[1], NOT_UNDOABLE[0])
+    """Plan the undo of the one completed batch write step in `writes`, or refuse whole."""
+    part, refusal = _part(turn, writes[0][0], execution) if len(writes) == 1 else (None, NOT_UNDOABLE)
+    if refusal is not None or part is None:  # several batch writes or an item not undoable; or no item done
+        rest(turn)
+        template, code = refusal or ("nothing.to_undo", "NOTHING_TO_UNDO")
+        turn.error(code, template)
         return
+    ids = part.pop("ids")
     labels = ((last.get("intent") or {}).get("batch") or {}).get("labels") or {}
-    ids = list(dict.fromkeys(i for part in parts for i in part["ids"]))
-    state = intent_state(capability=parts[0]["capability"], values={}, text=turn.text, language=turn.language,
+    state = intent_state(capability=part["capability"], values={}, text=turn.text, language=turn.language,
                          undo_of=str(execution.pk))
     state["batch"] = {"ids": ids, "labels": {str(i): str(labels.get(str(i), i)) for i in ids}, "scope": None,
-                      "undo": parts}
+                      "undo": part}
     plan_and_decide(turn, state)
 
 

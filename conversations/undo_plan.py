@@ -12,9 +12,14 @@ by policy's blast-radius rule on its target count. What an item's call needs bes
 (the row that item's write created) rides on the pinned target as `args`: fixed at planning and hashed
 with the plan, so the runtime can no more change it than the targets.
 
+One batch write step is undone per plan: the items of a second batch step would be tied to the first's
+by the executor (an item runs only after the same target's item of the step it depends on), which an
+undo over other items cannot honour, and running them unordered could undo a change before the one
+made on top of it — such an operation is refused as not undoable automatically.
+
 The state is a batch request's (`state["batch"]`: ids in undo order, labels) with `undo`: the plan's
-steps, each `{capability, entity, input, args, ids}`, the last change's step first. Below operations.py,
-summary (through batch_plan) and batch.py, which plan, word and report it.
+one step, `{capability, entity, input, args}`. Below operations.py, summary (through batch_plan) and
+batch.py, which plan, word and report it.
 """
 
 from __future__ import annotations
@@ -66,14 +71,11 @@ def is_undo(state: Mapping[str, Any]) -> bool:
 
 
 def undo_steps(state: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """One batch step per undone write step, each after the one before it (the last change first)."""
-    steps: list[dict[str, Any]] = []
-    for n, part in enumerate(state["batch"]["undo"]):
-        args = {int(k): v for k, v in (part.get("args") or {}).items()}
-        steps.append({"id": f"undo{n + 1}", "capability": part["capability"], "input": dict(part["input"]),
-                      "for_each": BATCH_SOURCE, "depends_on": [steps[-1]["id"]] if steps else [],
-                      "targets": batch_targets([int(i) for i in part["ids"]], part["entity"], args)})
-    return steps
+    """The one batch step: the undo capability over the items, in the order they are to be undone."""
+    chosen, undo = state["batch"], state["batch"]["undo"]
+    args = {int(k): v for k, v in (undo.get("args") or {}).items()}
+    return [{"id": "undo", "capability": undo["capability"], "input": dict(undo["input"]), "for_each": BATCH_SOURCE,
+             "depends_on": [], "targets": batch_targets([int(i) for i in chosen["ids"]], undo["entity"], args)}]
 
 
 def undo_plan(turn: Turn, state: Mapping[str, Any]) -> ExecutionPlan:
@@ -93,7 +95,7 @@ def _verb(capability_id: str, language: str) -> str:
 
 
 def _what(grammar: Any, state: Mapping[str, Any], language: str, count: int) -> dict[str, Any]:
-    entity = state["batch"]["undo"][0]["entity"]
+    entity = state["batch"]["undo"]["entity"]
     return {"verb": _verb(state["capability"], language), "count": count,
             "nouns": grammar.noun(entity, language, many=count != 1)}
 
@@ -105,7 +107,7 @@ def undo_describe(turn: Turn, state: Mapping[str, Any]) -> tuple[str, list[dict[
     shown = messages.join_list(labels, turn.language) if len(labels) <= _SHOWN else turn.say(
         "undo.batch_more", items=", ".join(labels[:_SHOWN]), count=len(labels) - _SHOWN)
     action = turn.say("undo.batch", items=shown, **_what(turn.grammar, state, turn.language, len(labels)))
-    entity = chosen["undo"][0]["entity"]
+    entity = chosen["undo"]["entity"]
     return action, [{"type": entity, "id": str(i), "label": label} for i, label in zip(chosen["ids"], labels,
                                                                                          strict=True)]
 
@@ -113,11 +115,8 @@ def undo_describe(turn: Turn, state: Mapping[str, Any]) -> tuple[str, list[dict[
 def undo_done(detail: Mapping[str, Any], state: Mapping[str, Any], grammar: Any, language: str) -> str:
     """The reply once the undo settled: how many were undone, and — a partial undo — where it failed."""
     chosen = state["batch"]
-    done: set[str] = set()
-    for step in detail["steps"]:
-        result = step.get("result")
-        if isinstance(result, Mapping):
-            done |= {str(k) for k in result.get("items") or {}}
+    done = {str(k) for step in detail["steps"] if isinstance(step.get("result"), Mapping)
+            for k in step["result"].get("items") or {}}
     failed = [str(chosen["labels"].get(str(i), i)) for i in chosen["ids"] if str(i) not in done]
     if not failed:
         return messages.say("undo.batch_done", language, **_what(grammar, state, language, len(done)))
