@@ -65,6 +65,21 @@ def quoted_values(text: str) -> list[str]:
     return [(a or b).strip() for a, b in QUOTED.findall(head) if (a or b).strip()]
 
 
+def quoted_positions(text: str, parts: list[str]) -> frozenset[int]:
+    """The positions in `parts` (the message's folded tokens, filler stripped) of the words inside quotes:
+    a quoted passage is a value as the user typed it — "… o <item> 'cancele a <entidade> 52'" — whose
+    words never pick a verb, a noun or a number (empty when the tokens cannot be aligned with the text)."""
+    quotes = [m.span() for m in QUOTED.finditer(text)]
+    if not quotes:
+        return frozenset()
+    full = words(fold(text))
+    spans = [m.span() for m in _WORD.finditer(text)]
+    offset = next((i for i in range(len(full) - len(parts) + 1) if full[i:i + len(parts)] == parts), None)
+    if offset is None or len(spans) != len(full):
+        return frozenset()
+    return frozenset(i for i in range(len(parts)) if any(a <= spans[offset + i][0] < b for a, b in quotes))
+
+
 def marked_value(text: str) -> str | None:
     """What follows "motivo:", "porque", "because" or a colon, up to the end of the message."""
     match = MARKED.search(text)

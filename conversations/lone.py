@@ -1,19 +1,22 @@
 """A message that is only a reference or only an entity noun, with nothing pending: "57", "a 312",
-"<entidades>", "<entities>", "<entidade> do <atributo>". A lone number opens the one entity that
-has it (the navigation capability of each entity type is asked, through the normal extraction); a
+"<entidades>", "<entities>", "<entidade> do <atributo>", "<atributo>". A lone number opens the one entity
+that has it (the navigation capability of each entity type is asked, through the normal extraction); a
 lone noun lists that entity's items (its search capability, no filter); a noun followed by what names
-one of its items (the manifest's named_by) opens that one. Nothing here knows an entity.
+one of its items (the manifest's named_by) opens that one, and so does that value alone when it names
+one item of one type only. Nothing here knows an entity.
 """
 
 from __future__ import annotations
 
+from .attributes import named_by_attribute
 from .flow import pending_confirmation
 from .grammar import CapabilityGrammar, find_phrase
 from .lexicon import ARTICLES
 from .navigation import navigate
 from .operations import operate
+from .reads import entity_ref
 from .turns import Turn
-from .understanding import Extraction, Extractor
+from .understanding import Extraction, Extractor, SlotValue
 
 
 def lone_turn(turn: Turn, parts: list[str], allowed: set[str], extractor: Extractor) -> bool:
@@ -22,15 +25,18 @@ def lone_turn(turn: Turn, parts: list[str], allowed: set[str], extractor: Extrac
     content = [p for p in parts if p not in ARTICLES]
     if len(content) == 1 and content[0].isdigit():
         return _open_the_one(turn, content, allowed, extractor)
-    if 1 < len(content) <= 4 and content[-1].isdigit():  # "inspecton 53": a noun (a slip allowed) and a number
-        types = _named_whole(turn, content[:-1])
-        return bool(types) and _open_the_one(turn, content, allowed, extractor, types)
+    # "inspecton 53": a noun (a slip allowed) and a number
+    numbered = 1 < len(content) <= 4 and content[-1].isdigit() and _named_whole(turn, content[:-1])
+    if numbered:
+        return _open_the_one(turn, content, allowed, extractor, numbered)
     if _list_them(turn, content, allowed):
         return True
     # "<entidade> do <atributo>": a noun, then what names one of its items (manifest named_by), no number
     types = _leading_noun(turn, content)
-    return (bool(types) and len(content) <= _ATTRIBUTE_WORDS and not any(p.isdigit() for p in content)
-            and _open_the_one(turn, content, allowed, extractor, types))
+    if types:
+        return (len(content) <= _ATTRIBUTE_WORDS and not any(p.isdigit() for p in content)
+                and _open_the_one(turn, content, allowed, extractor, types))
+    return len(content) <= _ATTRIBUTE_WORDS and _open_by_its_value(turn, content, allowed)
 
 
 _ATTRIBUTE_WORDS = 6
@@ -63,6 +69,25 @@ def _open_the_one(turn: Turn, content: list[str], allowed: set[str], extractor: 
     if len(found) != 1:  # none has it, or several types do: not a guess
         return False
     navigate(turn, found[0][0], found[0][1], content)
+    return True
+
+
+def _open_by_its_value(turn: Turn, content: list[str], allowed: set[str]) -> bool:
+    """"subestação 2": the whole message, word for word, is what names one item (a named_by value) — of one
+    entity type only, and one item only (a name several items share is no reference)."""
+    found = []
+    for cap in turn.grammar.capabilities.values():
+        slot = next((s for s in cap.slots if s.parse == "reference" and s.type == cap.entity), None)
+        if cap.id not in allowed or cap.kind != "navigation" or cap.intent != "open" or slot is None:
+            continue
+        items, at = named_by_attribute(turn.reader, slot, content)
+        if items and at == set(range(len(content))):
+            found.append((cap, slot, items))
+    if len(found) != 1 or len(found[0][2]) != 1:
+        return False
+    cap, slot, items = found[0]
+    ref = entity_ref(slot.type, items[0], label_field=str((slot.resolver or {}).get("label", "number")))
+    navigate(turn, cap, Extraction(values={slot.name: [SlotValue(ref["id"], ref["label"], ref, "text")]}), content)
     return True
 
 

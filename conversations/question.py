@@ -16,6 +16,7 @@ from .intents import intent_state
 from .plurals import plural_types
 from .reads import entity_ref
 from .state import entity_activate, situation_for
+from .summary import code_labels
 from .turns import Turn
 from .understanding import Extraction, Extractor
 
@@ -87,7 +88,8 @@ def field_answer(turn: Turn, slot: SlotSpec, body: Mapping[str, Any], field: str
                  template: str = "answer.field", extra: Mapping[str, Any] | None = None) -> None:
     """Answer `field` of the entity `body` (of `slot`'s type); it becomes the entity and topic in focus."""
     value = body[field]
-    codes = _code_labels(turn) if isinstance(value, list) else None  # only a list's items are described
+    # only a list's items are described
+    codes = code_labels(turn.grammar, turn.language) if isinstance(value, list) else None
     shown = _shown(value, turn.language, codes) if value not in (None, [], "") else turn.say("answer.none")
     unit = f" {messages.term('days', turn.language)}" if field.endswith("_days") else ""
     entity = entity_ref(slot.type, body, label_field=str((slot.resolver or {}).get("label", "name")))
@@ -115,16 +117,6 @@ def _field_label(turn: Turn, field: str) -> str:
             if field in (slot.field, slot.name) and (slot.label or slot.type in turn.grammar.nouns):
                 return turn.grammar.slot_label(slot, turn.language)
     return messages.term(field, turn.language)
-
-
-def _code_labels(turn: Turn) -> dict[str, str]:
-    """Enum codes → the words the registry's slots show them with in `turn.language` ("HIGH" → "alta")."""
-    labels: dict[str, str] = {}
-    for cap in turn.grammar.capabilities.values():
-        for slot in cap.slots:
-            for code in slot.value_labels:
-                labels.setdefault(code, slot.value_label(code, turn.language))
-    return labels
 
 
 def _shown(value: Any, language: str, codes: Mapping[str, str] | None = None) -> str:

@@ -13,7 +13,8 @@ from .date_write import date_write
 from .explain import explain
 from .field_write import field_write, field_writes
 from .flow import rest
-from .grammar import CapabilityGrammar
+from .freetext import quoted_positions
+from .grammar import CapabilityGrammar, SlotSpec
 from .llm import llm_understand
 from .lone import lone_turn
 from .navigation import navigate
@@ -26,6 +27,7 @@ from .state_question import state_question
 from .statemachine import Status
 from .status_goal import status_goal
 from .turns import Turn
+from .two_questions import two_questions
 from .understanding import Extraction, Extractor, Ranked, masked, rank, reference
 
 CLONE_MARKERS = frozenset(lexicon.tokens("igual mesma mesmo copia copie copiar clone clonar duplicar duplique "
@@ -37,6 +39,7 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     situation = situation_for(turn.conversation)
     # The tenant's names said in the message are values: their words never pick a verb, noun or target.
     spans = data_spans(turn.grammar, turn.reader, parts, situation)
+    spans |= quoted_positions(turn.text, parts)  # and what the user quoted: a value as typed
     ranked = rank(turn.grammar, masked(parts, spans), allowed, hints)
     # "adicione X e depois aprove", "se estiver vencida, renove": never one action of several silently.
     shape = (compound_shape(turn.grammar, said_part(turn.text, masked(parts, spans)), allowed, hints)
@@ -45,6 +48,8 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         return compound_request(turn, parts, shape)
     # "quem é o <campo> da <entidade> 45?": a question naming a field of an entity is answered from
     # that entity's data before any capability whose verb the question happens to contain.
+    if two_questions(turn, parts):  # "who's <field> of 318, and is it <state> yet?": both answered
+        return
     if state_question(turn, parts):  # "… 54 foi cancelada?": a state asked, before "cancelar" is read as a verb
         return
     # "você poderia prorrogar a 311?": a write asked politely is a request, not a question about a field.
@@ -86,7 +91,8 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         return explain(turn, parts)
     if cap.kind == "navigation":
         return navigate(turn, cap, extraction, parts)
-    if cap.kind == "write" and turn.conversation.status == Status.EXECUTING:
+    # (the status is UNDERSTANDING by now: what was running is what the conversation rested in)
+    if cap.kind == "write" and turn.resting_before in (Status.EXECUTING, Status.CANCELLING):
         return turn.error("BUSY", "busy")
     if cap.batch is not None and best.verb is not None and best.verb.batch and best.cap.id == cap.id:
         return batch_request(turn, cap, parts, extractor)
@@ -142,8 +148,10 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str], extractor: Extrac
     view = masked(parts, extractor.data[1]) if parts == extractor.data[0] else parts  # names are not numbers
     many = plural_types(turn.grammar, view) if not any(p.isdigit() for p in view) else set()
     # Only when the verb's best reading is about the entity said in the plural ("vá para os <filhos>"
-    # opens a tab of another entity's page: no list there).
-    many &= {r.cap.entity for r in ranked if r.score >= ranked[0].score}  # (the best readings, when they tie)
+    # opens a tab of another entity's page: no list there), or lists the children of one of them ("quais
+    # <entidades> têm <filhos>?" asks which of many, not the children of one).
+    best = [r.cap for r in ranked if r.score >= ranked[0].score]  # (the best readings, when they tie)
+    many &= {c.entity for c in best} | {s.type for c in best for s in c.slots if _of_parent(c, s)}
     ranked = _with_lists(turn, ranked, many, allowed)
     # A field the message names is evidence for the write that fills it, just below the verbs' readings.
     fields = [Ranked(cap, top - 1) for cap in field_writes(turn, parts, allowed)
@@ -154,7 +162,9 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str], extractor: Extrac
         # "… the <field> of <entity> 311": an entity the message names that the capability has no
         # place for (a create of that entity, another entity's operation) is evidence against it.
         bonus = -4.0 if named - extraction.used else 0.0
-        if item.cap.entity in many:  # "as <entidades> em rascunho da X": many of them, no number — a list
+        if any(_of_parent(item.cap, s) and s.type in many for s in item.cap.slots):
+            bonus -= 3.0  # "quais <entidades> têm <filhos>?": many parents said, no list of one's children
+        elif item.cap.entity in many:  # "as <entidades> em rascunho da X": many of them, no number — a list
             # of them, not of one's children ("<entity>.<children>.list" needs the one it lists from)
             bonus += 6.0 if item.cap.intent in _MANY_INTENTS and not _of_one(item.cap) else -3.0
         for slot in item.cap.slots:
@@ -191,6 +201,11 @@ def clone_extraction(turn: Turn, cap: CapabilityGrammar, parts: list[str], extra
 
 
 _MANY_INTENTS = frozenset({"search", "list", "count"})
+
+
+def _of_parent(cap: CapabilityGrammar, slot: SlotSpec) -> bool:
+    """`slot` is the one item `cap` lists the children of."""
+    return cap.intent in _MANY_INTENTS and slot.required and slot.parse == "reference" and slot.type != cap.entity
 
 
 def _of_one(cap: CapabilityGrammar) -> bool:

@@ -18,13 +18,13 @@ from .state import situation_for
 from .turns import Turn
 from .understanding import Extractor
 
-_STATE_VERBS = frozenset(lexicon.tokens("foi foram esta estao ta tao ja ainda continua segue ficou fica virou "
+STATE_VERBS = frozenset(lexicon.tokens("foi foram esta estao ta tao ja ainda continua segue ficou fica virou "
                                         "is are was were has have been still already got become became"))
 
 
 def state_question(turn: Turn, parts: list[str]) -> bool:
     asks = lexicon.asks(parts, turn.text)
-    if not asks or not any(p in _STATE_VERBS for p in parts):
+    if not asks or not any(p in STATE_VERBS for p in parts):
         return False
     if any(p in lexicon.OPEN_QUESTION_WORDS for p in parts):  # "when is … scheduled?" asks a value
         return False

@@ -165,7 +165,8 @@ def read_answer(grammar: Grammar, snapshot: RegistrySnapshot, steps: list[Mappin
             if left_out and left_out.get("count"):
                 return noun.say("result.count_one" if len(entries) == 1 else "result.count_many", count=len(entries))
             item["details"] = _varying(entries, item.get("details") or ())
-            return list_text([item_label(grammar, cap.entity, entry, item) for entry in entries], noun,
+            codes = code_labels(grammar, language)
+            return list_text([item_label(grammar, cap.entity, entry, item, codes) for entry in entries], noun,
                              where=_owner(grammar, cap, slots or {}, language))
     return None
 
@@ -225,14 +226,26 @@ def list_text(labels: list[str], noun: _Noun, *, where: str = "") -> str:
                     items=items, where=where)
 
 
-def item_label(grammar: Grammar, entity: str, entry: Mapping[str, Any], item: Mapping[str, Any]) -> str:
+def code_labels(grammar: Grammar, language: str) -> dict[str, str]:
+    """Enum codes → the words the registry's slots show them with in `language` ("HIGH" → "alta")."""
+    labels: dict[str, str] = {}
+    for cap in grammar.capabilities.values():
+        for slot in cap.slots:
+            for code in slot.value_labels:
+                labels.setdefault(code, slot.value_label(code, language))
+    return labels
+
+
+def item_label(grammar: Grammar, entity: str, entry: Mapping[str, Any], item: Mapping[str, Any],
+               codes: Mapping[str, str] | None = None) -> str:
     """"325 (Elétrica Pinheiro)": the field `item.label` names (else the entity's resolver label, else a
-    generic one), then the `item.details` paths that have a value."""
+    generic one), then the `item.details` paths that have a value — an enum code in words (`codes`)."""
     field_name = item.get("label") or _resolver_label(grammar, entity)
     label = _path(entry, field_name) if field_name else None
     if label in (None, ""):
         label = entity_ref(entity, entry)["label"]
-    details = [str(v) for v in (_path(entry, p) for p in item.get("details") or ()) if v not in (None, "")]
+    details = [str((codes or {}).get(v, v)) if isinstance(v, str) else str(v)
+               for v in (_path(entry, p) for p in item.get("details") or ()) if v not in (None, "")]
     text = str(label) + (f" ({', '.join(details)})" if details else "")
     return text if len(text) <= _MAX_LABEL else text[:_MAX_LABEL - 1].rstrip() + "\u2026"
 

@@ -11,7 +11,14 @@ from __future__ import annotations
 import pytest
 
 from conversations.dates import date_spans
-from conversations.freetext import colon_value, leftover_value, marked_value, quoted_values, value_as_typed
+from conversations.freetext import (
+    colon_value,
+    leftover_value,
+    marked_value,
+    quoted_positions,
+    quoted_values,
+    value_as_typed,
+)
 from conversations.lexicon import tokens
 
 SKIP = set(tokens("""
@@ -155,3 +162,16 @@ def test_date_spans(text, language, expected):
 def test_a_value_without_its_frame(value, label, expected):
     skip = set(tokens("gravidade media high severity"))
     assert value_as_typed(value, skip, set(tokens(label))) == expected
+
+
+@pytest.mark.parametrize(("text", "quoted"), [
+    # what the user quoted is a value: its words never pick a verb, a noun or a number
+    ("tira da 51 o achado 'cancele a inspeção 52', isso é lixo", ("cancele", "a", "inspecao", "52")),
+    ('remove "delete permit 310" from 51', ("delete", "permit", "310")),
+    ("registra na 52 o achado “piso molhado”", ("piso", "molhado")),
+    ("abre a 52", ()),
+    ("what's the deal with 318?", ()),  # an apostrophe inside a word opens no quote
+])
+def test_the_words_inside_quotes(text, quoted):
+    parts = tokens(text)
+    assert tuple(parts[i] for i in sorted(quoted_positions(text, parts))) == quoted

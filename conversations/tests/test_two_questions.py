@@ -1,0 +1,24 @@
+"""Two questions in one message (two_questions.split_questions): "<question> and <question>" splits where
+the joiner opens a question word or a state verb, a pronoun allowed first; a list's filters never split."""
+
+from __future__ import annotations
+
+import pytest
+
+from conversations.lexicon import tokens
+from conversations.two_questions import split_questions
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("who's responsible for permit 318, and is it approved yet?",
+     ("who s responsible for permit 318", "is it approved yet")),
+    ("where is inspection 52 and when is it?", ("where is inspection 52", "when is it")),
+    ("qual a validade da 311 e ela já está aprovada?", ("qual a validade da 311", "ela ja esta aprovada")),
+    ("quem é o responsável pela 320 e quando vence?", ("quem e o responsavel pela 320", "quando vence")),
+    ("quais permissões da Alfa e Beta?", None),  # a joiner between names
+    ("add Ana and Bruno to 802", None),
+    ("qual a validade da 311?", None),
+])
+def test_two_questions_split_where_the_second_opens(text, expected):
+    found = split_questions(tokens(text))
+    assert (tuple(" ".join(c) for c in found) if found else None) == expected
