@@ -31,7 +31,7 @@ from rest_framework.test import APIClient
 
 from demo.testcontrol.services import world_facts
 from execution.runtime import sessions_close
-from sst import inspection_services
+from sst import checks, inspection_services
 from sst.models import Company
 from tenancy.models import Tenant
 
@@ -144,7 +144,7 @@ def victim(db, in_process) -> Victim:
     ids = {"conversation_id": conversation, "confirmation_id": asked["response"]["confirmation"]["id"],
            "execution_id": done["response"]["execution"]["id"], "id": str(permit["id"]),
            "employee_id": str(_first_id(employee)), "component_id": str(_first_id(component)),
-           "finding_id": str(_finding_id(tenant))}
+           "finding_id": str(_finding_id(tenant)), "evaluation_id": str(_evaluation_id(tenant, permit["id"]))}
     schema = APIClient().get("/api/schema/?format=json").json()
     operations = [(method.upper(), path) for path, item in schema["paths"].items() for method in item
                   if method in {"get", "post", "put", "patch", "delete"}]
@@ -158,6 +158,12 @@ def _finding_id(tenant: Tenant) -> int:
                                                        site="Galpão", scheduled_for=date.today() + timedelta(days=3))
     return inspection_services.inspection_finding_add(tenant=tenant, inspection_id=inspection.pk,
                                                       description="guarda-corpo solto").pk
+
+
+def _evaluation_id(tenant: Tenant, permit_id: int) -> int:
+    """A real evaluation recorded for the victim's permit (what withdrawing one would remove)."""
+    findings = checks.Findings(trained=True, risk_level="low", compliant=True)
+    return checks.permit_evaluation_record(tenant=tenant, permit_id=permit_id, findings=findings).pk
 
 
 def _first_id(listing: Any) -> Any:
