@@ -79,16 +79,22 @@ def decision_for(findings: Findings) -> tuple[str, list[str]]:
     return (EvaluationOutcome.FLAG if reasons else EvaluationOutcome.APPROVE), reasons
 
 
+def _permit_locked(tenant: Tenant, permit_id: int, expected_revision: int | None) -> None:
+    """Lock the permit's row (its evaluations change under it, one writer at a time) and check If-Match;
+    the revision is not bumped: an evaluation is not part of the permit."""
+    revision = (WorkPermit.objects.for_tenant(tenant).select_for_update().filter(pk=permit_id)
+                .values_list("revision", flat=True).first())
+    if revision is None:
+        raise ObjectNotFound(permit=permit_id)
+    if expected_revision is not None and expected_revision != revision:
+        raise RevisionMismatch(current=revision)
+
+
 def permit_evaluation_record(*, tenant: Tenant, permit_id: int, findings: Findings,
                              expected_revision: int | None = None) -> PermitEvaluation:
     """Record the decision about the permit as it is now (row locked; If-Match checked, revision kept)."""
     with transaction.atomic():
-        revision = (WorkPermit.objects.for_tenant(tenant).select_for_update().filter(pk=permit_id)
-                    .values_list("revision", flat=True).first())
-        if revision is None:
-            raise ObjectNotFound(permit=permit_id)
-        if expected_revision is not None and expected_revision != revision:
-            raise RevisionMismatch(current=revision)
+        _permit_locked(tenant, permit_id, expected_revision)
         outcome, reasons = decision_for(findings)
         return PermitEvaluation.objects.create(
             tenant=tenant, permit_id=permit_id, outcome=outcome, reasons=reasons,
@@ -100,12 +106,7 @@ def permit_evaluation_withdraw(*, tenant: Tenant, permit_id: int, evaluation_id:
     """Withdraw one recorded decision (the undo of recording it); returns it as it was. Looked up
     under its permit, so another permit's evaluation id is a 404; the permit's revision is kept."""
     with transaction.atomic():
-        revision = (WorkPermit.objects.for_tenant(tenant).select_for_update().filter(pk=permit_id)
-                    .values_list("revision", flat=True).first())
-        if revision is None:
-            raise ObjectNotFound(permit=permit_id)
-        if expected_revision is not None and expected_revision != revision:
-            raise RevisionMismatch(current=revision)
+        _permit_locked(tenant, permit_id, expected_revision)
         evaluation = PermitEvaluation.objects.for_tenant(tenant).filter(permit_id=permit_id, pk=evaluation_id).first()
         if evaluation is None:
             raise ObjectNotFound(evaluation=evaluation_id)

@@ -117,6 +117,16 @@ def start():
 
 
 @pytest.fixture
+def lanes(tenant):
+    """The tenant's controller lanes (breakers, limits: shared in Redis) start empty and are forgotten after."""
+    from execution.control import lanes_clear
+
+    lanes_clear(tenant.pk)
+    yield
+    lanes_clear(tenant.pk)
+
+
+@pytest.fixture
 def moved_clock(settings):
     """The shared TTL clock, movable by the test (AGENT_TEST_CONTROL), reset before and after."""
     from tenancy import clock

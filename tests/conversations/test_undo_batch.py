@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 
 from conftest import client_for, make_user
-from execution.control import lanes_clear
 from execution.models import BatchItem, Execution
 from planning.models import ExecutionPlan
 from policy.models import ReceiptCheck
@@ -16,13 +15,7 @@ from sst.models import PermitEvaluation
 from tenancy.models import Membership, Role
 
 executes = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def _lanes(tenant):
-    lanes_clear(tenant.pk)
-    yield
-    lanes_clear(tenant.pk)
+pytestmark = pytest.mark.usefixtures("lanes")
 
 
 @pytest.fixture

@@ -6,19 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from execution.control import lanes_clear
 from sst import services as sst
 from sst.models import PermitEvaluation
 from tests.conversations.test_undo_worker import on_worker, settled  # noqa: F401 - fixture: this module's worker
 
-pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(autouse=True)
-def _lanes(tenant):
-    lanes_clear(tenant.pk)
-    yield
-    lanes_clear(tenant.pk)
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("lanes")]
 
 
 def test_a_batch_evaluation_and_its_undo_run_on_the_worker(world, operator_client, start, talk,
