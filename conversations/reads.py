@@ -55,6 +55,7 @@ class Reader:
     _session: ToolSession | None = None
     _cache: dict[str, ReadResult] = field(default_factory=dict)
     _epochs: dict[tuple[str, ...], str] = field(default_factory=dict)  # data epochs read this turn, by topics
+    _read_caps: dict[str, tuple[str, str] | None] = field(default_factory=dict)  # read_capability, this turn
 
     def close(self) -> None:
         """Sessions are the execution runtime's per-thread ones (a token reused across turns): kept open."""
@@ -120,24 +121,25 @@ class Reader:
     def read_capability(self, entity_type: str) -> tuple[str, str] | None:
         """(capability id, id field) of the read of one `entity_type` by id ("workPermit.read", "permit_id"):
         a read whose output is the entity itself (it has an `id`), the `show` intent first."""
+        if entity_type in self._read_caps:
+            return self._read_caps[entity_type]
         found = []
         for cap in self.grammar.capabilities.values():
-            spec = self.spec(cap.id)
-            if spec is None or cap.kind != "read" or cap.entity != entity_type:
+            if cap.kind != "read" or cap.entity != entity_type or (spec := self.spec(cap.id)) is None:
                 continue
             required = list(spec.input_schema.get("required") or ())
             own = [s for s in cap.slots if s.type == entity_type and s.field in required]
             returns_entity = "id" in (spec.output_schema.get("properties") or {})
             if len(required) == 1 and own and returns_entity:
                 found.append((cap.intent != "show", cap.id, own[0].field))
-        return (min(found)[1], min(found)[2]) if found else None
+        self._read_caps[entity_type] = (min(found)[1], min(found)[2]) if found else None
+        return self._read_caps[entity_type]
 
     def list_capability(self, entity_type: str) -> str | None:
         """A read that lists every `entity_type` with no required input (catalogs, people, companies)."""
         best = None
         for cap in self.grammar.capabilities.values():
-            spec = self.spec(cap.id)
-            if spec is None or cap.kind != "read" or cap.entity != entity_type:
+            if cap.kind != "read" or cap.entity != entity_type or (spec := self.spec(cap.id)) is None:
                 continue
             if spec.input_schema.get("required") or spec.output_schema.get("type") != "array":
                 continue

@@ -209,9 +209,10 @@ def _apply_turn(turn: Turn, *, kind: str, ui_context: Any, confirmation_id: Any,
     # Every event of the turn (execution's EXECUTION_STARTED too) is written in one statement.
     with event_batch(tenant=tenant, conversation_id=conversation.pk, last_seq=last_seq) as batch:
         _apply_ui(turn, ui_context)
+        running = _running_operation(conversation)
         handle(turn, kind, confirmation_id=confirmation_id)
         if turn.started_read:
-            _settle_reads_here(turn)
+            _settle_reads_here(turn, running)
     conversation.last_response = turn.response
     structlog.contextvars.bind_contextvars(**metrics.turn_operation_ids(conversation))
     saving = time.perf_counter()
@@ -227,15 +228,30 @@ def _apply_turn(turn: Turn, *, kind: str, ui_context: Any, confirmation_id: Any,
     turn.result = result
 
 
-def _settle_reads_here(turn: Turn) -> None:
+def _running_operation(conversation: Conversation) -> dict[str, Any] | None:
+    """The operation still executing (or being cancelled) when the turn began, if any."""
+    operation = conversation.active_operation or {}
+    if conversation.status in (Status.EXECUTING, Status.CANCELLING) and operation.get("execution_id"):
+        return {"status": conversation.status, "operation": dict(operation)}
+    return None
+
+
+def _settle_reads_here(turn: Turn, running: dict[str, Any] | None) -> None:
     """The read plan the turn started runs now, in this transaction and under this lock (execution/inline.py),
     and its outcome is this turn's reply: no second lock of the conversation, nothing read back after the
-    commit. A read that did not settle here (over its budget, or handed on) is answered as before."""
+    commit. A read that did not settle here (over its budget, or handed on) is answered as before.
+
+    A question asked while an earlier operation still runs is answered, and the conversation goes on
+    following that operation: its completion hook still finds it, and a write asked meanwhile is still
+    refused as busy (no second write planned on the revision the first one is about to change)."""
     for execution in run_reads_now(turn.started_execution):
         if str(execution.pk) == turn.started_execution and settled_apply(turn.conversation, execution,
                                                                          turn.snapshot):
             turn.response = turn.conversation.last_response
             turn.read_settled = True
+            if running is not None:
+                turn.conversation.active_operation = running["operation"]
+                turn.walk(Status.UNDERSTANDING, running["status"])
 
 
 def _read_wait(turn: Turn) -> float:

@@ -143,3 +143,29 @@ def test_a_database_error_in_the_reads_leaves_the_turn_answered_and_the_steps_to
     assert no_worker == []  # run after the commit in this thread, as before (execution/inline.py)
     assert set(Execution.objects.for_tenant(world.tenant).values_list("status", flat=True)) == {
         ExecutionStatus.COMPLETED}
+
+
+def test_a_question_asked_while_a_write_runs_leaves_the_conversation_following_the_write(
+        world, operator_client, start, no_worker, django_capture_on_commit_callbacks):
+    from execution.engine import run_step
+
+    def say(text):
+        return operator_client.post(f"/agent/conversations/{conversation}/messages", {"text": text},
+                                    format="json").json()
+
+    conversation = start(operator_client)
+    say("prorroga a permissão 802 para 35 dias")
+    started = say("sim")
+    question = say("qual é a validade da permissão 802?")
+    another_write = say("prorroga a permissão 802 para 36 dias")
+
+    assert question["response"]["type"] == "answer" and "20" in question["response"]["message"]
+    assert question["status"] == "EXECUTING", "the write still runs: the conversation still follows it"
+    assert (another_write["response"].get("error") or {}).get("code") == "BUSY", another_write["response"]
+    with django_capture_on_commit_callbacks(execute=True):
+        run_step(*no_worker[0])  # the worker runs the write now; its hook finds the operation it settles
+    state = operator_client.get(f"/agent/conversations/{conversation}").json()
+    assert state["status"] == "SUCCESS"
+    assert state["last_result"]["execution_id"] == started["response"]["execution"]["id"]
+    world.p802.refresh_from_db()
+    assert world.p802.validity_days == 35
