@@ -7,7 +7,7 @@ Those lists change seldom, and the application says when they do (tenancy.data_e
 is used only while the data epoch of what it lists (its API path's topic: a catalog, or the one
 entity whose children it lists) is the one it was read under, and for at most
 AGENT_LIST_CACHE_SECONDS (the bound for an application that does not say; 0 turns this off). A
-write to one permit therefore leaves the catalogs and every other permit's children kept.
+write to one entity therefore leaves the catalogs and every other entity's children kept.
 
 What is kept: successful answers of read capabilities that list, as JSON text (each hit decodes its
 own copy: no turn can change what another reads), keyed by tenant, user (the business API answers
