@@ -12,6 +12,7 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from config import logqueue
+from execution import hedge_pool
 from tenancy import db as tenancy_db
 from tenancy.models import Role, Tenant
 from tenancy.services import access_token_issue, membership_grant, tenant_create
@@ -35,6 +36,7 @@ def django_db_setup(django_db_setup, django_db_blocker):
         tenancy_db.act_as_owner(False)
     yield
     with django_db_blocker.unblock():
+        hedge_pool.close_connections()  # kept threads' connections would stop the test database's drop
         tenancy_db.act_as_owner(True)
 
 

@@ -2,9 +2,10 @@
 authenticated GET of one permit on the same servers at the same concurrency.
 
 The stack is scripts/serve_production.sh itself — gunicorn with one uvicorn worker per core, DEBUG=0, a
-Celery worker and beat under honcho — on a free port, with the test-control API on and the rate limits
+Celery worker and beat under honcho — on a free port, with the test-control API off and the rate limits
 raised (the point is the machine, not the limiter). For each K in SERVED_LEVELS (default 10, 50, 200)
-a fresh world with one permit per client is made through the test-control API, and K asyncio clients
+a fresh world with one permit per client is made in this process (demo.testcontrol's services on the
+same database: the stack serves as in production, where every clock read is free), and K asyncio clients
 (httpx), each with its own conversation, play for SERVED_SECONDS (default 20) the mix in MIX, each
 from another point of it: open the permit, ask its validity, count the employees, ask to change the
 permit's validity, "sim". Before its next write question a client waits until its last write has
@@ -30,7 +31,6 @@ import asyncio
 import json
 import os
 import random
-import secrets
 import signal
 import subprocess
 import sys
@@ -54,6 +54,7 @@ from django.db import connection  # noqa: E402
 from django.db.models import Count  # noqa: E402
 
 from conversations.models import Turn  # noqa: E402
+from demo.testcontrol.services import world_create, world_delete, world_facts  # noqa: E402
 from execution.models import Execution  # noqa: E402
 from sst.models import IdempotencyRecord  # noqa: E402
 from tenancy.models import Tenant  # noqa: E402
@@ -78,15 +79,15 @@ class Stack:
     def __init__(self) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.token = secrets.token_urlsafe(24)
         self.log = Path(tempfile.gettempdir()) / f"sst-agent-served-{os.getpid()}.log"
         self.process: subprocess.Popen | None = None
 
     def env(self) -> dict[str, str]:
         # As served in production: the sample API's fault injection off (its default; a rule lookup per
-        # business API call otherwise), the test-control API on only to make and remove the worlds.
-        return {**os.environ, "PORT": str(self.port), "HOST": "127.0.0.1", "AGENT_TEST_CONTROL": "1",
-                "AGENT_TEST_CONTROL_TOKEN": self.token, "SST_FAULT_INJECTION": "0",
+        # business API call otherwise) and the test-control API off (a shared-clock read per clock read
+        # otherwise); the worlds are made and removed by this process (_make_world).
+        return {**os.environ, "PORT": str(self.port), "HOST": "127.0.0.1", "AGENT_TEST_CONTROL": "0",
+                "SST_FAULT_INJECTION": "0",
                 "AGENT_RATE_USER_PER_MINUTE": "1000000", "AGENT_RATE_TENANT_PER_MINUTE": "1000000",
                 "ALLOWED_HOSTS": "127.0.0.1,localhost", "LOG_LEVEL": "WARNING", "PYTHONUNBUFFERED": "1"}
 
@@ -222,19 +223,16 @@ def _world(k: int) -> dict[str, Any]:
                         for i in range(k)]}
 
 
-async def _make_world(http: httpx.AsyncClient, control: dict[str, str], k: int) -> tuple[str, str, dict[str, int]]:
-    made = await http.post("/api/_test/worlds", headers=control, json=_world(k))
-    made.raise_for_status()
-    world = made.json()
-    facts = (await http.get(f"/api/_test/worlds/{world['tenant']}/facts", headers=control)).json()
-    return world["tenant"], world["users"]["operator"]["token"], {p["number"]: p["id"] for p in facts["permits"]}
+async def _make_world(k: int) -> tuple[str, str, dict[str, int]]:
+    made = await asyncio.to_thread(world_create, world=_world(k))
+    facts = await asyncio.to_thread(world_facts, tenant_id=made.tenant)
+    return made.tenant, made.users["operator"]["token"], {p["number"]: p["id"] for p in facts["permits"]}
 
 
 async def _level(stack: Stack, k: int) -> dict[str, Any]:
-    control = {"X-Test-Control-Token": stack.token}
     limits = httpx.Limits(max_connections=k + 10, max_keepalive_connections=k + 10)
     async with httpx.AsyncClient(base_url=stack.url, timeout=60, limits=limits) as http:
-        tenant, token, ids = await _make_world(http, control, k)
+        tenant, token, ids = await _make_world(k)
         seen, headers = Seen(), {"Authorization": f"Token {token}"}
         clients = [Client(http, headers, seen, i, f"{7000 + i}", ids[f"{7000 + i}"]) for i in range(k)]
         await asyncio.gather(*(c.open() for c in clients))
@@ -244,8 +242,8 @@ async def _level(stack: Stack, k: int) -> dict[str, Any]:
         await _all(clients, Client.play, SECONDS)
         elapsed = time.perf_counter() - started
         await _all(clients, Client.baseline, BASELINE_SECONDS / 2, samples, failures)
-        verified = await _verify(http, control, tenant, clients)
-        await http.delete(f"/api/_test/worlds/{tenant}", headers=control)
+        verified = await _verify(tenant, clients)
+        await asyncio.to_thread(world_delete, tenant_id=tenant)
     report = level_summary(seen, elapsed, samples)
     report["baseline"].update(errors=len(failures), errors_by_status=dict(Counter(failures)),
                               requests_per_s=round(len(samples) / BASELINE_SECONDS, 2))
@@ -257,14 +255,13 @@ async def _all(clients: list[Client], method: Any, seconds: float, *args: Any) -
     await asyncio.gather(*(method(c, deadline, *args) for c in clients))
 
 
-async def _verify(http: httpx.AsyncClient, control: dict[str, str], tenant_id: str,
-                  clients: list[Client]) -> dict[str, Any]:
+async def _verify(tenant_id: str, clients: list[Client]) -> dict[str, Any]:
     """Nothing lost or duplicated: turns, SST writes, executions and final validity against what the clients saw."""
     tenant = await asyncio.to_thread(Tenant.objects.get, pk=tenant_id)
     started = [e for c in clients for e in c.executions]
     settled = await _settled(tenant, started)
     stored = await asyncio.to_thread(_counts, tenant, [c.conversation for c in clients])
-    facts = (await http.get(f"/api/_test/worlds/{tenant_id}/facts", headers=control)).json()["permits"]
+    facts = (await asyncio.to_thread(world_facts, tenant_id=tenant_id))["permits"]
     validity = {p["number"]: p["validity_days"] for p in facts}
     return {"lost_turns": sum(max(0, c.answered - stored["turns"].get(c.conversation, 0)) for c in clients),
             "duplicate_turns": sum(max(0, stored["turns"].get(c.conversation, 0) - c.answered) for c in clients),
@@ -301,16 +298,15 @@ def _counts(tenant: Tenant, conversations: list[str]) -> dict[str, Any]:
 async def _warm_up(stack: Stack) -> bool:
     """An untimed turn on each of 8 clients, so each worker process has loaded what a turn needs;
     and whether a websocket on the stack receives a turn's event (true: websockets are served too)."""
-    control = {"X-Test-Control-Token": stack.token}
     async with httpx.AsyncClient(base_url=stack.url, timeout=60) as http:
-        tenant, token, ids = await _make_world(http, control, 8)
+        tenant, token, ids = await _make_world(8)
         clients = [Client(http, {"Authorization": f"Token {token}"}, Seen(), i, f"{7000 + i}", ids[f"{7000 + i}"])
                    for i in range(8)]
         await asyncio.gather(*(c.open() for c in clients))
         socket_ok = await _socket_gets_an_event(stack, clients[0])
         await asyncio.gather(*(c.play(time.monotonic() + 0.01) for c in clients))
         await asyncio.gather(*(c.settle() for c in clients))
-        await http.delete(f"/api/_test/worlds/{tenant}", headers=control)
+        await asyncio.to_thread(world_delete, tenant_id=tenant)
     return socket_ok
 
 

@@ -25,18 +25,17 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, wait
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import connection
-
 from registry.selectors import CapabilitySpec, RegistrySnapshot
 from tenancy import clock
 from tenancy.models import Tenant
 
+from . import hedge_pool
 from .control import BREAKER_OPEN_S, OPEN, Envelope, Lane, call_timeout_ms
 from .dispatch import eager
 from .errors import ErrorClass, Outcome
@@ -240,23 +239,17 @@ def _hedged(caller: Caller, lane: Lane, spec: CapabilitySpec, values: dict[str, 
     """A read slower than the lane's P50 × 3 gets a second request; the first answer wins (§36-§38)."""
     threshold_s = max(0.05, min(timeout_ms, 3 * max(1.0, _p50(lane))) / 1000)
 
-    def one() -> ToolResult:
-        try:
-            return caller.session().invoke(capability=spec, input=values, timeout_ms=timeout_ms)
-        finally:
-            connection.close()  # this pool thread's own connection
-    pool = ThreadPoolExecutor(max_workers=2)
-    try:
-        first = pool.submit(one)
-        done, _ = wait([first], timeout=threshold_s)
-        if done:
-            return first.result()
-        second = pool.submit(one)
-        done, _ = wait([first, second], return_when=FIRST_COMPLETED)
-        caller.calls += 1
-        return next(iter(done)).result()
-    finally:
-        pool.shutdown(wait=False)  # the slower request finishes on its own; its answer is dropped
+    def one() -> ToolResult:  # on a kept pool thread, with its own connection and session (hedge_pool.py)
+        return caller.session().invoke(capability=spec, input=values, timeout_ms=timeout_ms)
+
+    first = hedge_pool.submit(one)
+    done, _ = wait([first], timeout=threshold_s)
+    if done:
+        return first.result()
+    second = hedge_pool.submit(one)
+    done, _ = wait([first, second], return_when=FIRST_COMPLETED)
+    caller.calls += 1
+    return next(iter(done)).result()  # the slower request finishes on its own; its answer is dropped
 
 
 def _p50(lane: Lane) -> float:
