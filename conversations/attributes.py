@@ -101,10 +101,19 @@ def another_slots_value(reader: Reader, cap: CapabilityGrammar, slot: SlotSpec, 
                for other in cap.slots)
 
 
+def named_among(slot: SlotSpec, items: list[dict[str, Any]], parts: list[str]) -> list[dict[str, Any]]:
+    """Of `items`, those one of whose `named_by` values the words name ("… the <person>'s one"), else []."""
+    for path in slot.named_by:
+        rows = [{"_v": str(value), "_n": n} for n, item in enumerate(items)
+                if isinstance(value := _at(item, path), str) and value.strip()]
+        hit = mention(parts, rows, "_v", many=True) if rows else None
+        if hit is not None:
+            return [items[n] for n in sorted({row["_n"] for row in hit.items})]
+    return []
+
+
 def same_number_elsewhere(reader: Reader, slot: SlotSpec, parts: list[str], item_id: Any, number: str) -> str | None:
     """"não, a da Beta", "no, the <name> one": the number of the item in question, when the words name another
     item with that number by one of its `named_by` values (the item meant is that one), else None."""
     others = [i for i in reader.search(slot, number) if str(i.get("id")) != str(item_id)] if number else []
-    rows = [{"_v": str(value)} for path in slot.named_by for i in others
-            if isinstance(value := _at(i, path), str) and value.strip()]
-    return number if rows and mention(parts, rows, "_v") is not None else None
+    return number if named_among(slot, others, parts) else None

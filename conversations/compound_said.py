@@ -26,8 +26,7 @@ _JOINERS = tuple(sorted((tuple(lexicon.tokens(p)) for p in (
 _CONDITIONS = tuple(tuple(lexicon.tokens(p)) for p in ("so se", "somente se", "apenas se", "se", "caso",
                                                         "only if", "if", "in case"))
 # "go ahead and …", "vai lá e …": a clause of these words only opens the request.
-_OPENING = frozenset(lexicon.tokens("go ahead come on just vai la bora anda vamos ok okay sure")) | lexicon.FILLER \
-    | lexicon.REQUEST_OPENERS
+_OPENING = lexicon.OPENING
 # Text after a colon or an opening quote is what the user dictates (a description, a note): data.
 _DICTATED = re.compile(r"[:“\"«]|(?<!\w)'")
 # "se possível, …", "if you can, …": courtesy, not a condition.

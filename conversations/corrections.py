@@ -116,7 +116,7 @@ def _changes(turn: Turn, extractor: Extractor, cap: CapabilityGrammar, base: dic
         if number is None:
             continue
         probe = Extraction()
-        extractor.resolve_number(slot, number, parts, probe)
+        extractor.resolve_number(slot, number, parts, probe, by_attribute=True)
         if probe.values.get(slot.name):
             slots[slot.name] = [v.to_dict() for v in probe.values[slot.name]]
             changed.append(slot.name)

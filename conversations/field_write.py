@@ -34,15 +34,18 @@ def field_write(turn: Turn, parts: list[str], allowed: set[str], extractor: Extr
 
 def field_writes(turn: Turn, parts: list[str], allowed: set[str]) -> list[CapabilityGrammar]:
     """The writes whose one value slot fills a field the message names: candidates beside the verbs'
-    readings ("põe a <campo> da 312 em 55 dias" — "põe" also adds a child; the field says which)."""
+    readings ("põe a <campo> da 312 em 55 dias" — "põe" also adds a child; the field says which), a slot
+    that takes a name by its label too ("put <person> as <label> on 340")."""
     return [cap for cap in turn.grammar.capabilities.values()
-            if cap.id in allowed and cap.kind == "write" and _names_its_field(turn, cap, parts)]
+            if cap.id in allowed and cap.kind == "write" and _names_its_field(turn, cap, parts, names=True)]
 
 
-def _names_its_field(turn: Turn, cap: CapabilityGrammar, head: list[str]) -> bool:
+def _names_its_field(turn: Turn, cap: CapabilityGrammar, head: list[str], *, names: bool = False) -> bool:
     """Does `head` name the field the capability's one value slot writes, on an entity that exists (the
-    capability targets one of its own entity: a create is never read this way)?"""
-    values = [s for s in cap.slots if s.parse in _VALUE_PARSES and not s.from_context]
+    capability targets one of its own entity: a create is never read this way)? `names`: a slot that
+    resolves a name and has a label counts as a value slot."""
+    values = [s for s in cap.slots if not s.from_context and (
+        s.parse in _VALUE_PARSES or (names and s.parse is None and s.resolver and s.label))]
     if len(values) != 1 or not any(s.parse == "reference" and s.type == cap.entity for s in cap.slots):
         return False
     slot = values[0]

@@ -36,6 +36,18 @@ NEGATIONS = frozenset({"nao", "no", "not", "nope"})
 REQUEST_OPENERS = frozenset(tokens("""preciso precisamos quero queremos queria gostaria gostariamos vou vamos tenho
 temos de que pode poderia voce vc consegue me da pra i we you u need want would like d to can could please pls let lets
 us s bora vambora simbora partiu"""))
+# "go ahead and …", "vai lá e …": words that only open the request before "and"/"e" and its verb.
+OPENING = frozenset(tokens("go ahead come on just vai la bora anda vamos ok okay sure")) | FILLER | REQUEST_OPENERS
+_AND = frozenset({"and", "e"})
+
+
+def lead_in(parts: list[str]) -> int:
+    """How many words open the request before its verb: "go ahead and approve …" → 3 ("go ahead and"); 0
+    when the message does not open so."""
+    at = next((i for i, p in enumerate(parts) if p not in OPENING or p in _AND), None)
+    return at + 1 if at and parts[at] in _AND and at + 1 < len(parts) else 0
+
+
 _SMALL = frozenset(tokens("e a o as os da do na no the a an is it that its"))
 
 

@@ -1,9 +1,10 @@
 """A message that is only a reference or only an entity noun, with nothing pending: "57", "a 312",
-"<entidades>", "<entities>", "<entidade> do <atributo>", "<atributo>". A lone number opens the one entity
-that has it (the navigation capability of each entity type is asked, through the normal extraction); a
-lone noun lists that entity's items (its search capability, no filter); a noun followed by what names
-one of its items (the manifest's named_by) opens that one, and so does that value alone when it names
-one item of one type only. Nothing here knows an entity.
+"<entidades>", "<entities>", "<entidade> do <atributo>", "<atributo>", "<filhos> da 52". A lone number
+opens the one entity that has it (the navigation capability of each entity type is asked, through the
+normal extraction); a lone noun lists that entity's items (its search capability, no filter); a noun
+followed by what names one of its items (the manifest's named_by) opens that one, and so does that value
+alone when it names one item of one type only; a kind of child and a number list that item's children.
+Nothing here knows an entity.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from .grammar import CapabilityGrammar, find_phrase
 from .lexicon import ARTICLES
 from .navigation import navigate
 from .operations import operate
+from .ranking import child_lists
 from .reads import entity_ref
 from .turns import Turn
 from .understanding import Extraction, Extractor, SlotValue
@@ -27,8 +29,9 @@ def lone_turn(turn: Turn, parts: list[str], allowed: set[str], extractor: Extrac
         return _open_the_one(turn, content, allowed, extractor)
     # "inspecton 53": a noun (a slip allowed) and a number
     numbered = 1 < len(content) <= 4 and content[-1].isdigit() and _named_whole(turn, content[:-1])
-    if numbered:
-        return _open_the_one(turn, content, allowed, extractor, numbered)
+    if numbered:  # ("<filhos> da 52": that item's list of them)
+        return (_open_the_one(turn, content, allowed, extractor, numbered)
+                or _children_of_the_one(turn, content, allowed, extractor, numbered))
     if _list_them(turn, content, allowed):
         return True
     # "<entidade> do <atributo>": a noun, then what names one of its items (manifest named_by), no number
@@ -69,6 +72,20 @@ def _open_the_one(turn: Turn, content: list[str], allowed: set[str], extractor: 
     if len(found) != 1:  # none has it, or several types do: not a guess
         return False
     navigate(turn, found[0][0], found[0][1], content)
+    return True
+
+
+def _children_of_the_one(turn: Turn, content: list[str], allowed: set[str], extractor: Extractor,
+                         types: set[str]) -> bool:
+    """"<filhos> da 52": a kind of child only one list has, and the number of the item whose list it is."""
+    lists = {c.id: c for t in types for c in child_lists(turn.grammar, t, allowed)}
+    if len(lists) != 1:
+        return False
+    cap = next(iter(lists.values()))
+    extraction = extractor.extract(cap, content, use_context=False)
+    if not extraction.from_text:
+        return False
+    operate(turn, cap, extraction, content)
     return True
 
 

@@ -13,9 +13,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from .grammar import CapabilityGrammar, Grammar, Verb, camel_parts, dropped_letter, english_form, same_word
+from rapidfuzz.distance import OSA
+
+from .grammar import (
+    CapabilityGrammar,
+    Grammar,
+    Verb,
+    camel_parts,
+    dropped_letter,
+    english_form,
+    same_word,
+    verb_root,
+)
 from .keyboard import dropped_inside, neighbour_slip
-from .lexicon import ARTICLES, CLOSED_CLASS, REQUEST_OPENERS
+from .lexicon import ARTICLES, CLOSED_CLASS, REQUEST_OPENERS, lead_in
 from .numbers import numbers_in
 
 MASK = "\x00"  # a word that matches nothing: the place of a name's word (data_spans.py)
@@ -58,6 +69,9 @@ def _related(a: str, b: str) -> bool:
 
 def verb_matches(grammar: Grammar, parts: list[str], allowed: set[str]) -> dict[str, tuple[Verb, tuple[int, int]]]:
     words, index = _content(parts)
+    place = _verb_place(words)
+    if place < len(words):
+        words = [*words[:place], _as_meant(grammar.verb_heads, words[place]), *words[place + 1:]]
     said = frozenset().union(*(_heads_said(grammar.verb_heads, w) for w in set(words)))
     found: dict[str, tuple[Verb, tuple[int, int]]] = {}
     for cap in grammar.capabilities.values():
@@ -72,6 +86,32 @@ def verb_matches(grammar: Grammar, parts: list[str], allowed: set[str]) -> dict[
             if best is None or (len(verb.words), -span[0]) > (len(best[0].words), -best[1][0]):
                 found[cap.id] = (verb, span)
     return found
+
+
+def _verb_place(words: list[str]) -> int:
+    """Where the verb stands: the first word that is no request opener ("preciso listar…")."""
+    return next((i for i, w in enumerate(words) if w not in REQUEST_OPENERS), 0)
+
+
+@lru_cache(maxsize=50_000)
+def _as_meant(heads: frozenset[str], word: str) -> str:
+    """The word at the verb's place as meant: a slip of exactly one verb's first word that opens no verb as
+    typed is that word ("lste" → "liste"), so every form of the verb matches ("listar <entidades>")."""
+    if any(_may_open(word, h) for h in heads):
+        return word
+    slips = {h for h in heads if _slip(word, h) or _root_slip(word, h)}
+    return next(iter(slips)) if len(slips) == 1 else word
+
+
+_ROOT_SLIP_MIN = 6
+
+
+def _root_slip(word: str, head: str) -> bool:
+    """"reagneda" for "reagendar": an inflected form of a long verb with a slip in its root (two letters
+    swapped, one dropped, added or changed) — roots of six letters or more, where one slip is no other verb."""
+    a, b = verb_root(word), verb_root(head)
+    return (min(len(a), len(b)) >= _ROOT_SLIP_MIN and word not in CLOSED_CLASS
+            and OSA.distance(a, b, score_cutoff=1) <= 1)
 
 
 @lru_cache(maxsize=50_000)
@@ -98,7 +138,7 @@ def _may_open(word: str, head: str) -> bool:
 
 def find_verb(words: list[str], verb: tuple[str, ...], max_gap: int = 2) -> tuple[int, int] | None:
     """A verb phrase in order, allowing a few words between its parts ("switch to the workers tab")."""
-    place = next((i for i, w in enumerate(words) if w not in REQUEST_OPENERS), 0)  # where the verb stands
+    place = _verb_place(words)
     for start, word in enumerate(words):
         # A slip is only tried for the verbs _heads_said let through (no other verb said as typed).
         if not (_may_open(word, verb[0]) or _slip(word, verb[0], at_verb_place=start == place)):
@@ -119,7 +159,8 @@ def find_verb(words: list[str], verb: tuple[str, ...], max_gap: int = 2) -> tupl
 
 def rank(grammar: Grammar, parts: list[str], allowed: set[str], hints: Hints) -> list[Ranked]:
     """Candidates, best first, from cheap evidence (no reads)."""
-    matches = verb_matches(grammar, parts, allowed)
+    lead = lead_in(parts)  # "go ahead and approve …": the verb is after the words that open the request
+    matches = verb_matches(grammar, [MASK] * lead + parts[lead:] if lead else parts, allowed)
     if not matches:
         return []
     first = min(span[0] for _, span in matches.values())
@@ -164,8 +205,7 @@ def _children_shown(grammar: Grammar, ranked: dict[str, Ranked], allowed: set[st
     if any(s.parse == "enum" and grammar.enum_value(s, parts) for r in shows for s in r.cap.slots):
         return
     for type_ in named.keys() if shows else ():
-        lists = [c for c in grammar.capabilities.values() if c.id in allowed and c.kind == "read"
-                 and c.intent == "list" and _related(type_, c.entity) and _of_parent(c)]
+        lists = child_lists(grammar, type_, allowed)
         if len(lists) != 1 or lists[0].id in ranked or any(type_ in r.cap.types for r in shows):
             continue
         best = max(shows, key=lambda r: r.score)
@@ -173,6 +213,12 @@ def _children_shown(grammar: Grammar, ranked: dict[str, Ranked], allowed: set[st
 
 
 _SHOW_INTENTS = ("open", "show")  # and their kinds: "openTab"
+
+
+def child_lists(grammar: Grammar, type_: str, allowed: set[str]) -> list[CapabilityGrammar]:
+    """The read capabilities that list children of the kind `type_` names, each of one parent item."""
+    return [c for c in grammar.capabilities.values() if c.id in allowed and c.kind == "read"
+            and c.intent == "list" and _related(type_, c.entity) and _of_parent(c)]
 
 
 def _of_parent(cap: CapabilityGrammar) -> bool:

@@ -14,7 +14,7 @@ from .explain import explain
 from .field_write import field_write, field_writes
 from .flow import rest
 from .freetext import quoted_positions
-from .grammar import CapabilityGrammar, SlotSpec
+from .grammar import CapabilityGrammar, SlotSpec, find_phrase
 from .llm import llm_understand
 from .lone import lone_turn
 from .navigation import navigate
@@ -28,7 +28,7 @@ from .statemachine import Status
 from .status_goal import status_goal
 from .turns import Turn
 from .two_questions import two_questions
-from .understanding import Extraction, Extractor, Ranked, masked, rank, reference
+from .understanding import Extraction, Extractor, Ranked, masked, number_positions, rank, reference
 
 CLONE_MARKERS = frozenset(lexicon.tokens("igual mesma mesmo copia copie copiar clone clonar duplicar duplique "
                                          "same copy like identical duplicate"))
@@ -157,8 +157,14 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str], extractor: Extrac
     fields = [Ranked(cap, top - 1) for cap in field_writes(turn, parts, allowed)
               if all(r.cap.id != cap.id for r in ranked)]
     ranked = sorted(ranked + fields, key=lambda r: -r.score)
-    for order, item in enumerate([r for r in ranked if r.score >= top - 8][:5]):
-        extraction = extractor.extract(item.cap, parts)
+    close = [(item, extractor.extract(item.cap, parts)) for item in [r for r in ranked if r.score >= top - 8][:5]]
+    # "make <person> <field> for 312": a bare number one reading resolves to an existing item is that item's,
+    # no evidence for a reading that takes it as an amount
+    items = {str(v.label) for _, e in close for vs in e.values.values() for v in vs if v.entity and v.source == "text"}
+    taken = {d for _, d, unit in number_positions(view) if not unit} & items
+    # "put <person> as <label> on 340": the field a name goes to, said by its label, is that slot's
+    labelled = {s.type for item, e in close for s in item.cap.slots if s.name in e.from_text and _label_said(s, parts)}
+    for order, (item, extraction) in enumerate(close):
         # "… the <field> of <entity> 311": an entity the message names that the capability has no
         # place for (a create of that entity, another entity's operation) is evidence against it.
         bonus = -4.0 if named - extraction.used else 0.0
@@ -167,21 +173,37 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str], extractor: Extrac
         elif item.cap.entity in many:  # "as <entidades> em rascunho da X": many of them, no number — a list
             # of them, not of one's children ("<entity>.<children>.list" needs the one it lists from)
             bonus += 6.0 if item.cap.intent in _MANY_INTENTS and not _of_one(item.cap) else -3.0
-        for slot in item.cap.slots:
-            if slot.name in extraction.from_text and slot.parse == "text" and _holds_a_name(extraction, slot.name,
-                                                                                            parts, extractor):
-                pass  # "põe o <nome> na 57": a name of the tenant's is a value of a slot that resolves it
-            elif slot.name in extraction.from_text:
-                bonus += 4 if slot.required else 1
-            elif slot.name in extraction.ambiguous:
-                bonus += 2
-            elif slot.name in extraction.not_found and slot.parse == "reference":
-                bonus -= 4  # "abre a 55": no such entity of this type — another type may have one
-            elif slot.name in extraction.not_found and slot.required:
-                bonus -= 1
+        bonus += _filled(item.cap, extraction, parts, extractor, taken)
+        bonus += sum(3.0 if _label_said(s, parts) else -3.0 for s in item.cap.slots
+                     if s.resolver and s.parse is None and s.name in extraction.from_text and s.type in labelled)
         scored.append((item.score + bonus, -order, item, extraction))
     scored.sort(key=lambda t: (t[0], t[1]), reverse=True)
     return scored[0][2], scored[0][3]
+
+
+def _filled(cap: CapabilityGrammar, extraction: Extraction, parts: list[str], extractor: Extractor,
+            taken: set[str]) -> float:
+    """How well the message fills the capability's slots (`taken`: bare numbers a reading resolves to items)."""
+    bonus = 0.0
+    for slot in cap.slots:
+        said = slot.name in extraction.from_text
+        if said and slot.parse == "integer" and str(extraction.values[slot.name][0].label) in taken:
+            said = False  # the number names an item another reading resolves
+        if said and slot.parse == "text" and _holds_a_name(extraction, slot.name, parts, extractor):
+            pass  # "põe o <nome> na 57": a name of the tenant's is a value of a slot that resolves it
+        elif said:
+            bonus += 4 if slot.required else 1
+        elif slot.name in extraction.ambiguous:
+            bonus += 2
+        elif slot.name in extraction.not_found and slot.parse == "reference":
+            bonus -= 4  # "abre a 55": no such entity of this type — another type may have one
+        elif slot.name in extraction.not_found and slot.required:
+            bonus -= 1
+    return bonus
+
+
+def _label_said(slot: SlotSpec, parts: list[str]) -> bool:
+    return any(find_phrase(parts, tuple(lexicon.tokens(label))) for label in (slot.label or {}).values())
 
 
 def clone_extraction(turn: Turn, cap: CapabilityGrammar, parts: list[str], extractor: Extractor) -> Extraction:

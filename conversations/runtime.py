@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from . import lexicon
+from .attributes import same_number_elsewhere
 from .cancel import cancel, decline
 from .clarification import candidate_words, clarification_answer
 from .confirm import confirm
@@ -166,9 +167,17 @@ def _changes_the_pending(turn: Turn, cap: Any, rest: list[str], *, free_text: bo
                           text=" ".join(rest), language=turn.language)
     extraction = extractor.extract(cap, rest, use_context=False)
     pending = ((pending_confirmation(turn) or pending_clarification(turn)).intent or {}).get("slots") or {}
+    if any(_same_number_elsewhere(turn, slot, rest, pending) for slot in cap.slots if slot.parse == "reference"):
+        return True  # "no, the <name> one": that other item with the same number
     texts = set() if free_text else {s.name for s in cap.slots if s.type == "text" and s.parse == "text"}
     return any([str(v.value) for v in extraction.values[name]] != [str(v.get("value")) for v in pending.get(name) or ()]
                for name in extraction.from_text if name not in texts)
+
+
+def _same_number_elsewhere(turn: Turn, slot: Any, rest: list[str], pending: dict[str, Any]) -> bool:
+    current = (pending.get(slot.name) or [None])[0]
+    return isinstance(current, dict) and same_number_elsewhere(
+        turn.reader, slot, rest, current.get("value"), str(current.get("label") or "")) is not None
 
 
 def _control(phrase: str):

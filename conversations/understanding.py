@@ -15,7 +15,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from . import metrics
-from .attributes import another_slots_value, named_by_attribute, said_of_it
+from .attributes import another_slots_value, named_among, named_by_attribute, said_of_it
 from .dates import date_in, date_label, shift_in, shift_problem, today
 from .freetext import leftover_value, marked_value, quoted_values, value_as_typed
 from .grammar import CapabilityGrammar, Grammar, SlotSpec, camel_parts, find_phrase
@@ -335,10 +335,15 @@ class Extractor:
             out.ambiguous[slot.name] = refs
         return bool(refs)
 
-    def resolve_number(self, slot: SlotSpec, number: str, parts: list[str], out: Extraction) -> None:
+    def resolve_number(self, slot: SlotSpec, number: str, parts: list[str], out: Extraction, *,
+                       by_attribute: bool = False) -> None:
+        """`by_attribute`: the words only say which of the items with this number ("no, <person>'s one"), so
+        any of the manifest's named_by values narrows them (else a name may be another slot's value)."""
         items = self.reader.search(slot, number)
         if len(items) > 1:
             items = self._narrow_by_company(items, parts)
+        if len(items) > 1 and by_attribute:
+            items = named_among(slot, items, self.data[0] if len(self.data[0]) == len(parts) else parts) or items
         label_key = str((slot.resolver or {}).get("label", "number"))
         if not items:
             out.not_found[slot.name] = number

@@ -140,3 +140,29 @@ def test_a_number_after_on_names_an_item(text, at, expected):
     from conversations.numbers import on_an_item
 
     assert on_an_item(tokens(text), at) is expected
+
+
+@pytest.mark.parametrize(("word", "expected"), [
+    ("lste", "liste"), ("lsta", "lista"), ("opwn", "open"),  # a slip of one verb's first word: that word
+    ("lista", "lista"), ("listar", "listar"),  # a verb as typed stays
+    ("quis", "quis"),  # a closed-class word is itself
+    ("cone", "cone"),  # a slip of no head here
+    ("reagneda", "reagendar"),  # a slip in the root of a long verb, inflected
+    ("reschdule", "reschdule"),  # a long verb with one slip opens as typed (grammar.one_typo)
+    ("remova", "remova"),  # its own verb's word: never a slip of another ("renova")
+])
+def test_a_slip_at_the_verbs_place_is_read_as_the_verb(word, expected):
+    from conversations.ranking import _as_meant
+
+    heads = frozenset({"liste", "lista", "listar", "open", "quais", "reagendar", "reschedule", "remova", "renova"})
+    assert _as_meant(heads, word) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("go ahead and approve permit 311", 3), ("vai la e abre a 311", 3), ("ok, go ahead and cancel it", 4),
+    ("and approve it", 0), ("e aprova a 311", 0), ("go to permit 311", 0), ("approve and close 311", 0),
+])
+def test_words_that_only_open_the_request(text, expected):
+    from conversations.lexicon import lead_in
+
+    assert lead_in(tokens(text)) == expected

@@ -42,8 +42,8 @@ def test_a_short_verb_with_a_letter_dropped(world, supervisor_client, start, tal
     assert _read(turn)["execution"]["steps"][0]["capability"] == capability, turn["response"]
 
 
-@pytest.mark.parametrize("text", ["make Ana Costa the responsable on 802",
-                                  "coloca a Ana Costa como responsável na 802"])
+@pytest.mark.parametrize("text", ["make Ana Costa the responsable on 802", "put Ana Costa as responsible on 802",
+                                  "make Ana Costa responsible for 802", "coloca a Ana Costa como responsável na 802"])
 def test_a_person_made_the_field_of_a_numbered_item(world, supervisor_client, start, talk, text):
     conversation = start(supervisor_client)
     turn = talk(supervisor_client, conversation, text)
@@ -91,7 +91,8 @@ def test_an_ellipsis_naming_a_status_counts_again(world, supervisor_client, star
     assert "1" in result["message"]
 
 
-@pytest.mark.parametrize("text", ["gimme the findings on 78 real quick", "abre os achados da 78"])
+@pytest.mark.parametrize("text", ["gimme the findings on 78 real quick", "abre os achados da 78", "achados da 78",
+                                  "findings 78"])
 def test_a_child_noun_decides_whose_the_number_is(world, supervisor_client, start, talk, text):
     inspection = inspection_services.inspection_create(tenant=world.tenant, company=world.delta, site="Doca 9",
                                                        number="78", scheduled_for=today() + timedelta(days=5))
@@ -160,3 +161,33 @@ def test_two_questions_are_both_answered(world, supervisor_client, start, talk, 
     turn = talk(supervisor_client, conversation, text)
     assert turn["response"]["type"] == "answer", turn["response"]
     assert all(s in turn["response"]["message"] for s in says), turn["response"]["message"]
+
+
+@pytest.mark.parametrize(("first", "correction", "company"), [
+    ("approve permit 771 of Delta Engenharia", "no, the Omega Serviços one", "Omega Serviços"),
+    ("aprova a 771 da Omega Serviços", "não, a da Delta Engenharia", "Delta Engenharia"),
+])
+def test_a_no_naming_another_item_corrects_the_proposal(world, supervisor_client, start, talk, first, correction,
+                                                         company):
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, first)
+    turn = talk(supervisor_client, conversation, correction)
+    assert turn["status"] == "CONFIRMATION_REQUIRED", turn["response"]
+    assert f"771 ({company})" in turn["response"]["message"], turn["response"]["message"]
+
+
+@pytest.mark.parametrize("correction", ["wrong one, I meant Bruno Teixeira's", "não, a do Bruno Teixeira"])
+def test_a_correction_naming_another_attribute_of_the_item(world, supervisor_client, start, talk, correction):
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, "open permit 771 from Omega Serviços")
+    turn = talk(supervisor_client, conversation, correction)
+    assert turn["response"]["type"] == "navigation", turn["response"]
+    assert turn["response"]["navigation"]["entity"]["company"] == "Delta Engenharia"
+
+
+@pytest.mark.parametrize("text", ["go ahead and approve permit 802", "vai lá e aprova a 802"])
+def test_words_that_open_the_request_are_no_verb(world, supervisor_client, start, talk, text):
+    conversation = start(supervisor_client)
+    turn = talk(supervisor_client, conversation, text)
+    assert turn["status"] == "CONFIRMATION_REQUIRED", turn["response"]
+    assert "802" in turn["response"]["message"]
