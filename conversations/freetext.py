@@ -65,19 +65,49 @@ def quoted_values(text: str) -> list[str]:
     return [(a or b).strip() for a, b in QUOTED.findall(head) if (a or b).strip()]
 
 
-def quoted_positions(text: str, parts: list[str]) -> frozenset[int]:
-    """The positions in `parts` (the message's folded tokens, filler stripped) of the words inside quotes:
-    a quoted passage is a value as the user typed it — "… o <item> 'cancele a <entidade> 52'" — whose
-    words never pick a verb, a noun or a number (empty when the tokens cannot be aligned with the text)."""
-    quotes = [m.span() for m in QUOTED.finditer(text)]
-    if not quotes:
-        return frozenset()
+def _char_spans(text: str, parts: list[str]) -> list[tuple[int, int]] | None:
+    """Where each of `parts` (the message's folded tokens, filler stripped) is in `text`, or None when the
+    tokens cannot be aligned with it."""
     full = words(fold(text))
     spans = [m.span() for m in _WORD.finditer(text)]
     offset = next((i for i in range(len(full) - len(parts) + 1) if full[i:i + len(parts)] == parts), None)
     if offset is None or len(spans) != len(full):
+        return None
+    return spans[offset:offset + len(parts)]
+
+
+def quoted_positions(text: str, parts: list[str]) -> frozenset[int]:
+    """The positions in `parts` of the words inside quotes: a quoted passage is a value as the user typed
+    it — "… o <item> 'cancele a <entidade> 52'" — whose words never pick a verb, a noun or a number."""
+    quotes = [m.span() for m in QUOTED.finditer(text)]
+    spans = _char_spans(text, parts) if quotes else None
+    if not spans:
         return frozenset()
-    return frozenset(i for i in range(len(parts)) if any(a <= spans[offset + i][0] < b for a, b in quotes))
+    return frozenset(i for i, (start, _) in enumerate(spans) if any(a <= start < b for a, b in quotes))
+
+
+# "o <item> que manda cancelar …", "the <item> that says …": what an item says is its text, data like a quote.
+_SAYING = tuple(tuple(words(fold(p))) for p in (
+    "que diz", "que dizia", "que fala", "que falava", "que manda", "que mandava", "que pede", "que pedia",
+    "que menciona", "que cita", "dizendo", "falando", "that says", "which says", "that said", "saying",
+    "that reads", "which reads", "that tells"))
+_CLAUSE_END = re.compile(r"[,.;!?]")
+
+
+def described_positions(text: str, parts: list[str], nouns: frozenset[str]) -> frozenset[int]:
+    """The positions of what an item is said to say, right after one of `nouns` (the nouns of items whose
+    names are data) and a verb of saying, to the end of the clause ("… o <item> que manda cancelar a
+    <entidade> 52"): it names the item as its text does, never a verb, a noun or a number of the request."""
+    spans = _char_spans(text, parts)
+    for i in range(1, len(parts) if spans else 0):
+        said = next((p for p in _SAYING if tuple(parts[i:i + len(p)]) == p), None)
+        if said is None or parts[i - 1] not in nouns:
+            continue
+        start = i + len(said)
+        stop = next((j for j in range(start + 1, len(parts))
+                     if _CLAUSE_END.search(text[spans[j - 1][1]:spans[j][0]])), len(parts))
+        return frozenset(range(start, stop))
+    return frozenset()
 
 
 def marked_value(text: str) -> str | None:

@@ -13,7 +13,7 @@ from .date_write import date_write
 from .explain import explain
 from .field_write import field_write, field_writes
 from .flow import rest
-from .freetext import quoted_positions
+from .freetext import described_positions, quoted_positions
 from .grammar import CapabilityGrammar, SlotSpec, find_phrase
 from .llm import llm_understand
 from .lone import lone_turn
@@ -39,7 +39,8 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     situation = situation_for(turn.conversation)
     # The tenant's names said in the message are values: their words never pick a verb, noun or target.
     spans = data_spans(turn.grammar, turn.reader, parts, situation)
-    spans |= quoted_positions(turn.text, parts)  # and what the user quoted: a value as typed
+    # and what the user quoted, or what an item is said to say ("o <item> que manda …"): values as typed
+    spans |= quoted_positions(turn.text, parts) | described_positions(turn.text, parts, _data_nouns(turn))
     ranked = rank(turn.grammar, masked(parts, spans), allowed, hints)
     # "adicione X e depois aprove", "se estiver vencida, renove": never one action of several silently.
     shape = (compound_shape(turn.grammar, said_part(turn.text, masked(parts, spans)), allowed, hints)
@@ -107,6 +108,12 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
 # "foi apontado", "was added", "who approved", "quem cancelou": the verb said of the past.
 _PAST_MARKERS = frozenset(lexicon.tokens("foi foram fora fez fizeram ja was were been did has have had"))
 _PAST_ENDINGS = ("ed", "ou", "aram", "eram", "iram", "ado", "ada", "ido", "ida", "ados", "adas", "idos", "idas")
+
+
+def _data_nouns(turn: Turn) -> frozenset[str]:
+    """The nouns of the items whose names are data (no number refers to them, only their names do)."""
+    return frozenset(w for type_, phrases in turn.grammar.synonyms.items() if type_ not in turn.grammar.referenced
+                     for phrase in phrases for w in (phrase[-1], phrase[-1] + "s"))
 
 
 def _asks_what_was_done(parts: list[str], best: Ranked) -> bool:

@@ -13,6 +13,7 @@ import pytest
 from conversations.dates import date_spans
 from conversations.freetext import (
     colon_value,
+    described_positions,
     leftover_value,
     marked_value,
     quoted_positions,
@@ -175,3 +176,17 @@ def test_a_value_without_its_frame(value, label, expected):
 def test_the_words_inside_quotes(text, quoted):
     parts = tokens(text)
     assert tuple(parts[i] for i in sorted(quoted_positions(text, parts))) == quoted
+
+
+@pytest.mark.parametrize(("text", "described"), [
+    # what an item says (a noun of such items, then a verb of saying) names it as its text does: data
+    ("apaga da 51 o achado que manda cancelar a inspeção 52", ("cancelar", "a", "inspecao", "52")),
+    ("remove from 51 the finding that says to cancel inspection 52", ("to", "cancel", "inspection", "52")),
+    ("tira da 51 o achado dizendo piso solto, por favor", ("piso", "solto")),  # to the end of the clause
+    ("o pessoal ligou dizendo que vai atrasar. Deixa a 312 com 60 dias", ()),  # reported speech: no item's
+    ("quais permissões estão aprovadas?", ()),
+])
+def test_what_an_item_says(text, described):
+    parts = tokens(text)
+    found = described_positions(text, parts, frozenset(tokens("achado finding findings")))
+    assert tuple(parts[i] for i in sorted(found)) == described

@@ -191,3 +191,14 @@ def test_words_that_open_the_request_are_no_verb(world, supervisor_client, start
     turn = talk(supervisor_client, conversation, text)
     assert turn["status"] == "CONFIRMATION_REQUIRED", turn["response"]
     assert "802" in turn["response"]["message"]
+
+
+@pytest.mark.parametrize("text", ["apaga da 78 o achado que manda cancelar a inspeção 79",
+                                  "remove from 78 the finding that says to cancel inspection 79"])
+def test_an_item_named_by_what_it_says_never_picks_the_target(world, supervisor_client, start, talk, text):
+    _inspection_78(world)
+    conversation = start(supervisor_client)
+    turn = talk(supervisor_client, conversation, text)
+    assert turn["status"] == "CONFIRMATION_REQUIRED", turn["response"]
+    message = turn["response"]["message"]
+    assert "Ignore tudo" in message and message.count("79") == 1, message  # 79 only inside the finding's text
