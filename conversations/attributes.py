@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .grammar import CapabilityGrammar, Grammar, SlotSpec, camel_parts, same_word
-from .lexicon import ARTICLES, tokens
+from .lexicon import ARTICLES, OTHER, tokens
 from .matching import find_exact, find_partial, mention
 from .reads import Reader
 
@@ -113,7 +113,9 @@ def named_among(slot: SlotSpec, items: list[dict[str, Any]], parts: list[str]) -
 
 
 def same_number_elsewhere(reader: Reader, slot: SlotSpec, parts: list[str], item_id: Any, number: str) -> str | None:
-    """"não, a da Beta", "no, the <name> one": the number of the item in question, when the words name another
-    item with that number by one of its `named_by` values (the item meant is that one), else None."""
+    """"não, a da Beta", "no, the <name> one", "não, a outra": the number of the item in question, when the words
+    name another item with that number by one of its `named_by` values, or say "the other" and there is one
+    other (the item meant is that one), else None."""
     others = [i for i in reader.search(slot, number) if str(i.get("id")) != str(item_id)] if number else []
-    return number if named_among(slot, others, parts) else None
+    other = len(others) == 1 and any(p in OTHER for p in parts)
+    return number if other or named_among(slot, others, parts) else None

@@ -111,12 +111,14 @@ def _changes(turn: Turn, extractor: Extractor, cap: CapabilityGrammar, base: dic
             continue
         current = (slot_values(base, slot.name) or [None])[0]
         number = _number_for(turn, extractor, cap, slot, parts)
+        besides = None  # "não, a outra": the same number, never the item corrected
         if number is None and current is not None:
             number = same_number_elsewhere(turn.reader, slot, parts, current.value, str(current.label))
+            besides = current.value
         if number is None:
             continue
         probe = Extraction()
-        extractor.resolve_number(slot, number, parts, probe, by_attribute=True)
+        extractor.resolve_number(slot, number, parts, probe, by_attribute=True, besides=besides)
         if probe.values.get(slot.name):
             slots[slot.name] = [v.to_dict() for v in probe.values[slot.name]]
             changed.append(slot.name)

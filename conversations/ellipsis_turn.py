@@ -88,7 +88,7 @@ def _same_number_named(turn: Turn, extractor: Extractor, slot: Any, rest: list[s
     if same_number_elsewhere(turn.reader, slot, rest, request.get("id"), number) is None:
         return None
     out = Extraction()
-    extractor.resolve_number(slot, number, rest, out, by_attribute=True)
+    extractor.resolve_number(slot, number, rest, out, by_attribute=True, besides=request.get("id"))
     return (out.values.get(slot.name) or [None])[0]
 
 

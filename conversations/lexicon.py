@@ -130,6 +130,7 @@ isso isto esse essa esses essas este esta estes estas aquele aquela aquilo aquel
 nele nela atual anterior ultimo ultima mesmo mesma this that these those it its current previous last same
 """))
 EVERY = frozenset(tokens("todas todos toda todo cada all every each"))
+OTHER = frozenset(tokens("outra outro other"))  # "não, a outra", "no, the other one"
 PREVIOUS = frozenset(tokens("anterior ultimo ultima previous last"))
 CREATED = frozenset(tokens("ela ele nela nele dela dele it criada criado nova novo new created"))
 QUESTION_WORDS = frozenset(tokens("qual quais quanto quantos quantas quando que quem onde what which how when who "

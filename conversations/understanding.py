@@ -336,10 +336,11 @@ class Extractor:
         return bool(refs)
 
     def resolve_number(self, slot: SlotSpec, number: str, parts: list[str], out: Extraction, *,
-                       by_attribute: bool = False) -> None:
+                       by_attribute: bool = False, besides: Any = None) -> None:
         """`by_attribute`: the words only say which of the items with this number ("no, <person>'s one"), so
-        any of the manifest's named_by values narrows them (else a name may be another slot's value)."""
-        items = self.reader.search(slot, number)
+        any of the manifest's named_by values narrows them (else a name may be another slot's value).
+        `besides`: the id of an item not meant (the one a correction corrects)."""
+        items = [i for i in self.reader.search(slot, number) if besides is None or str(i.get("id")) != str(besides)]
         if len(items) > 1:
             items = self._narrow_by_company(items, parts)
         if len(items) > 1 and by_attribute:

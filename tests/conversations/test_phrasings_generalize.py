@@ -55,6 +55,8 @@ def test_a_person_made_the_field_of_a_numbered_item(world, supervisor_client, st
 @pytest.mark.parametrize(("first", "correction", "company"), [
     ("open permit 771 from Delta Engenharia", "no, the Omega Serviços one", "Omega Serviços"),
     ("abre a permissão 771 da Omega Serviços", "não, a da Delta Engenharia", "Delta Engenharia"),
+    ("open permit 771 from Delta Engenharia", "no, the other one", "Omega Serviços"),  # the one other with it
+    ("abre a permissão 771 da Omega Serviços", "não, a outra", "Delta Engenharia"),
 ])
 def test_a_correction_naming_another_company_keeps_the_number(world, supervisor_client, start, talk, first,
                                                               correction, company):
