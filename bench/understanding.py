@@ -60,7 +60,7 @@ class World:
 
     def __init__(self, spec: dict[str, Any]) -> None:
         self.spec = spec
-        self.children: dict[str, dict[int, str]] = {"component_id": {}, "finding_id": {}}
+        self.children: dict[str, dict[int, Any]] = {"component_id": {}, "finding_id": {}}
         self.created = None
         self.pristine = self.last_digest = ""
 
@@ -106,13 +106,18 @@ class World:
 
     # Reading a plan step's input as labels.
     def remember_children(self) -> None:
-        """Labels of the permits' components and the inspections' findings before a turn (untimed)."""
-        from sst.models import Finding, PermitComponent
+        """Labels of the permits' components and the inspections' findings before a turn (untimed), and of
+        the permits and inspections themselves: an item the graded turn deletes is named as it was."""
+        from sst.models import Finding, Inspection, PermitComponent, WorkPermit
 
         t = self.tenant
         self.children = {
             "component_id": dict(PermitComponent.objects.for_tenant(t).values_list("pk", "component_type__name")),
-            "finding_id": dict(Finding.objects.for_tenant(t).values_list("pk", "description"))}
+            "finding_id": dict(Finding.objects.for_tenant(t).values_list("pk", "description")),
+            "permit_id": {pk: {"permit": number, "company": company} for pk, number, company in
+                          WorkPermit.objects.for_tenant(t).values_list("pk", "number", "company__name")},
+            "inspection_id": {pk: {"inspection": number, "company": company} for pk, number, company in
+                              Inspection.objects.for_tenant(t).values_list("pk", "number", "company__name")}}
 
     def write_of(self, capability: str, step_input: dict[str, Any]) -> Write:
         from sst.models import Company, ComponentType, Employee, Finding, Inspection, PermitComponent, WorkPermit
@@ -125,11 +130,11 @@ class World:
             if key == "permit_id":
                 permit = WorkPermit.objects.for_tenant(t).select_related("company").filter(pk=value).first()
                 target = ({"permit": permit.number, "company": permit.company.name} if permit
-                          else {"permit": f"?{value}"})
+                          else self.children.get(key, {}).get(value) or {"permit": f"?{value}"})
             elif key == "inspection_id":
                 found = Inspection.objects.for_tenant(t).select_related("company").filter(pk=value).first()
                 target = ({"inspection": found.number, "company": found.company.name} if found
-                          else {"inspection": f"?{value}"})
+                          else self.children.get(key, {}).get(value) or {"inspection": f"?{value}"})
             elif key in EMPLOYEE_KEYS or key == "workers":
                 ids = value if isinstance(value, list) else [value]
                 names = [e.name for e in Employee.objects.for_tenant(t).filter(pk__in=ids)]
