@@ -21,6 +21,12 @@ from .turns import Turn
 from .understanding import Extraction, Extractor
 
 
+def _numbered_by_another(parts: list[str], named: Mapping[str, tuple[int, int]]) -> bool:
+    """Every number of the message stands right after a named entity's noun ("<entidade> 123")."""
+    numbers = [i for i, p in enumerate(parts) if p.isdigit()]
+    return bool(numbers) and all(any(end == i for _start, end in named.values()) for i in numbers)
+
+
 def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str] | None = None) -> bool:
     """"qual é a validade da permissão 123?": the named or active entity's field, read now (§ item 3).
 
@@ -36,6 +42,8 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
         slot = next((s for s in cap.slots if s.parse == "reference"), None)
         if slot is None or not turn.reader.spec(cap.id):
             continue
+        if slot.type not in named and _numbered_by_another(parts, named):
+            continue  # "… da <entidade> 123": the number is that entity's; another type's search is a call for nothing
         extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
                           text=turn.text, language=turn.language)
         extraction = extractor.extract(cap, parts)

@@ -151,3 +151,15 @@ def test_what_one_turn_does_with_a_kept_list_never_reaches_the_next(world, opera
     kept[0]["name"] = "changed too"
 
     assert reader().catalog(slot) == first
+
+
+def test_a_field_question_of_a_numbered_entity_searches_no_other_type(world, operator_client, start, talk, calls):
+    """"… da permissão 802": the number is that entity's — no other type is searched for it (question.py)."""
+    conversation = start(operator_client)
+    talk(operator_client, conversation, "abra a permissão 802")
+    calls.clear()
+    reply = talk(operator_client, conversation, "qual a validade da permissão 802?")
+
+    assert "20" in reply["response"]["message"]
+    searched = {capability for capability, given in calls if given}
+    assert len(searched) == 1, searched
