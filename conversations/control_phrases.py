@@ -62,6 +62,10 @@ pode mandar
 manda
 fechou
 demorou
+suave
+firmeza
+de boa
+tranquilo
 show
 vamos
 vamos la
@@ -348,7 +352,10 @@ def _cancel_phrasings() -> frozenset[str]:
     """A cancel said as a verb and what it cancels, composed like the undo phrasings: "cancela essa
     operação", "anula o pedido", "abort this request", "scrap the whole thing"."""
     verbs = ["cancela", "cancele", "cancelar", "aborta", "aborte", "abortar", "anula", "anule", "anular", "esquece",
-             "esqueca", "cancel", "abort", "scrap", "drop", "kill", "forget", "call off"]
+             "esqueca", "cancel", "abort", "scrap", "drop", "kill", "forget", "call off",
+             # "don't do that", "não faz isso", "I don't want to do that": a negated doing of it
+             "don t do", "dont do", "do not do", "nao faz", "nao faca", "nao quero fazer", "don t want to do",
+             "i don t want to do", "i do not want to do", "i dont want to do"]
     objects = [f"{d} {n}" for d in ("essa", "esta", "a", "aquela")
                for n in ("operacao", "acao", "solicitacao", "tarefa")]
     objects += [f"{d} {n}" for d in ("esse", "este", "o", "aquele") for n in ("pedido", "comando", "processo")]

@@ -115,6 +115,8 @@ def _changes(turn: Turn, extractor: Extractor, cap: CapabilityGrammar, base: dic
         if number is None and current is not None:
             number = same_number_elsewhere(turn.reader, slot, parts, current.value, str(current.label))
             besides = current.value
+        elif current is not None and number == str(current.label) and any(p in lexicon.OTHER for p in parts):
+            besides = current.value  # "é a outra 340": its number said again, with "the other"
         if number is None:
             continue
         probe = Extraction()

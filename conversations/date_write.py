@@ -2,11 +2,15 @@
 57 em 4 dias?". The write meant is the one write of the item's entity whose one value is a date
 (the manifest's slots: a reference to the entity and one `date` slot) — asked as any write, with its
 checks and a confirmation. Only when the message names an existing item by itself and a date, and
-exactly one write fits; nothing here knows an entity.
+exactly one write fits; nothing here knows an entity. So is "bota a 57 pra amanhã": a placing verb whose
+own write finds none of its values, an item and "pra <date>" (date_for_an_item).
 """
 
 from __future__ import annotations
 
+from knowledge.text import fold, words
+
+from .dates import date_spans
 from .lexicon import tokens
 from .operations import operate
 from .turns import Turn
@@ -19,6 +23,23 @@ _DO = frozenset(tokens("do doing done fazer faz fazemos faca fazendo fizer reali
 def date_write(turn: Turn, parts: list[str], allowed: set[str], extractor: Extractor) -> bool:
     if not any(p in _DO for p in parts):
         return False
+    return _the_date_write(turn, parts, allowed, extractor)
+
+
+# "bota a 57 pra amanhã", "put 57 on Friday", "set 60 for the 28th": a date said as where the item goes.
+_TO_A_DATE = frozenset(tokens("pra para pro pros to for on until till ate"))
+
+
+def date_for_an_item(turn: Turn, parts: list[str], allowed: set[str], extractor: Extractor) -> bool:
+    """A verb that found none of its values (a placing verb: "bota", "coloca", "put", "set"), an item and
+    "pra <date>": the item's one date write, as date_write's generic "do" — never the verb word as a value."""
+    said = words(fold(turn.text))
+    if not any(start and said[start - 1] in _TO_A_DATE for start, _ in date_spans(turn.text, turn.language)):
+        return False
+    return _the_date_write(turn, parts, allowed, extractor)
+
+
+def _the_date_write(turn: Turn, parts: list[str], allowed: set[str], extractor: Extractor) -> bool:
     found = []
     for cap in turn.grammar.capabilities.values():
         if cap.id not in allowed or cap.kind != "write":

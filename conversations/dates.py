@@ -36,11 +36,14 @@ MONTHS = {
     "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8,
     "september": 9, "october": 10, "november": 11, "december": 12,
 }
-UNIT_DAYS = {"dia": 1, "dias": 1, "day": 1, "days": 1, "semana": 7, "semanas": 7, "week": 7, "weeks": 7}
+UNIT_DAYS = {"dia": 1, "dias": 1, "day": 1, "days": 1, "semana": 7, "semanas": 7, "week": 7, "weeks": 7,
+             "quinzena": 15, "quinzenas": 15, "fortnight": 14, "fortnights": 14}
 MONTH_UNITS = {"mes", "meses", "month", "months"}
 
 _N = r"(\d{1,3})"
-_UNIT = r"(dias?|semanas?|mes|meses|days?|weeks?|months?)"
+# "in a fortnight", "a week from today", "daqui a um par de dias": an amount said as an article or a pair.
+_AMOUNT = r"(\d{1,3}|an?|one|uma?|(?:a )?couple(?: of)?|(?:um|1) par de)"
+_UNIT = r"(dias?|semanas?|quinzenas?|fortnights?|mes|meses|days?|weeks?|months?)"
 _WEEKDAY = "(" + "|".join(WEEKDAYS) + ")"
 _MONTH = "(" + "|".join(MONTHS) + ")"
 RULES: list[tuple[str, re.Pattern[str]]] = [
@@ -49,8 +52,8 @@ RULES: list[tuple[str, re.Pattern[str]]] = [
     ("day_month", re.compile(r"\b(\d{1,2}) de " + _MONTH + r"(?: de (\d{4}))?\b")),
     ("month_day", re.compile(r"\b" + _MONTH + r" (\d{1,2})(?:st|nd|rd|th)?(?:,? (\d{4}))?\b")),
     ("day_of", re.compile(r"\b(?:dia (\d{1,2})|the (\d{1,2})(?:st|nd|rd|th))\b")),
-    ("ahead", re.compile(r"\b(?:daqui a|daqui|dentro de|em|in|within|after) " + _N + " " + _UNIT + r"\b")),
-    ("from_now", re.compile(r"\b" + _N + " " + _UNIT + r" (?:from now|from today|a partir de hoje)\b")),
+    ("ahead", re.compile(r"\b(?:daqui a|daqui|dentro de|em|in|within|after) " + _AMOUNT + " " + _UNIT + r"\b")),
+    ("from_now", re.compile(r"\b" + _AMOUNT + " " + _UNIT + r" (?:from now|from today|a partir de hoje)\b")),
     ("after_tomorrow", re.compile(r"\b(?:depois de amanha|the day after tomorrow|day after tomorrow)\b")),
     ("tomorrow", re.compile(r"\b(?:amanha|tomorrow|tmrw|tmw|tomorow|tommorow|amnha)\b")),
     ("today", re.compile(r"\b(?:hoje|today)\b")),
@@ -67,7 +70,7 @@ SHIFT = re.compile(r"\b(?:(?:em|por|by) )?(?:mais )?" + _N + " (?:(?:more|mais|e
                    + r"(?: (mais tarde|depois|later|antes|mais cedo|earlier|sooner))?\b")
 _FROM_NOW_BEFORE = re.compile(r"\b(?:daqui a|daqui|dentro de|in|within|after|para|pra|to)\s*$")
 _FROM_NOW_AFTER = ("from now", "from today", "a partir de hoje")
-_ONE_UNIT = re.compile(r"\b(?:a|an|one|uma|um)\s+(dia|semana|mes|day|week|month)\b")
+_ONE_UNIT = re.compile(r"\b(?:a|an|one|uma|um)\s+(dia|semana|quinzena|mes|day|week|fortnight|month)\b")
 # "em -3 dias", "by 2.5 days": a shift amount that is not a whole number of units (the digits the
 # shift rule sees are only what follows the sign or the decimal mark).
 _SIGNED_OR_FRACTION = re.compile(r"(?:^|\s)(?:(-|\u2212)\s*\d+|\d+[.,](\d+)) " + _UNIT + r"\b")
@@ -136,7 +139,7 @@ def _resolve(kind: str, match: re.Match[str], today: date, language: str) -> dat
     if kind == "day_of":
         return _next_day_of_month(today, int(g[0] or g[1]))
     if kind in ("ahead", "from_now"):
-        amount, unit = int(g[0]), g[1]
+        amount, unit = int(g[0]) if g[0].isdigit() else 2 if "couple" in g[0] or "par" in g[0] else 1, g[1]
         return _add_months(today, amount) if unit in MONTH_UNITS else today + timedelta(days=amount * UNIT_DAYS[unit])
     if kind == "last_weekday":
         behind = (today.weekday() - WEEKDAYS[g[0] or g[1]]) % 7 or 7

@@ -118,6 +118,11 @@ def _said_again(turn: Turn, cap: Any, request: dict[str, Any], before: dict[str,
     if len(swaps) != 1 or len(changed) != 1:
         return False
     old, new = swaps[0]
+    # "same for <entity> 340 at <name>": a number several items share, said again alone, would be asked
+    # about again; the item already resolved is kept instead
+    slot = next(s for s in cap.slots if s.name in changed)
+    if len(turn.reader.search(slot, new)) > 1:
+        return False
     pattern = re.compile(rf"(?<![\w-]){re.escape(old)}(?![\w-])")
     if len(pattern.findall(text)) != 1:
         return False
@@ -128,7 +133,8 @@ def _said_again(turn: Turn, cap: Any, request: dict[str, Any], before: dict[str,
 
 def _request_again(turn: Turn, request: dict[str, Any], rest: list[str], allowed: set[str]) -> bool:
     cap = turn.grammar.capabilities.get(str(request.get("capability")))
-    if cap is None or cap.id not in allowed or (cap.kind == "write" and not says_also(lexicon.tokens(turn.text))):
+    also = says_also(lexicon.after_lead_ins(lexicon.tokens(turn.text)))  # "now do the same for …"
+    if cap is None or cap.id not in allowed or (cap.kind == "write" and not also):
         return False
     extractor = _extractor(turn)
     fresh = extractor.extract(cap, rest, use_context=False)

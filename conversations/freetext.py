@@ -171,6 +171,13 @@ def leftover_value(text: str, parts: list[str], skip_index: Iterable[int], skip_
     return text[start:end].strip()
 
 
+def only_a_date(value: str, language: str | None = None) -> bool:
+    """"amanhã", "depois de amanhã", "next Friday": a leftover that is all a date phrase is when, never what."""
+    said = words(fold(value))
+    covered = {i for start, end in date_spans(value, language) for i in range(start, end)}
+    return bool(said) and all(i in covered or w in ARTICLES for i, w in enumerate(said))
+
+
 def structure(text: str, parts: list[str], offset: int, used: set[int], skip_words: set[str],
               language: str | None = None) -> set[int]:
     """The positions of `parts` that are not the value: consumed words, the rest of the date phrases

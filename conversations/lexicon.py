@@ -120,6 +120,7 @@ troquei
 my mistake
 scratch that
 correction
+era
 """.strip().splitlines())
 # "quero X" / "é a 456" / "a da Beta": phrasing of the right value once a correction opened.
 CORRECTION_LEADS = frozenset(tokens("quero queria prefiro e era seria is it s i want want instead"))
@@ -200,7 +201,7 @@ def _end_to_end(parts: list[str], phrases: frozenset[str], words: frozenset[str]
     return len(parts) in reach
 
 
-INTERJECTION_LEADS = frozenset(tokens("oops ops opa whoops ah ih hmm hum putz actually"))
+INTERJECTION_LEADS = frozenset(tokens("oops ops opa whoops ah ih xi eita hmm hum putz actually"))
 
 
 # "sim, já pode concluir", "yes, go ahead and approve it now": words of time that change nothing.
@@ -300,6 +301,16 @@ def _segment(parts: list[str]) -> list[str] | None:
     return best.get(len(parts)) or None
 
 
+def after_lead_ins(words: list[str]) -> list[str]:
+    """The words after the fillers, interjections and holds that open a message ("hmm, e o <name>?" →
+    "e o <name>"); "e"/"and" stay: they open an ellipsis."""
+    at = 0
+    while at < len(words) and words[at] not in _AND and (words[at] in FILLER or words[at] in INTERJECTION_LEADS
+                                                           or words[at] in HOLDS):
+        at += 1
+    return words[at:]
+
+
 def strip_filler(parts: list[str]) -> list[str]:
     start, end = 0, len(parts)
     while start < end and parts[start] in FILLER:
@@ -328,7 +339,9 @@ def detect_language(text: str, default: str) -> str:
     return "pt-BR" if pt > en else "en"
 
 
-_INTERJECTIONS = frozenset(tokens("opa ih xi putz eita hmm hum wait espera pera"))
+# Words that hold the turn before what is meant: "perai", "wait", "hold on".
+HOLDS = frozenset(tokens("wait espera pera perai peraí hmm hum hm"))
+_INTERJECTIONS = frozenset(tokens("opa ih xi putz eita")) | HOLDS
 _OPENERS_LONGEST_FIRST = sorted((o for o in CORRECTION_OPENERS if o), key=len, reverse=True)
 
 

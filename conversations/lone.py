@@ -3,7 +3,8 @@
 opens the one entity that has it (the navigation capability of each entity type is asked, through the
 normal extraction); a lone noun lists that entity's items (its search capability, no filter); a noun
 followed by what names one of its items (the manifest's named_by) opens that one, and so does that value
-alone when it names one item of one type only; a kind of child and a number list that item's children.
+alone (or after an open verb) when it names one item of one type only; a kind of child and a number list
+that item's children.
 Nothing here knows an entity.
 """
 
@@ -12,10 +13,10 @@ from __future__ import annotations
 from .attributes import named_by_attribute
 from .flow import pending_confirmation
 from .grammar import CapabilityGrammar, find_phrase
-from .lexicon import ARTICLES
+from .lexicon import ARTICLES, OPENING, OTHER
 from .navigation import navigate
 from .operations import operate
-from .ranking import child_lists
+from .ranking import Ranked, child_lists
 from .reads import entity_ref
 from .turns import Turn
 from .understanding import Extraction, Extractor, SlotValue
@@ -25,7 +26,7 @@ def lone_turn(turn: Turn, parts: list[str], allowed: set[str], extractor: Extrac
     if pending_confirmation(turn) is not None:  # "312" then is about the operation on screen
         return False
     content = [p for p in parts if p not in ARTICLES]
-    if len(content) == 1 and content[0].isdigit():
+    if len(said := [p for p in content if p not in OTHER]) == 1 and said[0].isdigit():  # "57", "the other 340"
         return _open_the_one(turn, content, allowed, extractor)
     # "inspecton 53": a noun (a slip allowed) and a number
     numbered = 1 < len(content) <= 4 and content[-1].isdigit() and _named_whole(turn, content[:-1])
@@ -87,6 +88,22 @@ def _children_of_the_one(turn: Turn, content: list[str], allowed: set[str], extr
         return False
     operate(turn, cap, extraction, content)
     return True
+
+
+def open_said_value(turn: Turn, parts: list[str], ranked: list[Ranked], allowed: set[str]) -> bool:
+    """"open Caldeiraria", "abre o Refeitório", "show me <place>": an open, show or list verb (after words that only
+    open a request), then only what names one item of one entity type — that item opened."""
+    top = ranked[0] if ranked else None
+    if (top is None or top.verb_span is None or top.cap.intent not in ("open", "show", "search", "list")
+            or top.cap.kind not in ("navigation", "read")
+            or any(p not in OPENING for p in parts[:top.verb_span[0]])):
+        return False
+    content = parts[top.verb_span[1]:]
+    while content and (content[0] in OPENING or content[0] in ARTICLES):  # "show me <place>", "abre a <place>"
+        content = content[1:]
+    # an entity noun said ("open the <status> <entities>") is no value naming one item
+    return (0 < len(content) <= _ATTRIBUTE_WORDS and not turn.grammar.types_named_in(content)
+            and _open_by_its_value(turn, content, allowed))
 
 
 def _open_by_its_value(turn: Turn, content: list[str], allowed: set[str]) -> bool:

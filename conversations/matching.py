@@ -77,10 +77,11 @@ def _name_word(word: str, name_word: str) -> bool:
 
 
 def find_partial(parts: list[str], items: Iterable[Mapping[str, Any]], label: str,
-                 skip: set[str] | frozenset[str] = frozenset()) -> Mention | None:
-    """Items sharing a distinctive word with the message ("o Pereira" → João Pereira)."""
+                 skip: set[str] | frozenset[str] = frozenset(), used: set[int] | None = None) -> Mention | None:
+    """Items sharing a distinctive word with the message ("o Pereira" → João Pereira). Words another slot
+    consumed (`used`: "<entity> 312" naming the parent) are no word of a name."""
     words = [(i, p) for i, p in enumerate(parts) if len(p) >= 3 and not p.isdigit() and p not in NOISE
-             and not _skipped(p, skip)]
+             and not _skipped(p, skip) and i not in (used or ())]
     hits: list[dict[str, Any]] = []
     spans: list[tuple[int, int]] = []
     for item in items:
@@ -102,4 +103,4 @@ def mention(parts: list[str], items: list[Mapping[str, Any]], label: str, *, man
         chosen = exact if many else exact[:1]
         return Mention(items=[i for i, _ in chosen], exact=True, spans=[s for _, s in chosen],
                        text=" ".join(" ".join(parts[a:b]) for _, (a, b) in chosen))
-    return find_partial(parts, items, label, skip)
+    return find_partial(parts, items, label, skip, used)

@@ -85,17 +85,21 @@ def value_problem(numeral: Numeral | None, digits: str, schema: Mapping[str, Any
 
 _WEEKS = re.compile(r"\b(?:(?P<n>\d+|two|dois|duas)|(?P<by>(?:by|por|em|mais|more|for|de|com|another|outra)\s+)"
                     r"(?:a|one|uma)|(?P<by_one>another|outra|mais uma))\s+"
-                    r"(?P<unit>semanas?|semnas?|weeks?|weks?)\b(?!\s+(?:que vem|from|a partir))", re.IGNORECASE)
+                    r"(?P<unit>semanas?|semnas?|weeks?|weks?|quinzenas?|fortnights?)\b(?!\s+(?:que vem|from|a partir))",
+                    re.IGNORECASE)
+# Days in one unit a week-like word counts ("uma quinzena" is fifteen days in pt-BR, a fortnight fourteen).
+_UNIT_DAYS = (("quinzena", 15), ("fortnight", 14), ("", 7))
 
 
 def weeks_as_days(text: str) -> str:
-    """"extend 311 by a week", "mais 2 semanas": weeks said as the days every day field counts in
-    ("by 7 days", "mais 14 dias"); "next week", "a semana que vem" and "in a week" stay dates."""
+    """"extend 311 by a week", "mais 2 semanas", "duas quinzenas": weeks (and fortnights) said as the days every
+    day field counts in ("by 7 days", "mais 14 dias"); "next week", "a semana que vem" and "in a week" stay dates."""
     def days(match: re.Match[str]) -> str:
         n = int(match.group("n")) if (match.group("n") or "x").isdigit() else 2 if match.group("n") else 1
-        unit = "dias" if match.group("unit").lower().startswith("semana") else "days"
+        word = match.group("unit").lower()
+        unit = "dias" if word.startswith(("semana", "semna", "quinzena")) else "days"
         by = match.group("by") or (match.group("by_one") + " " if match.group("by_one") else "")
-        return f"{by}{7 * n} {unit}"
+        return f"{by}{next(d for w, d in _UNIT_DAYS if word.startswith(w)) * n} {unit}"
     return _WEEKS.sub(days, text)
 
 

@@ -13,13 +13,18 @@ from .increments import ADD, LESS_AFTER, MORE_AFTER, SUB, increment_sign
 from .lexicon import ARTICLES, DAY_UNITS, FILLER, tokens
 
 _ADD, _SUB = ADD, SUB
-_FACTORS = {"dobra": 2, "dobre": 2, "dobrar": 2, "dobro": 2, "duplica": 2, "duplique": 2, "double": 2, "triplica": 3,
-            "triplique": 3, "triple": 3, "metade": 0.5, "halve": 0.5, "half": 0.5}
+_FACTORS = {"dobra": 2, "dobre": 2, "dobrar": 2, "dobro": 2, "duplica": 2, "duplique": 2, "duplicar": 2, "double": 2,
+            "twice": 2, "triplica": 3, "triplique": 3, "triplicar": 3, "triplo": 3, "triple": 3, "thrice": 3,
+            "quadruplica": 4, "quadruplo": 4, "quadruple": 4, "metade": 0.5, "halve": 0.5, "half": 0.5}
 # "make it 5 days longer", "deixa com 3 dias a menos": a comparative after the amount (increments.py).
 _MAKE = frozenset(tokens("make makes deixa deixe deixar faz faca torna torne com"))
-_ABSOLUTE = frozenset(tokens("para pra pro to"))  # "aumenta para 50" sets the value: not relative
+_ABSOLUTE = frozenset(tokens("para pra pro to"))
+_TIMES = frozenset(tokens("times vezes"))  # "aumenta para 50" sets the value: not relative
 _NOISE = ARTICLES | FILLER | DAY_UNITS | frozenset(tokens("em de it by isso that ela ele outros outras more mais "
                                                           "o a os as vezes times off another outro outros to"))
+# "make it twice as long", "coloca o dobro", "reduz pela metade", "cut it in half": the frame of a factor.
+_NOISE |= frozenset(tokens("as long longer much big pela pelo por in up cut corta corte reduz reduza reduce divide "
+                           "coloca poe bota put set aumenta increase"))
 
 
 @dataclass(frozen=True)
@@ -39,9 +44,11 @@ def relative_change(parts: list[str]) -> Change | None:
     """The change a short message asks for, or None when it is not only a relative change."""
     numbers = [p for p in parts if p.isdigit()]
     first = next((i for i, p in enumerate(parts) if p.isdigit()), len(parts))
-    if not parts or len(parts) > 6 or any(p in _ABSOLUTE for p in parts[:first]):  # "aumenta para 50"
+    if not parts or len(parts) > 6 or (numbers and any(p in _ABSOLUTE for p in parts[:first])):  # "aumenta para 50"
         return None
     factor = next((_FACTORS[p] for p in parts if p in _FACTORS), None)
+    if len(numbers) == 1 and parts[first + 1:first + 2] and parts[first + 1] in _TIMES:  # "3 times as long"
+        factor, numbers = int(numbers[0]), []
     if factor is not None and not numbers:
         op, amount = "mul", float(factor)
     elif len(numbers) == 1 and parts[0] in _ADD | _SUB:
@@ -51,7 +58,7 @@ def relative_change(parts: list[str]) -> Change | None:
     else:
         return None
     leftover = [p for p in parts if not p.isdigit() and p not in _ADD | _SUB | set(_FACTORS) | _NOISE | _MAKE
-                | MORE_AFTER | LESS_AFTER]
+                | MORE_AFTER | LESS_AFTER | _ABSOLUTE]  # ("aumenta pro dobro": no number set)
     return None if leftover else Change(op, amount)
 
 

@@ -9,14 +9,14 @@ from . import lexicon
 from .batch import batch_request
 from .compound_said import Shape, compound_shape, said_part
 from .data_spans import data_spans
-from .date_write import date_write
+from .date_write import date_for_an_item, date_write
 from .explain import explain
 from .field_write import field_write, field_writes
 from .flow import rest
 from .freetext import described_positions, quoted_positions
 from .grammar import CapabilityGrammar, SlotSpec, find_phrase
 from .llm import llm_understand
-from .lone import lone_turn
+from .lone import lone_turn, open_said_value
 from .navigation import navigate
 from .negated_filter import negated_filter
 from .operations import operate
@@ -62,6 +62,8 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
                           language=turn.language, data=(parts, spans))
     if not ranked and lone_turn(turn, parts, allowed, extractor):  # "57", "<entidades>"
         return
+    if open_said_value(turn, parts, ranked, allowed):  # "open <the place of one item>"
+        return
     if not ranked and field_write(turn, parts, allowed, extractor):  # "<campo> da 310 pra 40 dias"
         return
     if not ranked and date_write(turn, parts, allowed, extractor):  # "can we do 62 in 3 days?"
@@ -73,11 +75,15 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         return unparsed(turn, parts)
     best, extraction = choose(turn, ranked, parts, extractor, allowed)
     cap = best.cap
+    # "bota a 57 pra amanhã": a verb whose write finds none of its values, said of an item "pra <date>"
+    if (cap.kind == "write" and not extraction.complete and not extraction.from_text - _targets(cap)
+            and date_for_an_item(turn, parts, allowed, extractor)):
+        return
     # "o que foi apontado na <entidade> 52?": a question about what was done is no request to do it.
     if cap.kind == "write" and _asks_what_was_done(parts, best) and not lexicon.polite(parts):
         return _what_was_done(turn, cap, parts, allowed, extractor)
     # "deixa a 802 como cancelada": a generic verb that finds none of its values, and a status goal said.
-    targets = {s.name for s in cap.slots if s.from_context and s.parse == "reference"}
+    targets = _targets(cap)
     generic = not any(s.required for s in cap.slots if s.name not in targets)
     if (cap.kind == "write" and generic and not extraction.from_text - targets
             and status_goal(turn, said_part(turn.text, masked(parts, spans)), allowed, extractor)):
@@ -108,6 +114,11 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
 # "foi apontado", "was added", "who approved", "quem cancelou": the verb said of the past.
 _PAST_MARKERS = frozenset(lexicon.tokens("foi foram fora fez fizeram ja was were been did has have had"))
 _PAST_ENDINGS = ("ed", "ou", "aram", "eram", "iram", "ado", "ada", "ido", "ida", "ados", "adas", "idos", "idas")
+
+
+def _targets(cap: CapabilityGrammar) -> set[str]:
+    """The slots naming the item a capability acts on (the ones context may fill)."""
+    return {s.name for s in cap.slots if s.from_context and s.parse == "reference"}
 
 
 def _data_nouns(turn: Turn) -> frozenset[str]:

@@ -42,7 +42,7 @@ from .state import hints_for, situation_for
 from .statemachine import Status
 from .supersede import on_screen, supersede
 from .turns import Turn
-from .understanding import Extractor, rank
+from .understanding import Extractor, masked, rank
 from .undo import undo_request
 
 
@@ -106,6 +106,9 @@ def message(turn: Turn) -> None:
     if (pending_confirmation(turn) is not None and parts and parts[0] in lexicon.CORRECTION_LEADS
             and not _commands(turn, parts[1:], allowed)):
         return correction_apply(turn, parts[1:])
+    held = _what_about(turn, words, allowed)
+    if held is not None:  # "opa, perai, e o <outra pessoa>": another value for the proposal on screen
+        return correction_apply(turn, held)
     bare = _bare_value(parts)
     if pending_confirmation(turn) is not None and bare and not _commands(turn, bare, allowed):
         return correction_apply(turn, bare)  # "opa, 45 dias" with a proposal on screen: its value, said again
@@ -217,9 +220,11 @@ def _confirms_naming_it(turn: Turn, words: list[str], allowed: set[str]) -> bool
 def _follow_up(turn: Turn, words: list[str], parts: list[str], allowed: set[str]) -> bool:
     """A short message that only makes sense after the last one: "e a 458?" (ellipsis) or "mais 10
     dias" (a relative change of the number being discussed)."""
-    rest_words = ellipsis_rest(words)
-    if (rest_words is not None and not _commands(turn, values_masked(turn, rest_words), allowed)
-            and ellipsis_apply(turn, rest_words, allowed)):
+    # "now do the same for …": a filler before the opener ("e"/"and" are openers themselves)
+    rest_words = ellipsis_rest(lexicon.after_lead_ins(words))
+    # the tenant's names are values, never a verb ("… na Delta Engenharia" is no "deleta")
+    if (rest_words is not None and not _commands(turn, masked(values_masked(turn, rest_words), data_spans(
+            turn.grammar, turn.reader, rest_words)), allowed) and ellipsis_apply(turn, rest_words, allowed)):
         return True
     change = relative_change(parts)
     return change is not None and relative_apply(turn, change, allowed, parts)
@@ -231,6 +236,18 @@ def _commands(turn: Turn, parts: list[str], allowed: set[str], *, reads: bool = 
     ranked = rank(turn.grammar, parts, allowed, hints_for(turn.conversation, with_topic=False))
     return (bool(ranked) and ranked[0].verb_span is not None and ranked[0].verb_span[0] <= 2
             and (reads or ranked[0].cap.kind != "read"))
+
+
+def _what_about(turn: Turn, words: list[str], allowed: set[str]) -> list[str] | None:
+    """"opa, perai, e o <name>?", "hmm wait, what about <name>", "e a <name>?": after interjections and words that
+    hold the turn, an ellipsis whose words fill a slot of the pending proposal with another value — the words, else
+    None."""
+    confirmation = pending_confirmation(turn)
+    cap = turn.grammar.capabilities.get(str((confirmation.intent or {}).get("capability"))) if confirmation else None
+    said = ellipsis_rest(lexicon.after_lead_ins(words)) if cap is not None else None
+    if not said or _commands(turn, said, allowed) or not _changes_the_pending(turn, cap, said):
+        return None
+    return said
 
 
 _VALUE_WORDS = lexicon.DAY_UNITS | lexicon.ARTICLES | frozenset(lexicon.tokens("daqui pra para em in from now"))

@@ -30,7 +30,9 @@ THANKS = frozenset({"obrigado", "obrigada", "obrigadao", "brigado", "brigada", "
                     "ajudou bastante", "ajudou demais", "isso ajudou", "foi muito util", "thanks", "thank you",
                     "thx", "ty", "tks",
                     "cheers", "thanks a lot", "thanks a bunch", "many thanks", "much appreciated", "appreciate it",
-                    "i appreciate it", "that helped", "that helps", "very helpful", "great thanks"})
+                    "i appreciate it", "that helped", "that helps", "very helpful", "great thanks", "tamo junto",
+                    # said of the help itself: "that was really helpful", "foi bem útil", "helped a ton"
+                    "helpful", "useful", "util", "helped", "valeu a pena", "worked"})
 BYE = frozenset({"tchau", "ate logo", "ate mais", "ate amanha", "ate breve", "falou", "flw", "fui", "bye", "goodbye",
                  "bye bye", "see you", "see ya", "see you later", "take care", "ate a proxima", "e so isso",
                  "era so isso", "so isso", "por hoje e so", "por enquanto e so", "nada mais", "that s all",
@@ -46,6 +48,7 @@ HELP = frozenset({"ajuda", "socorro", "help", "menu", "comandos", "o que voce po
                   "o que eu posso pedir", "o que posso pedir", "what can you do", "what do you do",
                   "how does this work", "how does it work", "what can i do", "how do i use this", "i need help",
                   "help me", "commands", "options", "what are you able to do", "what are you able to help me with",
+                  "what are you able to help with",
                   "what can you help me with", "what can you help with", "how can you help", "how can you help me",
                   "what do you know", "what do you know how to do", "what are your capabilities", "what can i ask",
                   "what can i ask you", "show me what you can do", "how do i use you", "can you do",
@@ -61,6 +64,10 @@ _ALONG = frozenset(tokens("por favor pela pelo ajuda a o voce vc amigo agente as
 _ALONG |= frozenset(tokens("what kind kinds sort sorts type types of stuff things que tipo tipos de coisa coisas"))
 # "what else can you do?", "o que mais você faz?".
 _ALONG |= frozenset(tokens("else mais"))
+# Intensifiers and the words that say it of what just happened: "that was really helpful", "foi bem útil",
+# "helped a ton", "valeu demais mesmo", "cool, thanks".
+_ALONG |= frozenset(tokens("that was this it really super so very ton bunch foi isso bem mesmo demais bastante "
+                           "cool great awesome nice ok okay massa top"))
 # "como você pode me ajudar com isso?", "how can you help me with …?": help about a topic (a few words, no
 # number) is still help.
 _TOPIC_OPENERS = frozenset(tokens("com sobre em no na nos nas with about on regarding"))

@@ -29,11 +29,18 @@ def spelled_as_meant(text: str) -> str:
     return _SHORTHAND.sub(_expanded, _WEEKDAY_AFTER_MARKER.sub(_weekday_fixed, _NUMBER_THEN_WORD.sub(fix, text)))
 
 
-# Chat abbreviations of pt-BR function words ("qdo q é", "qts tem", "a 311 tb", "hj"), typed in lower case:
+# Chat abbreviations of pt-BR function words ("qdo q é", "qts tem", "a 311 tb", "hj") and chat slang of both
+# languages ("blz", "vlw", "kinda", "wanna"), typed in lower case:
 # only the lower-case word is read as one, so a name's capital letter ("Bloco Q") stays a name.
 _CHAT_WORDS = {"qdo": "quando", "qndo": "quando", "qnd": "quando", "q": "que", "qts": "quantas", "qnts": "quantas",
                "qtas": "quantas", "qtos": "quantos", "tb": "também", "tbm": "também", "hj": "hoje", "pq": "por que",
-               "td": "tudo", "msm": "mesmo", "cmg": "comigo", "ngm": "ninguém", "mto": "muito", "mt": "muito"}
+               "td": "tudo", "msm": "mesmo", "cmg": "comigo", "ngm": "ninguém", "mto": "muito", "mt": "muito",
+               # chat slang for a yes, a thanks: "blz", "vlw, tmj", "obg", "flw"
+               "blz": "beleza", "blza": "beleza", "vlw": "valeu", "vlww": "valeu", "tmj": "tamo junto",
+               "obg": "obrigado", "brigadao": "obrigado", "brigadão": "obrigado", "flw": "falou",
+               # English spoken contractions: "kinda", "wanna", "gonna", "lemme", "whatcha", "can u"
+               "kinda": "kind of", "sorta": "sort of", "wanna": "want to", "gonna": "going to", "gotta": "got to",
+               "lemme": "let me", "gimme": "give me", "whatcha": "what are you", "u": "you"}
 _CHAT_WORD = re.compile(r"(?<![\w/])(?:" + "|".join(sorted(_CHAT_WORDS, key=len, reverse=True)) + r")(?![\w/])")
 
 

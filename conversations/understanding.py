@@ -2,31 +2,37 @@
 its slots, from the registry's language metadata and the tenant's data — no LLM.
 
 ranking.py orders the candidate capabilities from cheap evidence; this module extracts each one's
-slots from the message, the conversation and the tenant's data (the Extractor), and request.choose
-then prefers the candidate the message itself fills best.
+slots from the message, the conversation and the tenant's data (the Extractor: its reference half —
+which item a number or a name says — is references.py, the values it fills are extraction.py), and
+request.choose then prefers the candidate the message itself fills best.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
+from django.conf import settings
+
 from . import metrics
-from .attributes import another_slots_value, named_among, named_by_attribute, said_of_it
 from .dates import date_in, date_label, shift_in, shift_problem, today
-from .freetext import leftover_value, marked_value, quoted_values, value_as_typed
+from .extraction import Extraction, Situation, SlotValue
+from .freetext import leftover_value, marked_value, only_a_date, quoted_values, value_as_typed
 from .grammar import CapabilityGrammar, Grammar, SlotSpec, camel_parts, find_phrase
 from .increments import increment_sign
-from .lexicon import ARTICLES, CREATED, DEMONSTRATIVES, PREVIOUS, tokens
+from .lexicon import ARTICLES, CREATED, DEMONSTRATIVES, REQUEST_OPENERS, detect_language, tokens
 from .matching import Mention, mention
-from .numbers import numerals_of, on_an_item, reference_number, value_problem
+from .numbers import numerals_of, on_an_item, value_problem
 from .ranking import MASK, Hints, Ranked, number_positions, rank  # noqa: F401 - the engine's public names
 from .reads import Reader, entity_ref
+from .references import NUMBER_WORDS, NumberedReferences, reference
 
-_NUMBER_WORDS = frozenset(tokens("numero n no nº num number nr"))
+__all__ = ["MASK", "Extraction", "Extractor", "Hints", "Ranked", "Situation", "SlotValue", "masked", "number_positions",
+           "parent_input", "rank", "reference"]
+# The language the tenant's data is written in when its words give no clue (the product's own: settings).
+_DATA_LANGUAGE = "en" if settings.LANGUAGE_CODE.lower().startswith("en") else "pt-BR"
 _VALUE_PARSES = frozenset({"reference", "integer", "enum", "entity_number"})  # read from words outside names
 
 
@@ -39,86 +45,7 @@ def _range_of(schema: Mapping[str, Any] | None) -> dict[str, Any]:
     return {k: v for k, v in (schema or {}).items() if k in ("minimum", "maximum")}
 
 
-# --- slots -----------------------------------------------------------------------------------
-
-
-@dataclass
-class SlotValue:
-    value: Any
-    label: str
-    entity: dict[str, Any] | None = None
-    source: str = "text"  # text | ui | context | result | focus | topic
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"value": self.value, "label": self.label, "entity": self.entity, "source": self.source}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> SlotValue:
-        return cls(value=data.get("value"), label=str(data.get("label", "")), entity=data.get("entity"),
-                   source=str(data.get("source", "text")))
-
-
-@dataclass
-class Extraction:
-    values: dict[str, list[SlotValue]] = field(default_factory=dict)
-    ambiguous: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    not_found: dict[str, str] = field(default_factory=dict)
-    missing: list[str] = field(default_factory=list)
-    used: set[int] = field(default_factory=set)
-    # slot → {"said", "problem": negative | fraction | range, "minimum", "maximum"}: never used as is
-    invalid: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    @property
-    def from_text(self) -> set[str]:
-        return {name for name, values in self.values.items() if values and values[0].source == "text"}
-
-    @property
-    def complete(self) -> bool:
-        return not (self.ambiguous or self.not_found or self.missing or self.invalid)
-
-
-@dataclass
-class Situation:
-    """What the conversation knows, for references (§11 priority) and hints."""
-
-    selection: dict[str, Any] | None = None  # validated UI selection
-    selection_fresh: bool = False  # the selection is newer than the active entity
-    active: dict[str, Any] | None = None
-    created: list[dict[str, Any]] = field(default_factory=list)  # last result's created entities
-    recent: list[dict[str, Any]] = field(default_factory=list)
-    filter_company: dict[str, Any] | None = None
-
-
-def reference(slot_type: str, parts: list[str], situation: Situation) -> SlotValue | None:
-    """The entity of `slot_type` the message points at through context (§11, §20, §42)."""
-    pronoun = any(p in CREATED for p in parts)
-    created = next((c for c in situation.created if c.get("type") == slot_type), None)
-    if pronoun and created:
-        return SlotValue(created.get("id"), str(created.get("label")), created, "result")
-    if any(p in PREVIOUS for p in parts):
-        earlier = [r for r in situation.recent if r.get("type") == slot_type
-                   and (situation.active is None or r.get("id") != situation.active.get("id"))]
-        if earlier:
-            return SlotValue(earlier[0].get("id"), str(earlier[0].get("label")), earlier[0], "context")
-    ordered = []
-    selection, active = situation.selection, situation.active
-    if selection and selection.get("type") == slot_type and (situation.selection_fresh or not active
-                                                              or active.get("type") != slot_type):
-        ordered.append((selection, "ui"))
-    if active and active.get("type") == slot_type:
-        ordered.append((active, "context"))
-    if selection and selection.get("type") == slot_type:
-        ordered.append((selection, "ui"))
-    if created:
-        ordered.append((created, "result"))
-    ordered += [(r, "context") for r in situation.recent if r.get("type") == slot_type]
-    if ordered:
-        ref, source = ordered[0]
-        return SlotValue(ref.get("id"), str(ref.get("label")), ref, source)
-    return None
-
-
-class Extractor:
+class Extractor(NumberedReferences):
     """Fills a capability's slots from one message with the tenant's data (reads are cached per turn)."""
 
     def __init__(self, *, grammar: Grammar, reader: Reader, situation: Situation, text: str = "",
@@ -168,8 +95,8 @@ class Extractor:
         required = [s for s in texts if s.required]
         skip = self.skip_words(cap)
         if not said and len(required) == 1:
-            left = leftover_value(self.text, parts, out.used, skip)
-            said = [left] if left else []
+            left = leftover_value(self.text, parts, out.used | self._verb_place(parts), skip)
+            said = [left] if left and not only_a_date(left, self.language) else []
         elif not said:
             marked = marked_value(self.text)
             said = [marked] if marked else []
@@ -180,6 +107,15 @@ class Extractor:
             if slot.name not in out.values and slot.name not in out.missing:
                 out.missing.append(slot.name)
 
+    def _verb_place(self, parts: list[str]) -> set[int]:
+        """"bota a 57 pra amanhã": the word at the verb's place, when it is any capability's verb, is never
+        a free-text value (it says what to do, whichever capability reads the message)."""
+        at = next((i for i, p in enumerate(parts) if p not in ARTICLES and p not in REQUEST_OPENERS), None)
+        if at is None:
+            return set()
+        verbs = {v.words[0] for c in self.grammar.capabilities.values() for v in c.verbs if len(v.words) == 1}
+        return {at} if parts[at] in verbs else set()
+
     def _slot(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction,
               use_context: bool) -> None:
         if slot.type in ("text", "knowledgeRef") and slot.parse not in ("reference", "entity_number"):
@@ -187,6 +123,8 @@ class Extractor:
         started = time.perf_counter()
         if slot.parse == "reference" and slot.type != "text":
             self._numbered_entity(cap, slot, parts, out, use_context)
+        elif slot.parse == "reference":
+            self._own_number(slot, parts, out)
         elif slot.parse == "date":
             self._date(cap, slot, parts, out)
         elif slot.parse == "integer":
@@ -205,20 +143,16 @@ class Extractor:
         if slot.parse == "reference" or slot.resolver:
             self._reference_observed(slot, out, time.perf_counter() - started)
 
-    def _new_number(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction) -> None:
-        """"cria a <entidade> 350": the number the entity's noun names is the new one's — unless an entity
-        of that type has it ("make X the responsible on <entity> 340" is about that one, no create)."""
-        at = sorted(self.named_numbers(parts, frozenset({cap.entity})) - out.used)
-        if not at:  # "…, número 71, …" / "number 70": the number the slot's own label names
-            labels = {w for label in (slot.label or {}).values() for w in tokens(label)}
-            at = [i for i in range(1, len(parts)) if parts[i].isdigit() and parts[i - 1] in labels
-                  and i not in out.used]
-            out.used.update(i - 1 for i in at[:1])  # the label word, too: never part of a text value
-        ref = next((s for c in self.grammar.capabilities.values() for s in c.slots
-                    if s.parse == "reference" and s.type == cap.entity), None)
-        if at and not (ref is not None and self.reader.search(ref, parts[at[0]])):
-            out.used.add(at[0])
-            out.values[slot.name] = [SlotValue(parts[at[0]], parts[at[0]])]
+    def _own_number(self, slot: SlotSpec, parts: list[str], out: Extraction) -> None:
+        """"change <entity> 310's number to 315", "muda o nº da 310 pra 317": a text slot read as a reference is
+        the item's own number, rewritten — the number said after the word "number" and the item's, never the
+        item's own (consumed first)."""
+        if not any(p in NUMBER_WORDS for p in parts):
+            return
+        said = [i for i, _, unit in number_positions(parts) if not unit and i not in out.used]
+        if len(said) == 1:
+            out.used.add(said[0])
+            out.values[slot.name] = [SlotValue(parts[said[0]], parts[said[0]])]
 
     def _reference_observed(self, slot: SlotSpec, out: Extraction, seconds: float) -> None:
         # choose() extracts for up to five candidate capabilities: each entity type counts once a turn.
@@ -237,33 +171,6 @@ class Extractor:
             return  # an optional reference the message did not make
         self._observed.add(slot.type)
         metrics.reference_observe(outcome=outcome, source=source, seconds=seconds)
-
-    # numbers ------------------------------------------------------------------------------
-
-    def explicit_number(self, slot: SlotSpec, parts: list[str], cap: CapabilityGrammar,
-                        used: set[int] = frozenset()) -> tuple[int, str] | None:
-        phrases = self.grammar.synonyms.get(slot.type, frozenset())
-        named_at = [i for i, _, _ in number_positions(parts)
-                    if any(find_phrase(parts[max(0, i - 3):i], p) for p in phrases)]
-        # A bare number is a quantity only where the message may still give one: answering "which
-        # <entity>?" (only the reference asked for), "a 311" is the reference.
-        takes_value = any(s.parse == "integer" and (self._only is None or s.name in self._only) for s in cap.slots)
-        return reference_number(parts, set(used), takes_value=takes_value, named_at=named_at)
-
-    def named_numbers(self, parts: list[str], types: frozenset[str] | None = None) -> set[int]:
-        """Positions of numbers an entity noun names ("<entidade> 311", "<entity> 62"): references,
-        never a quantity — whichever capability reads the message. `types`: only these entities' nouns."""
-        phrases = [p for type_ in (self.grammar.referenced if types is None else types)
-                   for p in self.grammar.synonyms.get(type_, ())]
-        named = set()
-        for i, _, unit in number_positions(parts):
-            start = i  # back over "número", "nº", articles between the noun and the number
-            while start > 0 and (parts[start - 1] in ARTICLES or parts[start - 1] in _NUMBER_WORDS):
-                start -= 1
-            if not unit and any(find_phrase(parts[max(0, start - len(p)):start], p) == (0, len(p))
-                                for p in phrases if start >= len(p)):
-                named.add(i)
-        return named
 
     # dates --------------------------------------------------------------------------------
 
@@ -297,78 +204,6 @@ class Extractor:
             return
         out.missing.remove(slot.name)
         out.values[slot.name] = [SlotValue(moved.isoformat(), date_label(moved, self.language))]
-
-    def _numbered_entity(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction,
-                         use_context: bool) -> None:
-        found = self.explicit_number(slot, parts, cap, out.used)
-        # "a <entidade> da Subestação 2": a number inside a name the entity has is that name's
-        if (found is None or found[0] not in self.named_numbers(parts)) and self._by_attribute(
-                cap, slot, parts, out, covering=found[0] if found else None):
-            return
-        if found is None:
-            if use_context:
-                ref = reference(slot.type, parts, self.situation)
-                if ref is not None:
-                    out.values[slot.name] = [ref]
-            return
-        index, number = found
-        out.used.add(index)
-        self.resolve_number(slot, number, parts, out)
-
-    def _by_attribute(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction,
-                      covering: int | None = None) -> bool:
-        """"the <place> <entity>": the entities whose named_by field the message says (names are data:
-        read in the message as typed, never as a verb)."""
-        said = self.data[0] or parts
-        enums = [(s.field, v) for c in self.grammar.capabilities.values() if c.entity == slot.type for s in c.slots
-                 if s.parse == "enum" and s.values and (v := self.grammar.enum_value(s, said))]
-        items, at = named_by_attribute(self.reader, slot, said, enums, skip=self.skip_words(cap), used=out.used)
-        if ((covering is not None and covering not in at) or another_slots_value(self.reader, cap, slot, said, at)
-                or not said_of_it(self.grammar, slot, said, at)):
-            return False
-        out.used.update(at)
-        label_key = str((slot.resolver or {}).get("label", "number"))
-        refs = [entity_ref(slot.type, item, label_field=label_key) for item in items]
-        if len(refs) == 1:
-            out.values[slot.name] = [SlotValue(refs[0]["id"], refs[0]["label"], refs[0], "text")]
-        elif refs:
-            out.ambiguous[slot.name] = refs
-        return bool(refs)
-
-    def resolve_number(self, slot: SlotSpec, number: str, parts: list[str], out: Extraction, *,
-                       by_attribute: bool = False, besides: Any = None) -> None:
-        """`by_attribute`: the words only say which of the items with this number ("no, <person>'s one"), so
-        any of the manifest's named_by values narrows them (else a name may be another slot's value).
-        `besides`: the id of an item not meant (the one a correction corrects)."""
-        items = [i for i in self.reader.search(slot, number) if besides is None or str(i.get("id")) != str(besides)]
-        if len(items) > 1:
-            items = self._narrow_by_company(items, parts)
-        if len(items) > 1 and by_attribute:
-            items = named_among(slot, items, self.data[0] if len(self.data[0]) == len(parts) else parts) or items
-        label_key = str((slot.resolver or {}).get("label", "number"))
-        if not items:
-            out.not_found[slot.name] = number
-        elif len(items) == 1:
-            ref = entity_ref(slot.type, items[0], label_field=label_key)
-            out.values[slot.name] = [SlotValue(ref["id"], ref["label"], ref, "text")]
-        else:
-            out.ambiguous[slot.name] = [entity_ref(slot.type, item, label_field=label_key) for item in items]
-
-    def _narrow_by_company(self, items: list[dict[str, Any]], parts: list[str]) -> list[dict[str, Any]]:
-        companies = [i["company"] for i in items if isinstance(i.get("company"), Mapping)]
-        # The names are blanked in the words a reference is read from; here a name is what is wanted.
-        if self.data and len(self.data[0]) == len(parts):
-            parts = self.data[0]
-        hit = mention(parts, companies, "name")
-        if hit is not None and len({c.get("id") for c in hit.items}) == 1:
-            wanted = hit.items[0].get("id")
-            return [i for i in items if (i.get("company") or {}).get("id") == wanted]
-        company = self.situation.filter_company
-        if company:
-            narrowed = [i for i in items if str((i.get("company") or {}).get("id")) == str(company.get("id"))]
-            if narrowed:
-                return narrowed
-        return items
 
     def _integer(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction) -> None:
         named = self.named_numbers(parts)
@@ -435,6 +270,8 @@ class Extractor:
             by_key = mention(parts, keyed, "_words", many=True, used=out.used)
             found = by_key if by_key is not None and by_key.exact else None
         if found is None:
+            found = self._the_only_child(slot, parts, items, label)
+        if found is None:
             if use_context and slot.from_context:
                 ref = reference(slot.type, parts, self.situation) or self._from_target(slot, out)
                 if ref is not None:
@@ -451,6 +288,19 @@ class Extractor:
         else:
             out.ambiguous[slot.name] = [{**entity_ref(slot.type, item, label_field=label),
                                          "value": item.get(value_key)} for item in found.items]
+
+    def _the_only_child(self, slot: SlotSpec, parts: list[str], items: list[dict[str, Any]],
+                        label: str) -> Mention | None:
+        """"scrap the slippery floor <child> from <item>" when its one child is written in the other language
+        ("Piso escorregadio"): the child noun said, the item has only that child, and its text is not in the
+        message's language — that one, which the confirmation then names as written. In the same language,
+        words that name no child still name none (asked which)."""
+        if len(items) != 1 or parent_input(self.reader, slot) is None:
+            return None
+        if not any(find_phrase(parts, phrase) for phrase in self.grammar.synonyms.get(slot.type, ())):
+            return None
+        written = detect_language(str(items[0].get(label) or ""), _DATA_LANGUAGE)
+        return Mention(items=list(items), exact=False) if written != self.language else None
 
     def _from_target(self, slot: SlotSpec, out: Extraction) -> SlotValue | None:
         """A context slot such as the company of a create: the one of the entity in focus."""
