@@ -44,6 +44,8 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
             continue
         if slot.type not in named and _numbered_by_another(parts, named):
             continue  # "… da <entidade> 123": the number is that entity's; another type's search is a call for nothing
+        if phrases_with is not None and field_asked(cap.fields, parts, dict.fromkeys(cap.fields)) is None:
+            continue  # no phrase of any of its fields is said: nothing of it to find, read or answer
         extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
                           text=turn.text, language=turn.language)
         extraction = extractor.extract(cap, parts)
@@ -67,6 +69,9 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
                     and field_asked(cap.fields, parts, dict.fromkeys(cap.fields), phrases_with or frozenset())):
                 missing = (slot, said)
             continue
+        if (phrases_with is not None and not (phrases_with and _points_at_it(value, parts))
+                and field_asked(cap.fields, parts, dict.fromkeys(cap.fields), phrases_with) is None):
+            continue  # none of its fields is asked, whatever it holds: not read ("quantos <outros> existem?")
         body = turn.reader.entity(slot.type, value.value)
         if body is None:
             continue
