@@ -26,13 +26,14 @@ TURNS = [
     # 35 before the token cache, 16 before the name lists were kept across turns (list_cache.py) and a
     # searched entity stopped being read again; the retried-turn check is one statement, not three.
     ("abra a permissão 802", "navigation", 8),
-    ("qual a validade da permissão 802?", "answer", 6),  # 31, then 14
+    ("qual a validade da permissão 802?", "answer", 5),  # 31, then 14, then 6 (no other type searched for 802)
     # The count's whole read execution runs in the request, in the turn's own transaction: plan, decision,
     # receipt, step claim and check, the call, its timeline and events, the settle — and its outcome is the
     # turn's reply (no completion hook locking the conversation again, nothing read back after the commit).
     # 51, then 46 with the outcome applied by the hook after the commit; 4 of these read the two entity
     # lists its name lookup needs, kept for later turns (list_cache.py)
-    ("quantos funcionários existem?", "answer", 27),
+    # then 27 — and 23 now that it no longer reads the entity in focus (none of its fields is asked)
+    ("quantos funcionários existem?", "answer", 23),
     # 25, then 14 (the plan's policy facts are the turn's reads), then the plan and its steps in one
     # statement riding on the turn's next write (planning.services.plan_from_steps)
     ("mude a validade para 33 dias", "confirmation", 8),
