@@ -182,8 +182,11 @@ class Client:
         """Wait until the conversation is no longer busy (the last write ran), as the chat page waits."""
         pause, deadline = 0.05, time.monotonic() + 30
         while time.monotonic() < deadline:
-            state = await self.http.get(f"/agent/conversations/{self.conversation}", headers=self.headers)
-            if state.status_code == 200 and state.json().get("status") not in BUSY:
+            try:
+                state = await self.http.get(f"/agent/conversations/{self.conversation}", headers=self.headers)
+            except httpx.TransportError:  # a kept-alive connection the server closed meanwhile: poll again
+                state = None
+            if state is not None and state.status_code == 200 and state.json().get("status") not in BUSY:
                 return
             await asyncio.sleep(pause)
             pause = min(pause * 1.5, 0.3)
