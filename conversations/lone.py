@@ -99,7 +99,7 @@ def open_said_value(turn: Turn, parts: list[str], ranked: list[Ranked], allowed:
             or any(p not in OPENING for p in parts[:top.verb_span[0]])):
         return False
     content = parts[top.verb_span[1]:]
-    while content and (content[0] in OPENING or content[0] in ARTICLES):  # "show me <place>", "abre a <place>"
+    while content and (content[0] in OPENING or content[0] in ARTICLES or content[0] == "pro"):  # "leva pro <place>"
         content = content[1:]
     # an entity noun said ("open the <status> <entities>") is no value naming one item
     return (0 < len(content) <= _ATTRIBUTE_WORDS and not turn.grammar.types_named_in(content)

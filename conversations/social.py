@@ -32,7 +32,9 @@ THANKS = frozenset({"obrigado", "obrigada", "obrigadao", "brigado", "brigada", "
                     "cheers", "thanks a lot", "thanks a bunch", "many thanks", "much appreciated", "appreciate it",
                     "i appreciate it", "that helped", "that helps", "very helpful", "great thanks", "tamo junto",
                     # said of the help itself: "that was really helpful", "foi bem útil", "helped a ton"
-                    "helpful", "useful", "util", "helped", "valeu a pena", "worked"})
+                    "helpful", "useful", "util", "helped", "valeu a pena", "worked", "what i needed",
+                    "exactly what i needed", "just what i needed", "era isso que eu precisava",
+                    "era o que eu precisava", "salvou meu dia", "you saved me", "saved my day", "lifesaver"})
 BYE = frozenset({"tchau", "ate logo", "ate mais", "ate amanha", "ate breve", "falou", "flw", "fui", "bye", "goodbye",
                  "bye bye", "see you", "see ya", "see you later", "take care", "ate a proxima", "e so isso",
                  "era so isso", "so isso", "por hoje e so", "por enquanto e so", "nada mais", "that s all",
@@ -66,7 +68,7 @@ _ALONG |= frozenset(tokens("what kind kinds sort sorts type types of stuff thing
 _ALONG |= frozenset(tokens("else mais"))
 # Intensifiers and the words that say it of what just happened: "that was really helpful", "foi bem útil",
 # "helped a ton", "valeu demais mesmo", "cool, thanks".
-_ALONG |= frozenset(tokens("that was this it really super so very ton bunch foi isso bem mesmo demais bastante "
+_ALONG |= frozenset(tokens("that s was this it really super so very ton bunch foi isso bem mesmo demais bastante "
                            "cool great awesome nice ok okay massa top"))
 # "como você pode me ajudar com isso?", "how can you help me with …?": help about a topic (a few words, no
 # number) is still help.

@@ -24,7 +24,7 @@ def spelled_as_meant(text: str) -> str:
             return match.group(0)
         near = next((u for u in _UNIT_WORDS if len(u) >= 4 and OSA.distance(word, u, score_cutoff=1) <= 1), None)
         return match.group(1) + near if near else match.group(0)
-    text = _CHAT_WORD.sub(lambda m: _CHAT_WORDS[m.group(0)], text)
+    text = _GLUED_MARK.sub(r"\1 \2", _CHAT_WORD.sub(lambda m: _CHAT_WORDS[m.group(0)], text))
     text = _QUESTION_CONTRACTION.sub(lambda m: _QUESTION_CONTRACTIONS[m.group(0).lower()], text)
     return _SHORTHAND.sub(_expanded, _WEEKDAY_AFTER_MARKER.sub(_weekday_fixed, _NUMBER_THEN_WORD.sub(fix, text)))
 
@@ -42,6 +42,10 @@ _CHAT_WORDS = {"qdo": "quando", "qndo": "quando", "qnd": "quando", "q": "que", "
                "kinda": "kind of", "sorta": "sort of", "wanna": "want to", "gonna": "going to", "gotta": "got to",
                "lemme": "let me", "gimme": "give me", "whatcha": "what are you", "u": "you"}
 _CHAT_WORD = re.compile(r"(?<![\w/])(?:" + "|".join(sorted(_CHAT_WORDS, key=len, reverse=True)) + r")(?![\w/])")
+
+
+# A number mark typed against its number ("nº84", "#75", "n°12"): the mark, then the number.
+_GLUED_MARK = re.compile(r"(?i)(?<!\w)(n\.?[º°]|#)(\d)")
 
 
 # English question words typed without the apostrophe or phonetically ("whats the …", "wats", "whos on …"): a

@@ -25,7 +25,8 @@ TODAY = date(2026, 12, 4)  # a Friday
 @pytest.mark.parametrize(("text", "expected"), [
     ("blz", "beleza"), ("vlw, tmj", "valeu, tamo junto"), ("what kinda stuff", "what kind of stuff"),
     ("i wanna cancel", "i want to cancel"), ("can u open it", "can you open it"), ("Bloco U", "Bloco U"),
-    ("whatcha able to do", "what are you able to do"), ("brigadão!", "obrigado!"),
+    ("whatcha able to do", "what are you able to do"), ("brigadão!", "obrigado!"), ("nº84", "nº 84"),
+    ("#75", "# 75"), ("Bloco #", "Bloco #"),
 ])
 def test_chat_slang_read_as_meant(text, expected):
     assert spelled_as_meant(text) == expected
@@ -55,7 +56,8 @@ def test_control_words_of_chat(text, kind):
     ("valeu, ajudou demais mesmo", "thanks"), ("cool, that helped a ton, thanks", "thanks"),
     ("what kinda stuff can you help me with?", "help"), ("what sorta things can u do?", "help"),
     ("whatcha able to help with?", "help"), ("that was wrong", None), ("is it helpful?", None),
-    ("thanks, that was 310", None),
+    ("thanks, that was 310", None), ("ty, that's exactly what i needed", "thanks"),
+    ("valeu demais, salvou meu dia", "thanks"),
 ])
 def test_courtesy_in_chat_words(text, kind):
     assert social_kind(tokens(spelled_as_meant(text))) == kind

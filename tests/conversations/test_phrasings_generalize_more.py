@@ -130,7 +130,8 @@ def test_a_factor_of_the_value_discussed(world, supervisor_client, start, talk, 
     assert _said(_proposed(turn, "workPermit.updateValidity"), "validity_days") == str(days)
 
 
-@pytest.mark.parametrize("text", ["open Doca 9", "abre a Doca 9", "show me Doca 9", "mostra a Doca 9"])
+@pytest.mark.parametrize("text", ["open Doca 9", "abre a Doca 9", "show me Doca 9", "mostra a Doca 9",
+                                  "me leva pro Doca 9"])
 def test_an_open_verb_and_what_names_one_item(world, supervisor_client, start, talk, text):
     inspection_78(world)
     turn = talk(supervisor_client, start(supervisor_client), text)
@@ -160,3 +161,12 @@ def test_same_again_for_a_number_narrowed_by_company(world, supervisor_client, s
     talk(supervisor_client, conversation, "sim")
     slots = _proposed(talk(supervisor_client, conversation, then), "workPermit.workers.add")
     assert slots["permit"][0]["entity"]["company"]["name"] == company
+
+
+@pytest.mark.parametrize(("first", "then", "days"), [("muda a validade da 802 pra 25 dias", "não, o dobro", 50),
+                                                     ("set permit 802's validity to 30 days", "no, half that", 15)])
+def test_a_no_then_a_factor_changes_the_proposal(world, supervisor_client, start, talk, first, then, days):
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, first)
+    turn = talk(supervisor_client, conversation, then)
+    assert _said(_proposed(turn, "workPermit.updateValidity"), "validity_days") == str(days)
