@@ -3,9 +3,10 @@ tell it about a review decision, and sweep expired pending state.
 
 Every turn (and every hook) locks the conversation row, checks the version it read, applies one
 transition, bumps the version and appends its events — in one transaction (§30, §35). Nothing is
-kept in process memory between requests. A turn whose execution ran inline (eager Celery) is
-answered with the settled outcome; a read plan runs in the request after the commit, and waits
-briefly for any step it had to hand to a worker, so a question gets its answer in the same response.
+kept in process memory between requests. A read plan runs in the turn's own transaction and its
+outcome is the turn's reply (execution/inline.py); one that could not settle there runs after the
+commit and the turn waits briefly for it, so a question gets its answer in the same response. A turn
+whose execution ran inline (eager Celery) is answered with the settled outcome.
 """
 
 from __future__ import annotations
