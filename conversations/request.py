@@ -75,6 +75,9 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         return unparsed(turn, parts)
     best, extraction = choose(turn, ranked, parts, extractor, allowed)
     cap = best.cap
+    new = _a_new_one(turn, cap, parts, allowed)  # "abre uma <entidade> nova pra …": open a new one is a create
+    if new is not None:
+        cap, extraction = new, extractor.extract(new, parts)
     # "bota a 57 pra amanhã": a verb whose write finds none of its values, said of an item "pra <date>"
     if (cap.kind == "write" and not extraction.complete and not extraction.from_text - _targets(cap)
             and date_for_an_item(turn, parts, allowed, extractor)):
@@ -114,6 +117,22 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
 # "foi apontado", "was added", "who approved", "quem cancelou": the verb said of the past.
 _PAST_MARKERS = frozenset(lexicon.tokens("foi foram fora fez fizeram ja was were been did has have had"))
 _PAST_ENDINGS = ("ed", "ou", "aram", "eram", "iram", "ado", "ada", "ido", "ida", "ados", "adas", "idos", "idas")
+
+
+_A_NEW = frozenset(lexicon.tokens("um uma an nova novo new"))  # "uma <entidade>", "a new <entity>"
+
+
+def _a_new_one(turn: Turn, cap: CapabilityGrammar, parts: list[str], allowed: set[str]) -> CapabilityGrammar | None:
+    """An open verb said of "uma <entidade> nova" / "a new <entity>" with no number of it: that entity's create."""
+    if cap.kind != "navigation" or cap.intent != "open":
+        return None
+    at = turn.grammar.types_named_in(parts).get(cap.entity)
+    if at is None or any(p.isdigit() for p in parts[at[1]:at[1] + 1]):
+        return None
+    around = set(parts[max(0, at[0] - 1):at[0]]) | set(parts[at[1]:at[1] + 1])
+    creates = [c for c in turn.grammar.capabilities.values() if c.id in allowed and c.entity == cap.entity
+               and c.kind == "write" and c.intent == "create"]
+    return creates[0] if around & _A_NEW and len(creates) == 1 else None
 
 
 def _targets(cap: CapabilityGrammar) -> set[str]:

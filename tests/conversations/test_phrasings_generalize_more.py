@@ -170,3 +170,10 @@ def test_a_no_then_a_factor_changes_the_proposal(world, supervisor_client, start
     talk(supervisor_client, conversation, first)
     turn = talk(supervisor_client, conversation, then)
     assert _said(_proposed(turn, "workPermit.updateValidity"), "validity_days") == str(days)
+
+
+@pytest.mark.parametrize("text", ["abre uma permissão nova pra Delta Engenharia, responsável Ana Costa, 30 dias",
+                                  "open a new permit for Omega Serviços valid for 20 days"])
+def test_opening_a_new_one_creates_it(world, supervisor_client, start, talk, text):
+    turn = talk(supervisor_client, start(supervisor_client), text)
+    _proposed(turn, "workPermit.create")
