@@ -11,7 +11,7 @@ from __future__ import annotations
 from knowledge.text import fold, words
 
 from .dates import date_spans
-from .lexicon import tokens
+from .lexicon import DAY_UNITS, tokens
 from .operations import operate
 from .turns import Turn
 from .understanding import Extractor
@@ -32,20 +32,26 @@ _TO_A_DATE = frozenset(tokens("pra para pro pros to for on until till ate"))
 
 def date_for_an_item(turn: Turn, parts: list[str], allowed: set[str], extractor: Extractor) -> bool:
     """A verb that found none of its values (a placing verb: "bota", "coloca", "put", "set"), an item and
-    "pra <date>": the item's one date write, as date_write's generic "do" — never the verb word as a value."""
+    "pra <date>" — the item's one date write, as date_write's generic "do" — or "pra <N> dias" — its one
+    write of an amount ("coloca a 311 pra 40 dias"); never the verb word as a value."""
     said = words(fold(turn.text))
-    if not any(start and said[start - 1] in _TO_A_DATE for start, _ in date_spans(turn.text, turn.language)):
-        return False
-    return _the_date_write(turn, parts, allowed, extractor)
+    if any(start and said[start - 1] in _TO_A_DATE for start, _ in date_spans(turn.text, turn.language)):
+        return _the_date_write(turn, parts, allowed, extractor)
+    amounts = [i for i in range(1, len(parts) - 1) if parts[i].isdigit() and parts[i - 1] in _TO_A_DATE
+               and parts[i + 1] in DAY_UNITS]
+    return bool(amounts) and _the_date_write(turn, parts, allowed, extractor, parse="integer")
 
 
-def _the_date_write(turn: Turn, parts: list[str], allowed: set[str], extractor: Extractor) -> bool:
+def _the_date_write(turn: Turn, parts: list[str], allowed: set[str], extractor: Extractor, *,
+                    parse: str = "date") -> bool:
+    """The one write of an item whose one value is of `parse` (a date, an amount), filled by the message."""
     found = []
     for cap in turn.grammar.capabilities.values():
         if cap.id not in allowed or cap.kind != "write":
             continue
         targets = [s for s in cap.slots if s.parse == "reference" and s.type == cap.entity and s.from_context]
-        dates = [s for s in cap.slots if s.parse == "date" and not s.from_context]
+        # (an integer that is an id — "<x>_id" — is no amount of days)
+        dates = [s for s in cap.slots if s.parse == parse and not s.from_context and not s.name.endswith("_id")]
         others = [s for s in cap.slots if s.required and s not in targets and s not in dates]
         if len(targets) != 1 or len(dates) != 1 or others:
             continue

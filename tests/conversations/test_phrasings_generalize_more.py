@@ -177,3 +177,9 @@ def test_a_no_then_a_factor_changes_the_proposal(world, supervisor_client, start
 def test_opening_a_new_one_creates_it(world, supervisor_client, start, talk, text):
     turn = talk(supervisor_client, start(supervisor_client), text)
     _proposed(turn, "workPermit.create")
+
+
+@pytest.mark.parametrize(("text", "days"), [("coloca a 802 pra 40 dias", 40), ("put permit 802 to 35 days", 35)])
+def test_a_placing_verb_with_an_amount_of_days_sets_it(world, supervisor_client, start, talk, text, days):
+    turn = talk(supervisor_client, start(supervisor_client), text)
+    assert _said(_proposed(turn, "workPermit.updateValidity"), "validity_days") == str(days)
