@@ -178,19 +178,10 @@ cancela
 cancele
 cancelar
 cancelado
-cancela isso
-cancela tudo
-cancele isso
-cancelar isso
-cancela a operacao
-cancele a operacao
 esquece
 esqueca
-esquece isso
-esqueca isso
 nao faca
 nao faz
-nao faca isso
 pare
 para
 parar
@@ -206,22 +197,14 @@ aborta
 aborte
 abortar
 cancel
-cancel it
-cancel that
-cancel this
 stop
 stop it
 never mind
 nevermind
-forget it
-forget that
 abort
 dont
 don t
 do not
-dont do it
-don t do it
-do not do it
 desiste
 desista
 desistir
@@ -239,11 +222,7 @@ nao quero mais
 mudei de ideia
 cancela ai
 cancela isso ai
-cancela essa
 para com isso
-cancel the operation
-cancel everything
-cancel the request
 cancel all
 scratch that
 scrap that
@@ -252,7 +231,6 @@ never mind that
 changed my mind
 i changed my mind
 i ve changed my mind
-drop it
 call it off
 stop that
 stop everything
