@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from knowledge.text import fold, words
 
+from .control_composed import affirmations, cancel_phrasings, no_longer_wanted, undo_phrasings
+
 
 def _set(text: str) -> frozenset[str]:
     return frozenset(" ".join(words(fold(line))) for line in text.strip().splitlines() if line.strip())
@@ -295,55 +297,9 @@ roll that back
 """)
 
 
-def _undo_phrasings() -> frozenset[str]:
-    """An undo said as a verb and what it undoes, composed rather than listed one by one: "desfaz a
-    última", "undo that last one", "volta ele" (put back what was just removed), "put it back". A verb
-    that also means going somewhere ("volta") undoes only with an object ("volta ele", not "volta")."""
-    heads = (("a", "ultima"), ("essa", "ultima"), ("esta", "ultima"), ("", "ultima"), ("o", "ultimo"),
-             ("esse", "ultimo"), ("", "ultimo"))
-    last_pt = [f"{d} {w} {n}".strip() for d, w in heads
-               for n in ("", "acao", "alteracao", "mudanca", "operacao", "coisa", "passo", "comando")]
-    last_en = [f"{d} {w} {n}".strip() for d in ("the", "that", "this", "my", "") for w in ("last", "latest")
-               for n in ("", "one", "change", "action", "operation", "thing", "step")]
-    pronouns = ["isso", "isto", "aquilo", "ele", "ela", "eles", "elas", "esse", "essa", "este", "esta", "it", "that",
-                "this", "him", "her", "them", "that one", "this one"]
-    done = [" ".join(f"{p} {w} {t}".split()) for p in ("o que", "no que", "") for w in ("voce", "vc", "")
-            for t in ("fez", "acabou de fazer", "fez agora", "fez agora pouco")] + [
-        f"what you {t}" for t in ("did", "just did", "did just now", "just changed")]
-    objects = [*last_pt, *last_en, *pronouns, *[d for d in done if d.startswith(("o que", "no que", "what"))]]
-    undo_verbs = ["desfaz", "desfaca", "desfazer", "undo", "revert", "reverte", "reverta", "reverter", "roll back",
-                  "volta atras", "volte atras", "voltar atras"]
-    composed = {f"{v} {o}" for v in undo_verbs for o in objects}
-    composed |= {f"{v} {o}" for v in ("volta", "volte", "voltar") for o in objects}
-    composed |= {f"{v} {p} de volta" for v in ("bota", "poe", "coloca", "traz") for p in pronouns[:9]}
-    composed |= {f"{v} {p} back" for v in ("put", "bring") for p in ("it", "that", "him", "her", "them")}
-    # "put it back the way it was", "deixa como estava", "volta do jeito que era": the state before
-    was_pt = [f"{h} {w}" for h in ("como", "do jeito que", "igual") for w in ("estava", "era", "tava")] + ["como antes"]
-    was_en = ["the way it was", "how it was", "as it was", "like it was", "like before", "as before"]
-    composed |= {f"{c} {w}" for c in list(composed) for w in was_pt + was_en}
-    composed |= {f"{v} {w}" for v in ("deixa", "deixe", "volta", "volte", "poe", "bota", "coloca") for w in was_pt}
-    composed |= {f"{v} {w}" for v in ("make it", "put it", "leave it", "set it") for w in was_en}
-    return frozenset(composed)
-
-
-def _cancel_phrasings() -> frozenset[str]:
-    """A cancel said as a verb and what it cancels, composed like the undo phrasings: "cancela essa
-    operação", "anula o pedido", "abort this request", "scrap the whole thing"."""
-    verbs = ["cancela", "cancele", "cancelar", "aborta", "aborte", "abortar", "anula", "anule", "anular", "esquece",
-             "esqueca", "cancel", "abort", "scrap", "drop", "kill", "forget", "call off",
-             # "don't do that", "não faz isso", "I don't want to do that": a negated doing of it
-             "don t do", "dont do", "do not do", "nao faz", "nao faca", "nao quero fazer", "don t want to do",
-             "i don t want to do", "i do not want to do", "i dont want to do"]
-    objects = [f"{d} {n}" for d in ("essa", "esta", "a", "aquela")
-               for n in ("operacao", "acao", "solicitacao", "tarefa")]
-    objects += [f"{d} {n}" for d in ("esse", "este", "o", "aquele") for n in ("pedido", "comando", "processo")]
-    objects += [f"{d} {n}" for d in ("this", "that", "the") for n in ("operation", "request", "action", "task", "one")]
-    objects += ["isso", "isto", "tudo", "essa", "esse", "it", "that", "this", "everything", "the whole thing"]
-    return frozenset(f"{v} {o}" for v in verbs for o in objects)
-
-
-UNDO = UNDO | _undo_phrasings()
-CANCEL = CANCEL | _cancel_phrasings()
+CONFIRM = CONFIRM | affirmations()
+UNDO = UNDO | undo_phrasings()
+CANCEL = CANCEL | cancel_phrasings() | no_longer_wanted()
 # "não, deixa", "no, don't", "stop, cancel that": a refusal or a stop word, then another refusal or
 # cancel phrase, is still the whole message declining or cancelling (never a request in disguise).
 _REFUSALS = ("nao", "no", "nope", "nah", "negativo")

@@ -12,14 +12,24 @@ from typing import Any
 
 from .lexicon import tokens
 
+
+def _the_same_for() -> list[str]:
+    """"do the same on", "now the same for", "faz o mesmo na", "repete pra", "mesma coisa com": a doing of
+    the same again (or none), then a preposition — composed, every combination a user may type."""
+    en = [f"{v} {s} {p}".strip() for v in ("do", "") for s in ("the same", "same", "the same thing", "same thing")
+          for p in ("for", "with", "to", "on", "in", "at")]
+    en += [f"repeat {t}{p}" for t in ("", "that ", "it ", "this ") for p in ("for", "with", "on", "in")]
+    pt = [f"{v} {s} {p}".strip() for v in ("faz", "faca", "fazer", "") for s in ("o mesmo", "a mesma coisa",
+                                                                             "mesma coisa", "igual")
+          for p in ("para", "pra", "com", "na", "no", "em")]
+    pt += [f"{v} {p}" for v in ("repete", "repita", "repete isso", "repita isso") for p in ("para", "pra", "na", "no",
+                                                                                            "com", "em")]
+    return [w for w in en + pt if w.split()[0] != "igual"]
+
+
 _OPENERS = tuple(tuple(tokens(p)) for p in (
     "e quanto a", "e quanto ao", "e quanto aos", "e quanto as", "e sobre", "e para", "e pra", "e com", "e",
-    "what about", "how about", "and what about", "and for", "and", "also", "same for", "the same for",
-    "o mesmo para", "o mesmo pra", "mesma coisa para", "mesma coisa pra", "same with", "o mesmo com",
-    "faz o mesmo com", "faz o mesmo para", "faz o mesmo pra", "faz o mesmo na", "faz o mesmo no", "faca o mesmo com",
-    "faca o mesmo para", "faca o mesmo pra", "faca o mesmo na", "faca o mesmo no", "faz igual com", "faz igual na",
-    "faz igual no", "repete para", "repete pra", "repete na", "repete no", "do the same for", "do the same with",
-    "do the same to", "do the same on", "same thing for", "same thing with", "repeat for", "repeat that for",
+    "what about", "how about", "and what about", "and for", "and", "also", *_the_same_for(),
     # narrowing the last list: "quais delas são da <nome>?", "only the <name> ones"
     "quais delas", "quais deles", "quais dessas", "quais desses", "dessas", "desses", "delas", "deles",
     "so as", "so os", "apenas as", "apenas os", "somente as", "somente os", "e so as", "e so os",
@@ -30,9 +40,9 @@ MAX_WORDS = 6
 
 
 _ALSO = frozenset(tokens("tambem too also idem"))
-_SAME = tuple(tuple(tokens(p)) for p in ("same for", "the same for", "same with", "o mesmo", "mesma coisa",
-                                          "faz o mesmo", "faca o mesmo", "faz igual", "repete", "do the same",
-                                          "same thing", "repeat for", "repeat that for"))
+_SAME = tuple(tuple(tokens(p)) for p in ("same for", "the same", "same with", "o mesmo", "mesma coisa", "a mesma coisa",
+                                          "faz o mesmo", "faca o mesmo", "faz igual", "repete", "repita", "do the same",
+                                          "same thing", "repeat for", "repeat that for", "repeat it", "repeat this"))
 
 
 def says_also(parts: list[str]) -> bool:

@@ -36,6 +36,16 @@ def ellipsis_apply(turn: Turn, rest: list[str], allowed: set[str]) -> bool:
     return _request_again(turn, request, rest, allowed)
 
 
+def number_again(turn: Turn, parts: list[str]) -> bool:
+    """"312" right after a field question ("quem é o responsável pela 310?"): the same question about the item
+    with that number, when one of the question's type has it; else not this (a value, another request)."""
+    request = last_request(turn.conversation.context)
+    said = [p for p in parts if p not in lexicon.ARTICLES]
+    if request is None or request.get("kind") != "field" or len(said) != 1 or not said[0].isdigit():
+        return False
+    return _field_again(turn, request, said)
+
+
 def values_masked(turn: Turn, rest: list[str]) -> list[str]:
     """The ellipsis's words with those naming a value of the last request's slots blanked: in "what about
     approved?" / "e as aprovadas?" after a count, "approved" is the value asked about, not the verb that

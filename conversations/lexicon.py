@@ -153,9 +153,16 @@ def polite(parts: list[str]) -> bool:
 
 
 def asks(parts: list[str], text: str) -> bool:
-    """A question: "?", a question word, or "que" opening it ("que dia…"; "pra semana que vem" asks nothing)."""
-    return (text.rstrip().endswith("?") or any(p in OPEN_QUESTION_WORDS for p in parts)
-            or parts[:1] == ["que"])
+    """A question: "?", a question word, or "que" / "o que" opening it, maybe after a "tell me" ("que dia…",
+    "me fala rapidinho o que acharam…"; "pra semana que vem" asks nothing)."""
+    if text.rstrip().endswith("?") or any(p in OPEN_QUESTION_WORDS for p in parts):
+        return True
+    at = next((i for i, p in enumerate(parts) if p not in _TELL_ME), len(parts))
+    return parts[at:at + 1] == ["que"] or parts[at:at + 2] == ["o", "que"]
+
+
+# "me fala", "me diz rapidinho", "tell me": words that only ask to be told, before what is asked.
+_TELL_ME = frozenset(tokens("me fala falai diz diga conta conte mostra ai aqui rapidinho rapido so tell quickly just"))
 # "how" alone asks how long, how far, how it is ("how long is it valid?"): "how many" counts by "many".
 COUNT_WORDS = frozenset(tokens("quantos quantas quanto many count total"))
 EXPLAIN_MARKERS = frozenset(tokens("explique explica explicar explain significa mean"))
@@ -230,6 +237,23 @@ _ACTIONS = frozenset({"undo", "retry", "resume"})
 _LONGEST_CONTROL = max(len(p.split()) for _, phrases in _KINDS for p in phrases)
 
 
+def _asked_to(parts: list[str]) -> list[str] | None:
+    """The words after a polite opener that asks someone to do it ("can you", "você pode", "poderia"),
+    or None when the message does not open so."""
+    for opener in _POLITE_ASKS:
+        if tuple(parts[:len(opener)]) == opener and len(parts) > len(opener):
+            return parts[len(opener):]
+    return None
+
+
+_NOT_ASKING = {("can", "we"), ("could", "we"), ("can", "i"), ("could", "i"), ("podemos",), ("poderiamos",)}
+_POLITE_ASKS = sorted({o for o in _POLITE if o not in _NOT_ASKING}
+                      | {tuple(tokens(p)) for p in ("voce pode", "vc pode", "voce poderia", "vc poderia",
+                                                    "voce consegue", "vc consegue", "can you please",
+                                                    "could you please", "please")},
+                      key=len, reverse=True)
+
+
 def control_run(text: str) -> str | None:
     """The kind of a message made of control phrases of several kinds, end to end (after interjections
     and "errei"/"my bad"): "wait no, undo that" is an undo — refusals and stops before one request to
@@ -238,6 +262,11 @@ def control_run(text: str) -> str | None:
     parts = text.split()
     while parts and parts[0] in INTERJECTION_LEADS:
         parts = parts[1:]
+    asked = _asked_to(parts)
+    # "can you undo that?", "pode desfazer isso?": a request to act asked politely — never a cancel ("pode
+    # cancelar" may confirm a pending cancel); anything else is read as said ("pode mandar ver")
+    if asked is not None and (kind := control_run(" ".join(asked))) in _ACTIONS:
+        return kind
     kinds = _segment(parts)
     if not kinds:
         return None

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import lexicon, messages
+from .attributes import named_by_attribute
 from .clarify import clarify
 from .ellipsis import remember_field
 from .flow import rest, topic_set
@@ -18,7 +19,7 @@ from .reads import entity_ref
 from .state import entity_activate, situation_for
 from .summary import code_labels
 from .turns import Turn
-from .understanding import Extraction, Extractor
+from .understanding import Extraction, Extractor, SlotValue
 
 
 def _numbered_by_another(parts: list[str], named: Mapping[str, tuple[int, int]]) -> bool:
@@ -49,7 +50,7 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
         extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
                           text=turn.text, language=turn.language)
         extraction = extractor.extract(cap, parts)
-        value = (extraction.values.get(slot.name) or [None])[0]
+        value = (extraction.values.get(slot.name) or [None])[0] or _named_alone(turn, cap, slot, parts)
         # (said in the plural — "quais <entidades> estão … da <nome>?" — it asks for the list instead)
         if (value is None and extraction.ambiguous.get(slot.name) and slot.type in named
                 and slot.type not in plural_types(turn.grammar, parts)):
@@ -95,6 +96,21 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
         turn.error("NOT_FOUND", "clarify.entity_not_found", number=missing[1], **turn.nouns(missing[0].type))
         return True
     return False
+
+
+def _named_alone(turn: Turn, cap: Any, slot: SlotSpec, parts: list[str]) -> SlotValue | None:
+    """"when is <place> scheduled?": no noun and no number, but a field of this entity asked of a value that
+    names exactly one of its items (the manifest's named_by) — the subject of the question, read as a name."""
+    if any(p.isdigit() for p in parts) or field_asked(cap.fields, parts, dict.fromkeys(cap.fields)) is None:
+        return None
+    items, _at = named_by_attribute(turn.reader, slot, parts)
+    others = {s.type for c in turn.grammar.capabilities.values() if c.kind == "read" and c.intent == "show"
+              for s in c.slots if s.parse == "reference" and s.type != slot.type and s.named_by
+              and named_by_attribute(turn.reader, s, parts)[0]}
+    if len(items) != 1 or others:  # a name that also names an item of another type is no reference to this one
+        return None
+    ref = entity_ref(slot.type, items[0], label_field=str((slot.resolver or {}).get("label", "number")))
+    return SlotValue(ref["id"], ref["label"], ref, "text")
 
 
 def field_answer(turn: Turn, slot: SlotSpec, body: Mapping[str, Any], field: str, parts: list[str], *,

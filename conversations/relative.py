@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rapidfuzz.distance import OSA
+
 from .increments import ADD, LESS_AFTER, MORE_AFTER, SUB, increment_sign
 from .lexicon import ARTICLES, DAY_UNITS, FILLER, tokens
 
@@ -25,6 +27,16 @@ _NOISE = ARTICLES | FILLER | DAY_UNITS | frozenset(tokens("em de it by isso that
 # "make it twice as long", "coloca o dobro", "reduz pela metade", "cut it in half": the frame of a factor.
 _NOISE |= frozenset(tokens("as long longer much big pela pelo por in up cut corta corte reduz reduza reduce divide "
                            "coloca poe bota put set aumenta increase"))
+
+
+def _factor(word: str) -> float | None:
+    """The factor a word says, also with one slip in a word of five letters or more ("doubble", "tripple"):
+    the whole message is read as a relative change only when every other word is one too."""
+    if word in _FACTORS:
+        return _FACTORS[word]
+    if len(word) < 5:
+        return None
+    return next((f for w, f in _FACTORS.items() if len(w) >= 5 and OSA.distance(word, w, score_cutoff=1) <= 1), None)
 
 
 @dataclass(frozen=True)
@@ -46,7 +58,7 @@ def relative_change(parts: list[str]) -> Change | None:
     first = next((i for i, p in enumerate(parts) if p.isdigit()), len(parts))
     if not parts or len(parts) > 6 or (numbers and any(p in _ABSOLUTE for p in parts[:first])):  # "aumenta para 50"
         return None
-    factor = next((_FACTORS[p] for p in parts if p in _FACTORS), None)
+    factor = next((f for p in parts if (f := _factor(p)) is not None), None)
     if len(numbers) == 1 and parts[first + 1:first + 2] and parts[first + 1] in _TIMES:  # "3 times as long"
         factor, numbers = int(numbers[0]), []
     if factor is not None and not numbers:
@@ -57,7 +69,7 @@ def relative_change(parts: list[str]) -> Change | None:
         op, amount = ("add" if sign > 0 else "sub"), float(numbers[0])
     else:
         return None
-    leftover = [p for p in parts if not p.isdigit() and p not in _ADD | _SUB | set(_FACTORS) | _NOISE | _MAKE
+    leftover = [p for p in parts if not p.isdigit() and _factor(p) is None and p not in _ADD | _SUB | _NOISE | _MAKE
                 | MORE_AFTER | LESS_AFTER | _ABSOLUTE]  # ("aumenta pro dobro": no number set)
     return None if leftover else Change(op, amount)
 

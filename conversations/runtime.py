@@ -26,7 +26,7 @@ from .courtesy import courtesy
 from .data_spans import data_spans
 from .dates import numbers_as_digits
 from .ellipsis import ellipsis_rest
-from .ellipsis_turn import ellipsis_apply, values_masked
+from .ellipsis_turn import ellipsis_apply, number_again, values_masked
 from .flow import allowed_capabilities, expire_pending, pending_clarification, pending_confirmation, rest
 from .grammar import find_phrase, same_word
 from .numbers import weeks_as_days
@@ -225,6 +225,8 @@ def _follow_up(turn: Turn, words: list[str], parts: list[str], allowed: set[str]
     # the tenant's names are values, never a verb ("… na Delta Engenharia" is no "deleta")
     if (rest_words is not None and not _commands(turn, masked(values_masked(turn, rest_words), data_spans(
             turn.grammar, turn.reader, rest_words)), allowed) and ellipsis_apply(turn, rest_words, allowed)):
+        return True
+    if pending_confirmation(turn) is None and number_again(turn, parts):  # "312" after "who is <field> of 310?"
         return True
     change = relative_change(parts)
     return change is not None and relative_apply(turn, change, allowed, parts)

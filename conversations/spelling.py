@@ -14,6 +14,9 @@ from knowledge.text import fold
 # Units of a number, whose one-letter slips are read as the unit ("4 dyas", "10 dais", "2 semnas").
 _UNIT_WORDS = ("dia", "dias", "day", "days", "semana", "semanas", "week", "weeks", "meses", "month", "months")
 _NUMBER_THEN_WORD = re.compile(r"(\d+\s+)([^\W\d_]{4,9})\b")
+# "a weak", "uma semna": an article for one, then a slipped unit that ends the clause ("a weak point" is no week).
+_ONE_THEN_WORD = re.compile(r"(?i)(\b(?:a|an|one|um|uma)\s+)([^\W\d_]{4,9})\b(?=\s*(?:$|[,.;!?]|(?:from|later|more|"
+                            r"after|before|earlier|out|de|depois|antes|a mais)\b))")
 
 
 def spelled_as_meant(text: str) -> str:
@@ -24,6 +27,7 @@ def spelled_as_meant(text: str) -> str:
             return match.group(0)
         near = next((u for u in _UNIT_WORDS if len(u) >= 4 and OSA.distance(word, u, score_cutoff=1) <= 1), None)
         return match.group(1) + near if near else match.group(0)
+    text = _ONE_THEN_WORD.sub(fix, text)  # "push it back a weak": one unit, at the end of what is said
     text = _GLUED_MARK.sub(r"\1 \2", _CHAT_WORD.sub(lambda m: _CHAT_WORDS[m.group(0)], text))
     text = _QUESTION_CONTRACTION.sub(lambda m: _QUESTION_CONTRACTIONS[m.group(0).lower()], text)
     return _SHORTHAND.sub(_expanded, _WEEKDAY_AFTER_MARKER.sub(_weekday_fixed, _NUMBER_THEN_WORD.sub(fix, text)))

@@ -27,6 +27,9 @@ TODAY = date(2026, 12, 4)  # a Friday
     ("i wanna cancel", "i want to cancel"), ("can u open it", "can you open it"), ("Bloco U", "Bloco U"),
     ("whatcha able to do", "what are you able to do"), ("brigadão!", "obrigado!"), ("nº84", "nº 84"),
     ("#75", "# 75"), ("Bloco #", "Bloco #"),
+    # one unit after an article, misspelt at the end of a clause; not a word that goes on ("a weak point")
+    ("push it back a weak", "push it back a week"), ("adia uma semna", "adia uma semana"),
+    ("a weak point", "a weak point"), ("adia uma semna, por favor", "adia uma semana, por favor"),
 ])
 def test_chat_slang_read_as_meant(text, expected):
     assert spelled_as_meant(text) == expected

@@ -45,6 +45,7 @@ def test_social_kind(text, kind):
     ("mais 10 dias na permissão 9", None), ("10", None),
     ("make it 5 days longer", Change("add", 5)), ("deixa com 3 dias a menos", Change("sub", 3)),
     ("2 days shorter", Change("sub", 2)), ("deixa 20 dias", None), ("make it 5 days", None),
+    ("doubble it", Change("mul", 2)), ("tripple", Change("mul", 3)), ("doubt it", None), ("dobra", Change("mul", 2)),
 ])
 def test_relative_change(text, expected):
     assert relative_change(tokens(text)) == expected
@@ -57,6 +58,8 @@ def test_relative_change(text, expected):
     ("quais delas são da Beta?", ["sao", "da", "beta"]), ("only the Beta ones", ["beta", "ones"]),
     ("which of those are cancelled?", ["are", "cancelled"]),
     ("faz o mesmo com a 311", ["a", "311"]), ("do the same for 52", ["52"]), ("repete na 60", ["60"]),
+    ("the same on permit 340 of Beta", ["permit", "340", "of", "beta"]), ("mesma coisa pra 312", ["312"]),
+    ("repeat that on 52", ["52"]), ("igual na 311", None),
 ])
 def test_ellipsis_rest(text, rest):
     assert ellipsis_rest(tokens(text)) == rest
@@ -139,6 +142,13 @@ def _control_kind(text: str) -> str | None:
     ("errei", None), ("my bad, open permit 5", None), ("não, deixa queito", "decline"),
     ("never mind, forgt it", "cancel"), ("pode mandar ver", "confirm"), ("yes pls, thanks", "confirm"),
     ("undo that pls", "undo"),
+    # Composed (control_composed): an affirmation of what is on screen, a wish withdrawn, an act asked politely.
+    ("that's right, proceed", "confirm"), ("yes that's correct", "confirm"), ("tá certo", "confirm"),
+    ("é isso mesmo", "confirm"), ("isso está certo, pode seguir", "confirm"), ("is that right?", None),
+    ("it's fine", None), ("no no, I not want this anymore", "decline"), ("I don't want this anymore", "cancel"),
+    ("não quero mais isso", "cancel"), ("não quero", "decline"), ("oops, can you undo that?", "undo"),
+    ("pode desfazer isso?", "undo"), ("could you try again please", "retry"), ("pode cancelar", None),
+    ("can you open permit 5", None),
 ])
 def test_control_phrases(text, kind):
     assert _control_kind(text) == kind

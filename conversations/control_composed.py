@@ -1,0 +1,87 @@
+"""Control phrases composed from their parts rather than listed one by one (control_phrases.py adds
+them to its lists): a verb and what it acts on ("desfaz a última", "cancel this request"), an
+affirmation of what is on screen ("that's right", "tá certo isso"), a wish withdrawn ("I don't want
+this anymore", "não quero mais isso"). Closed-class words of the two languages, folded like the lists.
+"""
+
+from __future__ import annotations
+
+
+def undo_phrasings() -> frozenset[str]:
+    """An undo said as a verb and what it undoes, composed rather than listed one by one: "desfaz a
+    última", "undo that last one", "volta ele" (put back what was just removed), "put it back". A verb
+    that also means going somewhere ("volta") undoes only with an object ("volta ele", not "volta")."""
+    heads = (("a", "ultima"), ("essa", "ultima"), ("esta", "ultima"), ("", "ultima"), ("o", "ultimo"),
+             ("esse", "ultimo"), ("", "ultimo"))
+    last_pt = [f"{d} {w} {n}".strip() for d, w in heads
+               for n in ("", "acao", "alteracao", "mudanca", "operacao", "coisa", "passo", "comando")]
+    last_en = [f"{d} {w} {n}".strip() for d in ("the", "that", "this", "my", "") for w in ("last", "latest")
+               for n in ("", "one", "change", "action", "operation", "thing", "step")]
+    pronouns = ["isso", "isto", "aquilo", "ele", "ela", "eles", "elas", "esse", "essa", "este", "esta", "it", "that",
+                "this", "him", "her", "them", "that one", "this one"]
+    done = [" ".join(f"{p} {w} {t}".split()) for p in ("o que", "no que", "") for w in ("voce", "vc", "")
+            for t in ("fez", "acabou de fazer", "fez agora", "fez agora pouco")] + [
+        f"what you {t}" for t in ("did", "just did", "did just now", "just changed")]
+    objects = [*last_pt, *last_en, *pronouns, *[d for d in done if d.startswith(("o que", "no que", "what"))]]
+    undo_verbs = ["desfaz", "desfaca", "desfazer", "undo", "revert", "reverte", "reverta", "reverter", "roll back",
+                  "volta atras", "volte atras", "voltar atras"]
+    composed = {f"{v} {o}" for v in undo_verbs for o in objects}
+    composed |= {f"{v} {o}" for v in ("volta", "volte", "voltar") for o in objects}
+    composed |= {f"{v} {p} de volta" for v in ("bota", "poe", "coloca", "traz") for p in pronouns[:9]}
+    composed |= {f"{v} {p} back" for v in ("put", "bring") for p in ("it", "that", "him", "her", "them")}
+    # "put it back the way it was", "deixa como estava", "volta do jeito que era": the state before
+    was_pt = [f"{h} {w}" for h in ("como", "do jeito que", "igual") for w in ("estava", "era", "tava")] + ["como antes"]
+    was_en = ["the way it was", "how it was", "as it was", "like it was", "like before", "as before"]
+    composed |= {f"{c} {w}" for c in list(composed) for w in was_pt + was_en}
+    composed |= {f"{v} {w}" for v in ("deixa", "deixe", "volta", "volte", "poe", "bota", "coloca") for w in was_pt}
+    composed |= {f"{v} {w}" for v in ("make it", "put it", "leave it", "set it") for w in was_en}
+    return frozenset(composed)
+
+
+def cancel_phrasings() -> frozenset[str]:
+    """A cancel said as a verb and what it cancels, composed like the undo phrasings: "cancela essa
+    operação", "anula o pedido", "abort this request", "scrap the whole thing"."""
+    verbs = ["cancela", "cancele", "cancelar", "aborta", "aborte", "abortar", "anula", "anule", "anular", "esquece",
+             "esqueca", "cancel", "abort", "scrap", "drop", "kill", "forget", "call off",
+             # "don't do that", "não faz isso", "I don't want to do that": a negated doing of it
+             "don t do", "dont do", "do not do", "nao faz", "nao faca", "nao quero fazer", "don t want to do",
+             "i don t want to do", "i do not want to do", "i dont want to do"]
+    objects = [f"{d} {n}" for d in ("essa", "esta", "a", "aquela")
+               for n in ("operacao", "acao", "solicitacao", "tarefa")]
+    objects += [f"{d} {n}" for d in ("esse", "este", "o", "aquele") for n in ("pedido", "comando", "processo")]
+    objects += [f"{d} {n}" for d in ("this", "that", "the") for n in ("operation", "request", "action", "task", "one")]
+    objects += ["isso", "isto", "tudo", "essa", "esse", "it", "that", "this", "everything", "the whole thing"]
+    return frozenset(f"{v} {o}" for v in verbs for o in objects)
+
+
+def affirmations() -> frozenset[str]:
+    """"that's right", "it is correct", "está certo", "é isso mesmo": the proposal on screen said to be
+    right, a yes. "it's fine" / "it's ok" stay out: they also wave a request away ("it's fine, leave it")."""
+    right = ("right", "correct", "exactly right", "it", "exactly it")
+    en = {f"{s} {v} {a}" for s in ("that", "this", "it") for v in ("s", "is") for a in right}
+    en |= {f"{s} {v} {a}" for s in ("that", "this") for v in ("s", "is") for a in ("fine", "good", "perfect")}
+    en |= {f"{s}s {a}" for s in ("that", "it") for a in right}
+    en |= {f"{y} {a}" for y in ("yes", "yeah", "yep", "ok", "okay") for a in list(en)}
+    en |= {"exactly", "exactly that", "spot on", "looks right", "sounds right", "perfect", "fine by me",
+           "works for me", "that works", "that will do", "go with that"}
+    pt = {f"{v} {a}" for v in ("esta", "ta", "isso esta", "isso ta", "assim esta", "assim ta")
+          for a in ("certo", "correto", "bom", "otimo", "perfeito", "certinho")}
+    pt |= {"e isso", "e isso mesmo", "e isso ai", "e bem isso", "exatamente", "exatamente isso", "certinho",
+           "pode ser assim", "assim mesmo", "desse jeito", "desse jeito mesmo"}
+    pt |= {f"{y} {a}" for y in ("sim", "isso", "ok") for a in list(pt)}
+    return frozenset(en | pt)
+
+
+def no_longer_wanted() -> frozenset[str]:
+    """"I don't want this anymore", "I not want it" (as typed by a learner), "não quero mais isso", "não
+    preciso mais disso": the wish behind the pending request withdrawn — a cancel."""
+    en = {" ".join(f"{s} {n} {v} {o} {t}".split())
+          for s in ("i", "we", "") for n in ("don t", "dont", "do not", "not", "no", "don t really")
+          for v in ("want", "need") for o in ("this", "that", "it", "to", "")
+          for t in ("anymore", "any more", "no more", "now", "after all", "")}
+    en -= {"not", "no", "i not", "we not"}
+    pt = {" ".join(f"{s} nao {v} {a} {o} {b}".split())
+          for s in ("eu", "") for v in ("quero", "preciso", "vou querer")
+          for a in ("mais", "") for o in ("isso", "disso", "isto", "")
+          for b in ("mais", "nao", "")}
+    return frozenset(w for w in en | pt if len(w.split()) >= 2)
