@@ -27,20 +27,20 @@ def _at(item: Mapping[str, Any], path: str) -> Any:
 
 def named_by_attribute(reader: Reader, slot: SlotSpec, parts: list[str], enums: Iterable[tuple[str, str]] = (),
                        *, skip: frozenset[str] | set[str] = frozenset(),
-                       used: Iterable[int] = ()) -> tuple[list[dict[str, Any]], set[int]]:
+                       used: Iterable[int] = (), partial: bool = True) -> tuple[list[dict[str, Any]], set[int]]:
     """The entities of `slot`'s type one of whose `named_by` values the message says, and the positions
     of those words; ([], set()) when none. `enums`: (field, value) the message also says ("a <entidade>
     aprovada da X"), which narrow several down when some have them. A value said word for word wins;
     else one distinctive word of a value ("da Metalúrgica" for "Metalúrgica Vale Azul"), outside the
-    request's own words (`skip`) and the words other slots took (`used`)."""
+    request's own words (`skip`) and the words other slots took (`used`); `partial=False`: word for word only."""
     if not slot.named_by:
         return [], set()
     items = reader.catalog(slot)
     enums = list(enums)
-    for partial in (False, True):
+    for partly in (False, True)[:2 if partial else 1]:
         for path in slot.named_by:
             values = [{"_v": str(v)} for v in {_at(item, path) for item in items} if isinstance(v, str) and v.strip()]
-            said, at = _said(parts, values, partial, skip, set(used))
+            said, at = _said(parts, values, partly, skip, set(used))
             chosen = [item for item in items if _at(item, path) in said]
             for field, value in enums:
                 narrowed = [item for item in chosen if item.get(field) == value]

@@ -19,10 +19,16 @@ def undo_phrasings() -> frozenset[str]:
                for n in ("", "one", "change", "action", "operation", "thing", "step")]
     pronouns = ["isso", "isto", "aquilo", "ele", "ela", "eles", "elas", "esse", "essa", "este", "esta", "it", "that",
                 "this", "him", "her", "them", "that one", "this one"]
-    done = [" ".join(f"{p} {w} {t}".split()) for p in ("o que", "no que", "") for w in ("voce", "vc", "")
+    done = [" ".join(f"{p} {w} {t}".split()) for p in ("o que", "no que", "") for w in ("voce", "vc", "tu", "")
             for t in ("fez", "acabou de fazer", "fez agora", "fez agora pouco")] + [
         f"what you {t}" for t in ("did", "just did", "did just now", "just changed")]
-    objects = [*last_pt, *last_en, *pronouns, *[d for d in done if d.startswith(("o que", "no que", "what"))]]
+    # "essa alteração", "that change", "a mudança que você fez": the change named by a demonstrative
+    changes = [f"{d} {n}" for d in ("essa", "esta", "aquela", "a")
+               for n in ("alteracao", "mudanca", "acao", "operacao")]
+    changes += [f"{d} {n}" for d in ("esse", "este", "aquele", "o") for n in ("passo", "comando", "ajuste")]
+    changes += [f"{d} {n}" for d in ("that", "this", "the") for n in ("change", "edit", "update", "action", "step")]
+    objects = [*last_pt, *last_en, *pronouns, *changes,
+               *[d for d in done if d.startswith(("o que", "no que", "what"))]]
     undo_verbs = ["desfaz", "desfaca", "desfazer", "undo", "revert", "reverte", "reverta", "reverter", "roll back",
                   "volta atras", "volte atras", "voltar atras"]
     composed = {f"{v} {o}" for v in undo_verbs for o in objects}
@@ -70,6 +76,17 @@ def affirmations() -> frozenset[str]:
            "pode ser assim", "assim mesmo", "desse jeito", "desse jeito mesmo"}
     pt |= {f"{y} {a}" for y in ("sim", "isso", "ok") for a in list(pt)}
     return frozenset(en | pt)
+
+
+def kept_as_is() -> frozenset[str]:
+    """"deixa ela como tá", "mantém assim", "leave it as it is": the item left as it is now, a no (the past
+    tense — "deixa como estava" — puts back what was, an undo: not here)."""
+    pt = {" ".join(f"{v} {o} {t}".split()) for v in ("deixa", "deixe", "mantem", "mantenha")
+          for o in ("ela", "ele", "isso", "a", "o", "tudo", "")
+          for t in ("como esta", "como ta", "do jeito que esta", "do jeito que ta", "assim", "quieto", "quieta")}
+    en = {f"{v} {o} {t}" for v in ("leave", "keep") for o in ("it", "that", "everything", "them")
+          for t in ("as it is", "as is", "like it is", "the way it is", "alone", "like that", "as they are")}
+    return frozenset(pt | en)
 
 
 def no_longer_wanted() -> frozenset[str]:

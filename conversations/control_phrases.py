@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from knowledge.text import fold, words
 
-from .control_composed import affirmations, cancel_phrasings, no_longer_wanted, undo_phrasings
+from .control_composed import affirmations, cancel_phrasings, kept_as_is, no_longer_wanted, undo_phrasings
 
 
 def _set(text: str) -> frozenset[str]:
@@ -298,6 +298,7 @@ roll that back
 
 
 CONFIRM = CONFIRM | affirmations()
+DECLINE = DECLINE | kept_as_is()
 UNDO = UNDO | undo_phrasings()
 CANCEL = CANCEL | cancel_phrasings() | no_longer_wanted()
 # "não, deixa", "no, don't", "stop, cancel that": a refusal or a stop word, then another refusal or

@@ -20,16 +20,22 @@ _VALUE_PARSES = frozenset({"integer", "date", "enum"})
 
 
 def field_write(turn: Turn, parts: list[str], allowed: set[str], extractor: Extractor) -> bool:
-    marker = next((i for i, p in enumerate(parts) if p in _TO), None)
-    if marker is None or marker == 0 or marker == len(parts) - 1:
+    cap = field_write_of(turn, parts, allowed)
+    if cap is None:
         return False
-    head = parts[:marker]
-    found = [cap for cap in turn.grammar.capabilities.values()
-             if cap.id in allowed and cap.kind == "write" and _names_its_field(turn, cap, head)]
-    if len(found) != 1:
-        return False
-    operate(turn, found[0], extractor.extract(found[0], parts), parts)
+    operate(turn, cap, extractor.extract(cap, parts), parts)
     return True
+
+
+def field_write_of(turn: Turn, parts: list[str], allowed: set[str]) -> CapabilityGrammar | None:
+    """The one write whose field the words before a "para/pra/to" name, with a value after it; else None. The
+    first such marker counts ("dava pra passar a <campo> pra 25": the first "pra" only opens the request)."""
+    for marker in (i for i, p in enumerate(parts) if p in _TO and 0 < i < len(parts) - 1):
+        found = [cap for cap in turn.grammar.capabilities.values()
+                 if cap.id in allowed and cap.kind == "write" and _names_its_field(turn, cap, parts[:marker])]
+        if found:
+            return found[0] if len(found) == 1 else None
+    return None
 
 
 def field_writes(turn: Turn, parts: list[str], allowed: set[str]) -> list[CapabilityGrammar]:

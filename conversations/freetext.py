@@ -31,7 +31,7 @@ from knowledge.text import fold, words
 
 from .dates import date_spans
 from .grammar import dropped_letter, same_word
-from .lexicon import ARTICLES, REQUEST_OPENERS
+from .lexicon import ARTICLES, DEMONSTRATIVES, REQUEST_OPENERS
 
 QUOTED = re.compile(r"[\"“”«]([^\"“”«»]{1,500})[\"“”»]|(?<!\w)'([^']{1,500})'(?!\w)")
 # A colon that opens a value: not inside a time or a ratio ("14:30") nor a URL ("https://").
@@ -163,12 +163,16 @@ def leftover_value(text: str, parts: list[str], skip_index: Iterable[int], skip_
     fixed = structure(text, parts, offset, set(skip_index), skip_words, language)
     best: list[int] = []
     for run in _runs(parts, fixed):
-        if len(run) > len(best):
+        if len(run) > len(best) and any(parts[i] not in _NO_VALUE for i in run):  # ("marca isso pra mim")
             best = run
     if not best or not any(len(parts[i]) > 2 for i in best):
         return None
     start, end = spans[offset + best[0]][0], spans[offset + best[-1]][1]
     return text[start:end].strip()
+
+
+# Pronouns and demonstratives name nothing by themselves: a run made of them is no text value.
+_NO_VALUE = ARTICLES | DEMONSTRATIVES | frozenset(words("mim me eu voce vc tu nos gente pra mim you me i us we for"))
 
 
 def only_a_date(value: str, language: str | None = None) -> bool:

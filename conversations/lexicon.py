@@ -35,7 +35,7 @@ NEGATIONS = frozenset({"nao", "no", "not", "nope"})
 # never part of a value the message carries.
 REQUEST_OPENERS = frozenset(tokens("""preciso precisamos quero queremos queria gostaria gostariamos vou vamos tenho
 temos de que pode poderia voce vc consegue me da pra i we you u need want would like d to can could please pls let lets
-us s bora vambora simbora partiu"""))
+us s bora vambora simbora partiu tem ter precisa deve devemos must should there be"""))
 # "go ahead and …", "vai lá e …": words that only open the request before "and"/"e" and its verb.
 OPENING = frozenset(tokens("go ahead come on just vai la bora anda vamos ok okay sure")) | FILLER | REQUEST_OPENERS
 _AND = frozenset({"and", "e"})
@@ -143,9 +143,10 @@ OPEN_QUESTION_WORDS = QUESTION_WORDS - {"que"}
 
 # "você poderia prorrogar…?", "can u add that?": a request phrased as a question.
 _POLITE = tuple(tuple(tokens(p)) for p in ("poderia", "poderia me", "pode", "consegue", "conseguiria", "da pra",
-                                          "da para", "podemos", "poderiamos", "could you", "can you", "can u",
+                                          "da para", "dava pra", "dava para", "daria pra", "daria para", "tem como",
+                                          "teria como", "podemos", "poderiamos", "could you", "can you", "can u",
                                           "would you", "will you", "could u", "can we", "could we", "can i",
-                                          "could i"))
+                                          "could i", "would you mind", "do you mind"))
 
 
 def polite(parts: list[str]) -> bool:
@@ -230,7 +231,8 @@ def run_of(phrases: frozenset[str], text: str) -> bool:
 
 # Said before a control phrase, they change nothing: "opa, errei, desfaz isso", "sorry, my bad, undo that".
 _SELF_CORRECTIONS = frozenset({"errei", "erro meu", "foi mal", "desculpa", "desculpe", "my bad", "sorry", "my mistake",
-                               "oh", "oh no", "ai", "xi", "eita", "whoops"})
+                               "oh", "oh no", "ai", "xi", "eita", "whoops", "pensando bem", "pensando melhor",
+                               "on second thought", "on second thoughts", "second thoughts", "actually"})
 _KINDS = (("confirm", CONFIRM), ("decline", DECLINE), ("cancel", CANCEL), ("undo", UNDO), ("retry", RETRY),
           ("resume", RESUME))
 _ACTIONS = frozenset({"undo", "retry", "resume"})

@@ -36,6 +36,7 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
     A field asked of an entity named by its noun and a number that does not exist is answered so
     ("não encontrei a <entidade> 315"), not left to a clarification."""
     missing: tuple[SlotSpec, str] | None = None
+    unnamed: list[tuple[Any, SlotSpec, str]] = []  # a field asked of no item, for each entity that has it
     named = turn.grammar.types_named_in(parts)
     for cap in turn.grammar.capabilities.values():
         if cap.kind != "read" or cap.intent != "show":
@@ -66,9 +67,11 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
             continue  # "which <entities> is <person> responsible for?": a name picked an item of another type
         if value is None:
             said = extraction.not_found.get(slot.name)
-            if (said and missing is None and slot.type in named
-                    and field_asked(cap.fields, parts, dict.fromkeys(cap.fields), phrases_with or frozenset())):
+            asked = field_asked(cap.fields, parts, dict.fromkeys(cap.fields), phrases_with or frozenset())
+            if said and missing is None and slot.type in named and asked:
                 missing = (slot, said)
+            elif asked and not said and not extraction.ambiguous.get(slot.name):
+                unnamed.append((cap, slot, asked))
             continue
         if (phrases_with is not None and not (phrases_with and _points_at_it(value, parts))
                 and field_asked(cap.fields, parts, dict.fromkeys(cap.fields), phrases_with) is None):
@@ -95,7 +98,20 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
     if missing is not None:
         turn.error("NOT_FOUND", "clarify.entity_not_found", number=missing[1], **turn.nouns(missing[0].type))
         return True
+    if (len(unnamed) == 1 and phrases_with is None and not any(p.isdigit() for p in parts)
+            and len(parts) <= _SHORT and not plural_types(turn.grammar, parts)
+            and not any(p in _ANY or p in lexicon.EVERY for p in parts)):  # (a plural or an "any" asks for a list)
+        # "qual a <campo>?" with nothing in focus: which one — then that one's field is answered
+        cap, slot, field = unnamed[0]
+        state = intent_state(capability=cap.id, values={}, text=turn.text, language=turn.language)
+        state["field"] = field
+        clarify(turn, state, Extraction(missing=[slot.name]))
+        return True
     return False
+
+
+_ANY = frozenset(lexicon.tokens("alguma algum algumas alguns nenhuma nenhum qualquer any some anyone"))
+_SHORT = 8  # "qual é a <campo> dela mesmo?": a question of a few words, nothing else asked
 
 
 def _named_alone(turn: Turn, cap: Any, slot: SlotSpec, parts: list[str]) -> SlotValue | None:
@@ -103,10 +119,11 @@ def _named_alone(turn: Turn, cap: Any, slot: SlotSpec, parts: list[str]) -> Slot
     names exactly one of its items (the manifest's named_by) — the subject of the question, read as a name."""
     if any(p.isdigit() for p in parts) or field_asked(cap.fields, parts, dict.fromkeys(cap.fields)) is None:
         return None
-    items, _at = named_by_attribute(turn.reader, slot, parts)
+    # word for word only: one word of a long value ("… permits …" in a name) names nothing without its noun
+    items, _at = named_by_attribute(turn.reader, slot, parts, partial=False)
     others = {s.type for c in turn.grammar.capabilities.values() if c.kind == "read" and c.intent == "show"
               for s in c.slots if s.parse == "reference" and s.type != slot.type and s.named_by
-              and named_by_attribute(turn.reader, s, parts)[0]}
+              and named_by_attribute(turn.reader, s, parts, partial=False)[0]}
     if len(items) != 1 or others:  # a name that also names an item of another type is no reference to this one
         return None
     ref = entity_ref(slot.type, items[0], label_field=str((slot.resolver or {}).get("label", "number")))

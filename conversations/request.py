@@ -11,7 +11,7 @@ from .compound_said import Shape, compound_shape, said_part
 from .data_spans import data_spans
 from .date_write import date_for_an_item, date_write
 from .explain import explain
-from .field_write import field_write, field_writes
+from .field_write import field_write, field_write_of, field_writes
 from .flow import rest
 from .freetext import described_positions, quoted_positions
 from .grammar import CapabilityGrammar, SlotSpec, find_phrase
@@ -53,8 +53,10 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         return
     if state_question(turn, parts):  # "… 54 foi cancelada?": a state asked, before "cancelar" is read as a verb
         return
-    # "você poderia prorrogar a 311?": a write asked politely is a request, not a question about a field.
-    asks = lexicon.asks(parts, turn.text) and not (ranked and ranked[0].cap.kind == "write" and lexicon.polite(parts))
+    # "você poderia prorrogar a 311?", "será que dava pra passar a <campo> da 311 pra 25 dias?": a write asked
+    # politely is a request, not a question about a field.
+    asks = lexicon.asks(parts, turn.text) and not (lexicon.polite(parts) and (
+        (ranked and ranked[0].cap.kind == "write") or field_write_of(turn, parts, allowed) is not None))
     counts = any(p in lexicon.COUNT_WORDS for p in parts)
     if asks and field_question(turn, parts, phrases_with=lexicon.COUNT_WORDS if counts else None):
         return
@@ -71,6 +73,9 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     # "I need <entity> 311 cancelled": a status wanted, said outside names and dictated text
     if not ranked and status_goal(turn, said_part(turn.text, masked(parts, spans)), allowed, extractor):
         return
+    wanted = _wanted_new(turn, parts, allowed) if not ranked else None
+    if wanted is not None:  # "we need an <entity> for <company>": that entity's create, asked for what it lacks
+        return operate(turn, wanted, extractor.extract(wanted, parts), parts)
     if not ranked:
         return unparsed(turn, parts)
     best, extraction = choose(turn, ranked, parts, extractor, allowed)
@@ -133,6 +138,25 @@ def _a_new_one(turn: Turn, cap: CapabilityGrammar, parts: list[str], allowed: se
     creates = [c for c in turn.grammar.capabilities.values() if c.id in allowed and c.entity == cap.entity
                and c.kind == "write" and c.intent == "create"]
     return creates[0] if around & _A_NEW and len(creates) == 1 else None
+
+
+_WANTING = frozenset(lexicon.tokens("need needs want wanna preciso precisamos precisa quero queremos queria gostaria "
+                                    "tem ter must should"))
+
+
+def _wanted_new(turn: Turn, parts: list[str], allowed: set[str]) -> CapabilityGrammar | None:
+    """"we need an <entity> for <company>", "precisamos de uma <entidade> no <local>": a want, then "a/uma" and an
+    entity noun with no number after it — that entity's one create (no verb said, nothing else to read)."""
+    if not any(p in _WANTING for p in parts[:4]):
+        return None
+    for type_, (start, end) in turn.grammar.types_named_in(parts).items():
+        if start == 0 or parts[start - 1] not in _A_NEW or any(p.isdigit() for p in parts[end:end + 1]):
+            continue
+        creates = [c for c in turn.grammar.capabilities.values() if c.id in allowed and c.entity == type_
+                   and c.kind == "write" and c.intent == "create"]
+        if len(creates) == 1:
+            return creates[0]
+    return None
 
 
 def _targets(cap: CapabilityGrammar) -> set[str]:

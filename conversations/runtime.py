@@ -131,13 +131,15 @@ def _answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
         clauses = clauses[1:]  # "ah, cancela isso, …": an interjection before the answer
     if pending is None or len(clauses) < 2:
         return None
-    handler = _control(lexicon.phrase(clauses[0]))
+    # the answer is the longest run of clauses a control phrase makes ("stop, forget about it. I'll …")
+    said = max((n for n in range(1, len(clauses)) if _control(lexicon.phrase(" ".join(clauses[:n])))), default=1)
+    handler = _control(lexicon.phrase(" ".join(clauses[:said])))
     # "cancela isso, falei sem pensar" drops a question on screen too; only a confirmation is confirmed
     if handler not in ((confirm, decline, cancel) if confirmation is not None else (decline, cancel)):
         return None
     cap = turn.grammar.capabilities.get(str((pending.intent or {}).get("capability")))
     own = {w for verb in (cap.verbs if cap else ()) for w in verb.words}
-    rest = [w for w in lexicon.tokens(" ".join(clauses[1:])) if w not in lexicon.CONFIRM_WORDS
+    rest = [w for w in lexicon.tokens(" ".join(clauses[said:])) if w not in lexicon.CONFIRM_WORDS
             and w not in lexicon.NOW_WORDS and w not in lexicon.FILLER and w not in lexicon.NEGATIONS
             and not any(same_word(w, v) for v in own)]
     if (len(rest) > _REMARK_WORDS or any(any(c.isdigit() for c in w) for w in rest)

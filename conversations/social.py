@@ -57,7 +57,14 @@ HELP = frozenset({"ajuda", "socorro", "help", "menu", "comandos", "o que voce po
                   "voce pode fazer", "vc pode fazer",
                   "voce consegue fazer", "sabe fazer", "how do i use this thing", "how does this thing work",
                   "how do i use it", "how do i work this", "como eu uso isso", "como uso isso", "como funciona isso",
-                  "como usa isso", "como mexe nisso", "como eu mexo nisso"})
+                  "como usa isso", "como mexe nisso", "como eu mexo nisso",
+                  # who it is: "tu é um robô mesmo?", "are you a bot?" — answered with what it can do
+                  "voce e um robo", "vc e um robo", "tu e um robo", "voce e um bot", "vc e um bot", "tu e um bot",
+                  "voce e humano", "vc e humano", "tu e humano", "voce e gente", "voce e uma pessoa", "quem e voce",
+                  "quem e vc", "quem e tu", "quem ta falando", "com quem eu falo", "com quem estou falando",
+                  "e um robo", "e um bot", "are you a bot", "are you a robot", "are you human", "are you a person",
+                  "are you real", "are you an ai", "who are you", "who am i talking to", "is this a bot",
+                  "am i talking to a bot", "am i talking to a person", "what are you"})
 # Words that may come along without changing the kind ("oi, tudo bem?", "valeu pela ajuda!").
 _ALONG = frozenset(tokens("por favor pela pelo ajuda a o voce vc amigo agente assistente entao ai bem muito me mim "
                           "pra hoje gente pessoal galera please for the your you there again so much pal to today "

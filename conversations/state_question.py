@@ -26,7 +26,7 @@ def state_question(turn: Turn, parts: list[str]) -> bool:
     asks = lexicon.asks(parts, turn.text)
     if not asks or not any(p in STATE_VERBS for p in parts):
         return False
-    if any(p in lexicon.OPEN_QUESTION_WORDS for p in parts):  # "when is … scheduled?" asks a value
+    if any(p in lexicon.OPEN_QUESTION_WORDS for p in parts) or _which(parts):  # "when is …?", "em que dia …?"
         return False
     for cap in turn.grammar.capabilities.values():
         slot = next((s for s in cap.slots if s.parse == "reference"), None)
@@ -46,6 +46,17 @@ def state_question(turn: Turn, parts: list[str]) -> bool:
                             extra={"state": enum.value_label(actual, turn.language)})
         return True
     return False
+
+
+_BEFORE_WHICH = frozenset(lexicon.tokens("em de da do para pra por com a o ate desde no na"))
+
+
+def _which(parts: list[str]) -> bool:
+    """"… foi feita em que dia?", "por que inspetor …": "que" asking which one (a noun right after it), not the
+    "que" of "será que a 54 foi …?" (an article or a verb after it)."""
+    return any(p == "que" and (i == 0 or parts[i - 1] in _BEFORE_WHICH) and i + 1 < len(parts)
+               and parts[i + 1] not in lexicon.ARTICLES and parts[i + 1] not in STATE_VERBS
+               for i, p in enumerate(parts))
 
 
 def _value_asked(turn: Turn, entity: str, parts: list[str],

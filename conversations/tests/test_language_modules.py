@@ -32,6 +32,9 @@ from conversations.social import social_kind
     ("thx, that helped a lot!", "thanks"), ("hey there, how's your day going?", "greeting"),
     ("oi, como você está?", "greeting"), ("how are you doing today?", "greeting"),
     ("valeu, ajudou demais!", "thanks"), ("morning! hope ur doing well", "greeting"),
+    # who it is: answered with what it can do
+    ("tu é um robô mesmo?", "help"), ("are you a bot?", "help"), ("quem é você?", "help"),
+    ("is permit 5 a bot", None),
 ])
 def test_social_kind(text, kind):
     assert social_kind(tokens(text)) == kind
@@ -148,7 +151,9 @@ def _control_kind(text: str) -> str | None:
     ("it's fine", None), ("no no, I not want this anymore", "decline"), ("I don't want this anymore", "cancel"),
     ("não quero mais isso", "cancel"), ("não quero", "decline"), ("oops, can you undo that?", "undo"),
     ("pode desfazer isso?", "undo"), ("could you try again please", "retry"), ("pode cancelar", None),
-    ("can you open permit 5", None),
+    ("can you open permit 5", None), ("pensando bem, não. deixa ela como tá", "decline"),
+    ("leave it as it is", "decline"), ("ih, desfaz o que tu fez agora", "undo"), ("desfaz essa alteração", "undo"),
+    ("undo that change", "undo"), ("deixa como estava", "decline"),
 ])
 def test_control_phrases(text, kind):
     assert _control_kind(text) == kind
@@ -170,3 +175,23 @@ def test_correction_remainder(text, rest):
 ])
 def test_count_words(text, counts):
     assert any(p in lexicon.COUNT_WORDS for p in tokens(text)) is counts
+
+
+@pytest.mark.parametrize(("text", "asks"), [
+    ("qual a validade?", True), ("o que acharam na 53", True), ("me fala rapidinho o que acharam na 53", True),
+    ("que dia é a 52", True), ("pra semana que vem", False), ("abre a 52", False), ("o que", True),
+    ("desfaz o que você fez", False),
+])
+def test_asks(text, asks):
+    parts = tokens(text)
+    assert lexicon.asks(parts, text) is asks
+
+
+@pytest.mark.parametrize(("text", "which"), [
+    ("a inspeção 53 foi feita em que dia?", True), ("por que inspetor ela foi feita", True),
+    ("será que a 54 foi cancelada?", False), ("a 54 foi cancelada?", False), ("que foi feito", False),
+])
+def test_state_question_leaves_which_questions(text, which):
+    from conversations.state_question import _which
+
+    assert _which(tokens(text)) is which
