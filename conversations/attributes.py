@@ -101,6 +101,15 @@ def another_slots_value(reader: Reader, cap: CapabilityGrammar, slot: SlotSpec, 
                for other in cap.slots)
 
 
+def quoting(slot: SlotSpec, items: list[dict[str, Any]], quoted: list[str]) -> list[dict[str, Any]]:
+    """Of `items`, those one of whose `named_by` values holds the quoted words in a row ("whose company says
+    '<part of its name>'"); a quote a value shares only some words with names none of them."""
+    def holds(value: Any) -> bool:
+        said = tokens(str(value)) if isinstance(value, str) else []
+        return any(said[i:i + len(quoted)] == quoted for i in range(len(said) - len(quoted) + 1))
+    return [item for item in items if any(holds(_at(item, path)) for path in slot.named_by)]
+
+
 def named_among(slot: SlotSpec, items: list[dict[str, Any]], parts: list[str]) -> list[dict[str, Any]]:
     """Of `items`, those one of whose `named_by` values the words name ("… the <person>'s one"), else []."""
     for path in slot.named_by:

@@ -14,12 +14,13 @@ from .ellipsis import remember_field
 from .flow import rest, topic_set
 from .grammar import SlotSpec, dropped_letter, same_word
 from .intents import intent_state
+from .matching import mention
 from .plurals import plural_types
 from .reads import entity_ref
 from .state import entity_activate, situation_for
 from .summary import code_labels
 from .turns import Turn
-from .understanding import Extraction, Extractor, SlotValue
+from .understanding import Extraction, Extractor, SlotValue, masked
 
 
 def _numbered_by_another(parts: list[str], named: Mapping[str, tuple[int, int]]) -> bool:
@@ -28,16 +29,20 @@ def _numbered_by_another(parts: list[str], named: Mapping[str, tuple[int, int]])
     return bool(numbers) and all(any(end == i for _start, end in named.values()) for i in numbers)
 
 
-def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str] | None = None) -> bool:
+def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str] | None = None,
+                   data: frozenset[int] = frozenset()) -> bool:
     """"qual é a validade da permissão 123?": the named or active entity's field, read now (§ item 3).
 
     `phrases_with`: only a field the manifest's phrases name, with one of these words in the phrase
     ("quantos dias…" is a field question although "quantos" counts); an empty set: any phrase.
     A field asked of an entity named by its noun and a number that does not exist is answered so
-    ("não encontrei a <entidade> 315"), not left to a clarification."""
+    ("não encontrei a <entidade> 315"), not left to a clarification. `data`: the positions of the tenant's names
+    (and quoted text) in `parts` — values, never a noun or a number that picks the item ("who works for <a company
+    named '… permit 318'>" asks nothing of permit 318)."""
     missing: tuple[SlotSpec, str] | None = None
     unnamed: list[tuple[Any, SlotSpec, str]] = []  # a field asked of no item, for each entity that has it
-    named = turn.grammar.types_named_in(parts)
+    named = turn.grammar.types_named_in(masked(parts, data))
+    numbered = any(p.isdigit() for p in masked(parts, data))
     for cap in turn.grammar.capabilities.values():
         if cap.kind != "read" or cap.intent != "show":
             continue
@@ -49,7 +54,7 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
         if phrases_with is not None and field_asked(cap.fields, parts, dict.fromkeys(cap.fields)) is None:
             continue  # no phrase of any of its fields is said: nothing of it to find, read or answer
         extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
-                          text=turn.text, language=turn.language)
+                              text=turn.text, language=turn.language, data=(parts, data))
         extraction = extractor.extract(cap, parts)
         value = (extraction.values.get(slot.name) or [None])[0] or _named_alone(turn, cap, slot, parts)
         # (said in the plural — "quais <entidades> estão … da <nome>?" — it asks for the list instead)
@@ -62,9 +67,11 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
                 state["field"] = field
                 clarify(turn, state, Extraction(ambiguous={slot.name: extraction.ambiguous[slot.name]}))
                 return True
-        if (value is not None and value.source == "text" and named and slot.type not in named
-                and not any(p.isdigit() for p in parts)):
-            continue  # "which <entities> is <person> responsible for?": a name picked an item of another type
+        if (value is not None and value.source == "text" and slot.type not in named and not numbered
+                and (named or not _own_value_said(turn, slot, value, parts))):
+            # "which <entities> is <person> responsible for?", "who works for <company>?": a name of another type
+            # (or of the item's owner, without the item's noun) picked an item: the question is not about it
+            continue
         if value is None:
             said = extraction.not_found.get(slot.name)
             asked = field_asked(cap.fields, parts, dict.fromkeys(cap.fields), phrases_with or frozenset())
@@ -108,6 +115,14 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
         clarify(turn, state, Extraction(missing=[slot.name]))
         return True
     return False
+
+
+def _own_value_said(turn: Turn, slot: SlotSpec, value: SlotValue, parts: list[str]) -> bool:
+    """Does the message say one of the item's own named_by values (its place, not its owner's name: a path
+    without a dot)?"""
+    own = tuple(path for path in slot.named_by if "." not in path)
+    body = turn.reader.entity(slot.type, value.value) if own else None
+    return bool(body) and bool(mention(parts, [{"_v": str(body[p])} for p in own if body.get(p)], "_v"))
 
 
 _ANY = frozenset(lexicon.tokens("alguma algum algumas alguns nenhuma nenhum qualquer any some anyone"))

@@ -9,8 +9,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .attributes import another_slots_value, named_among, named_by_attribute, said_of_it
+from .attributes import another_slots_value, named_among, named_by_attribute, quoting, said_of_it
 from .extraction import Extraction, Situation, SlotValue
+from .freetext import quoted_positions
 from .grammar import CapabilityGrammar, Grammar, SlotSpec, dropped_letter, find_phrase
 from .lexicon import ARTICLES, CREATED, OTHER, PREVIOUS, tokens
 from .matching import mention
@@ -147,6 +148,9 @@ class NumberedReferences:
         enums = [(s.field, v) for c in self.grammar.capabilities.values() if c.entity == slot.type for s in c.slots
                  if s.parse == "enum" and s.values and (v := self.grammar.enum_value(s, said))]
         items, at = named_by_attribute(self.reader, slot, said, enums, skip=self.skip_words(cap), used=out.used)
+        quoted = quoted_positions(self.text, said)
+        if at & quoted:  # a quoted passage is the user's own text: the items whose value holds all of it, or none
+            items = quoting(slot, items, [said[i] for i in sorted(quoted)])
         if ((covering is not None and covering not in at) or another_slots_value(self.reader, cap, slot, said, at)
                 or not said_of_it(self.grammar, slot, said, at)):
             return False

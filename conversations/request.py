@@ -58,7 +58,7 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     asks = lexicon.asks(parts, turn.text) and not (lexicon.polite(parts) and (
         (ranked and ranked[0].cap.kind == "write") or field_write_of(turn, parts, allowed) is not None))
     counts = any(p in lexicon.COUNT_WORDS for p in parts)
-    if asks and field_question(turn, parts, phrases_with=lexicon.COUNT_WORDS if counts else None):
+    if asks and field_question(turn, parts, phrases_with=lexicon.COUNT_WORDS if counts else None, data=spans):
         return
     extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation, text=turn.text,
                           language=turn.language, data=(parts, spans))
