@@ -36,7 +36,8 @@ def undo_phrasings() -> frozenset[str]:
     composed |= {f"{v} {p} de volta" for v in ("bota", "poe", "coloca", "traz") for p in pronouns[:9]}
     composed |= {f"{v} {p} back" for v in ("put", "bring") for p in ("it", "that", "him", "her", "them")}
     # "put it back the way it was", "deixa como estava", "volta do jeito que era": the state before
-    was_pt = [f"{h} {w}" for h in ("como", "do jeito que", "igual") for w in ("estava", "era", "tava")] + ["como antes"]
+    was_pt = [f"{h} {w}{a}" for h in ("como", "do jeito que", "igual") for w in ("estava", "era", "tava")
+              for a in ("", " antes")] + ["como antes"]
     was_en = ["the way it was", "how it was", "as it was", "like it was", "like before", "as before"]
     composed |= {f"{c} {w}" for c in list(composed) for w in was_pt + was_en}
     composed |= {f"{v} {w}" for v in ("deixa", "deixe", "volta", "volte", "poe", "bota", "coloca") for w in was_pt}
@@ -83,9 +84,11 @@ def kept_as_is() -> frozenset[str]:
     tense — "deixa como estava" — puts back what was, an undo: not here)."""
     pt = {" ".join(f"{v} {o} {t}".split()) for v in ("deixa", "deixe", "mantem", "mantenha")
           for o in ("ela", "ele", "isso", "a", "o", "tudo", "")
-          for t in ("como esta", "como ta", "do jeito que esta", "do jeito que ta", "assim", "quieto", "quieta")}
-    en = {f"{v} {o} {t}" for v in ("leave", "keep") for o in ("it", "that", "everything", "them")
-          for t in ("as it is", "as is", "like it is", "the way it is", "alone", "like that", "as they are")}
+          for t in ("como esta", "como ta", "do jeito que esta", "do jeito que ta", "assim", "quieto", "quieta",
+                    "la", "ai", "onde esta", "onde ta")}
+    en = {f"{v} {o} {t}" for v in ("leave", "keep") for o in ("it", "that", "everything", "them", "her", "him")
+          for t in ("as it is", "as is", "like it is", "the way it is", "alone", "like that", "as they are", "there",
+                    "where it is", "in")}
     return frozenset(pt | en)
 
 

@@ -340,3 +340,51 @@ resume
 carry on
 continue please
 """)
+
+
+# A correction opens with one of these (then says what is right).
+CORRECTION_OPENERS = tuple(tuple(words(fold(p))) for p in """
+nao
+no
+not
+na verdade
+ah nao
+errado
+errei
+eu quis dizer
+quis dizer
+quero dizer
+melhor
+aliás
+alias
+actually
+i meant
+i mean
+wrong
+rather
+sorry
+ops
+opps
+oops
+whoops
+epa
+foi mal
+my bad
+ou melhor
+na real
+corrigindo
+correcao
+corrige
+corrija
+corrigir
+fix
+me enganei
+enganei
+me confundi
+confundi
+troquei
+my mistake
+scratch that
+correction
+era
+""".strip().splitlines())

@@ -32,11 +32,20 @@ _OPENERS = tuple(tuple(tokens(p)) for p in (
     "what about", "how about", "and what about", "and for", "and", "also", *_the_same_for(),
     # narrowing the last list: "quais delas são da <nome>?", "only the <name> ones"
     "quais delas", "quais deles", "quais dessas", "quais desses", "dessas", "desses", "delas", "deles",
+    "quantas delas", "quantos deles", "quantas dessas", "quantos desses", "how many of them", "how many of those",
+    "how many of these",
     "so as", "so os", "apenas as", "apenas os", "somente as", "somente os", "e so as", "e so os",
     "which of those", "which of them", "which of these", "of those", "of these", "only the", "just the",
     "only those", "just those",
 ))
 MAX_WORDS = 6
+# "quais são?", "which ones?", "list them" after a count: the counted items themselves.
+WHICH_ONES = frozenset(" ".join(tokens(p)) for p in (
+    "quais", "quais sao", "quais sao elas", "quais sao eles", "quais seriam", "e quais sao", "mostra elas",
+    "mostra eles", "lista elas", "lista eles", "me mostra elas", "me mostra quais", "me diz quais", "quais delas",
+    "which", "which ones",
+    "which are they", "what are they", "which ones are they", "list them", "show them", "show me them",
+    "show me which", "name them", "tell me which", "and which ones"))
 
 
 _ALSO = frozenset(tokens("tambem too also idem"))

@@ -15,7 +15,7 @@ from typing import Any
 
 from . import lexicon
 from .attributes import same_number_elsewhere
-from .ellipsis import last_request, says_also
+from .ellipsis import WHICH_ONES, last_request, says_also
 from .lexicon import DAY_UNITS
 from .navigation import navigate
 from .operations import operate
@@ -34,6 +34,21 @@ def ellipsis_apply(turn: Turn, rest: list[str], allowed: set[str]) -> bool:
     if request.get("kind") == "field":
         return _field_again(turn, request, rest)
     return _request_again(turn, request, rest, allowed)
+
+
+def which_ones(turn: Turn, parts: list[str], allowed: set[str]) -> bool:
+    """"quais são?" right after a count: the search of the same entity, with the count's filters, lists them."""
+    request = last_request(turn.conversation.context)
+    cap = turn.grammar.capabilities.get(str((request or {}).get("capability")))
+    if cap is None or cap.intent != "count" or " ".join(parts) not in WHICH_ONES:
+        return False
+    values = {name: [SlotValue.from_dict(v) for v in kept] for name, kept in (request.get("values") or {}).items()}
+    lists = [c for c in turn.grammar.capabilities.values() if c.id in allowed and c.entity == cap.entity
+             and c.kind == "read" and c.intent in ("search", "list") and set(values) <= {s.name for s in c.slots}]
+    if len(lists) != 1:
+        return False
+    operate(turn, lists[0], Extraction(values=values), parts)
+    return True
 
 
 def number_again(turn: Turn, parts: list[str]) -> bool:

@@ -94,10 +94,13 @@ _SAYING = tuple(tuple(words(fold(p))) for p in (
 _CLAUSE_END = re.compile(r"[,.;!?]")
 
 
-def described_positions(text: str, parts: list[str], nouns: frozenset[str]) -> frozenset[int]:
+def described_positions(text: str, parts: list[str], nouns: frozenset[str],
+                        owners: frozenset[str] = frozenset()) -> frozenset[int]:
     """The positions of what an item is said to say, right after one of `nouns` (the nouns of items whose
     names are data) and a verb of saying, to the end of the clause ("… o <item> que manda cancelar a
-    <entidade> 52"): it names the item as its text does, never a verb, a noun or a number of the request."""
+    <entidade> 52"): it names the item as its text does, never a verb, a noun or a number of the request.
+    The clause's last words may say whose item it is — "from <owner> 51", "da <dona> 51" (`owners`: nouns of
+    the items referred to by number) — and are the request's, not the text's."""
     spans = _char_spans(text, parts)
     for i in range(1, len(parts) if spans else 0):
         said = next((p for p in _SAYING if tuple(parts[i:i + len(p)]) == p), None)
@@ -106,8 +109,14 @@ def described_positions(text: str, parts: list[str], nouns: frozenset[str]) -> f
         start = i + len(said)
         stop = next((j for j in range(start + 1, len(parts))
                      if _CLAUSE_END.search(text[spans[j - 1][1]:spans[j][0]])), len(parts))
+        whose = stop - 3  # "… from <owner> 51" closing the clause
+        if whose > start and parts[whose] in _WHOSE and parts[whose + 1] in owners and parts[stop - 1].isdigit():
+            stop = whose
         return frozenset(range(start, stop))
     return frozenset()
+
+
+_WHOSE = frozenset(words("from of on in at da do na no de dessa desta"))
 
 
 def marked_value(text: str) -> str | None:

@@ -16,9 +16,10 @@ from rapidfuzz.distance import OSA
 
 from knowledge.text import fold, words
 
-from .control_phrases import CANCEL, CONFIRM, DECLINE, RESUME, RETRY, UNDO  # noqa: F401 - read as lexicon.*
+from .control_phrases import CANCEL, CONFIRM, CORRECTION_OPENERS, DECLINE, RESUME, RETRY, UNDO  # noqa: F401 - read as lexicon.*
 
 _PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|(?<!\w)'[^']{3,}'(?!\w)")
 
 
 def tokens(text: str) -> list[str]:
@@ -80,48 +81,6 @@ def denied_numbers(text: str) -> set[str]:
     return denied
 
 
-# A correction opens with one of these (then says what is right).
-CORRECTION_OPENERS = tuple(tuple(tokens(p)) for p in """
-nao
-no
-not
-na verdade
-ah nao
-errado
-errei
-eu quis dizer
-quis dizer
-quero dizer
-melhor
-aliás
-alias
-actually
-i meant
-i mean
-wrong
-rather
-sorry
-ops
-opps
-oops
-whoops
-epa
-foi mal
-my bad
-ou melhor
-na real
-corrigindo
-correcao
-me enganei
-enganei
-me confundi
-confundi
-troquei
-my mistake
-scratch that
-correction
-era
-""".strip().splitlines())
 # "quero X" / "é a 456" / "a da Beta": phrasing of the right value once a correction opened.
 CORRECTION_LEADS = frozenset(tokens("quero queria prefiro e era seria is it s i want want instead"))
 
@@ -357,7 +316,9 @@ def phrase(text: str) -> str:
 
 
 def detect_language(text: str, default: str) -> str:
-    """"pt-BR" or "en" for one message; a message with no clue keeps `default` (the conversation's)."""
+    """"pt-BR" or "en" for one message; a message with no clue keeps `default` (the conversation's). A quoted
+    passage is the user's value, in whatever language it is written: no clue."""
+    text = _QUOTED.sub(" ", text)
     parts = tokens(text)
     # An accent is a clue, but not in a name said mid-sentence ("… of Metalúrgica Vale Azul's …"): a
     # capitalised word after the first is a name, in either language.

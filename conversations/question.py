@@ -23,7 +23,7 @@ from .turns import Turn
 from .understanding import Extraction, Extractor, SlotValue, masked
 
 
-def _numbered_by_another(parts: list[str], named: Mapping[str, tuple[int, int]]) -> bool:
+def numbered_by_another(parts: list[str], named: Mapping[str, tuple[int, int]]) -> bool:
     """Every number of the message stands right after a named entity's noun ("<entidade> 123")."""
     numbers = [i for i, p in enumerate(parts) if p.isdigit()]
     return bool(numbers) and all(any(end == i for _start, end in named.values()) for i in numbers)
@@ -49,7 +49,7 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
         slot = next((s for s in cap.slots if s.parse == "reference"), None)
         if slot is None or not turn.reader.spec(cap.id):
             continue
-        if slot.type not in named and _numbered_by_another(parts, named):
+        if slot.type not in named and numbered_by_another(parts, named):
             continue  # "… da <entidade> 123": the number is that entity's; another type's search is a call for nothing
         if phrases_with is not None and field_asked(cap.fields, parts, dict.fromkeys(cap.fields)) is None:
             continue  # no phrase of any of its fields is said: nothing of it to find, read or answer
@@ -105,6 +105,7 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
     if missing is not None:
         turn.error("NOT_FOUND", "clarify.entity_not_found", number=missing[1], **turn.nouns(missing[0].type))
         return True
+    unnamed = [u for u in unnamed if not named or u[1].type in named]  # "the status of the <entity>?": of that one
     if (len(unnamed) == 1 and phrases_with is None and not any(p.isdigit() for p in parts)
             and len(parts) <= _SHORT and not plural_types(turn.grammar, parts)
             and not any(p in _ANY or p in lexicon.EVERY for p in parts)):  # (a plural or an "any" asks for a list)
@@ -130,12 +131,15 @@ _SHORT = 8  # "qual é a <campo> dela mesmo?": a question of a few words, nothin
 
 
 def _named_alone(turn: Turn, cap: Any, slot: SlotSpec, parts: list[str]) -> SlotValue | None:
-    """"when is <place> scheduled?": no noun and no number, but a field of this entity asked of a value that
-    names exactly one of its items (the manifest's named_by) — the subject of the question, read as a name."""
-    if any(p.isdigit() for p in parts) or field_asked(cap.fields, parts, dict.fromkeys(cap.fields)) is None:
+    """"when is <place> scheduled?", "quem inspeciona a <local 2>?": no noun and no number of its own, but a field
+    of this entity asked of a value that names exactly one of its items (the manifest's named_by) — the subject
+    of the question, read as a name (a number inside that name is the name's)."""
+    if field_asked(cap.fields, parts, dict.fromkeys(cap.fields)) is None:
         return None
     # word for word only: one word of a long value ("… permits …" in a name) names nothing without its noun
-    items, _at = named_by_attribute(turn.reader, slot, parts, partial=False)
+    items, at = named_by_attribute(turn.reader, slot, parts, partial=False)
+    if any(p.isdigit() and i not in at for i, p in enumerate(parts)):
+        return None
     others = {s.type for c in turn.grammar.capabilities.values() if c.kind == "read" and c.intent == "show"
               for s in c.slots if s.parse == "reference" and s.type != slot.type and s.named_by
               and named_by_attribute(turn.reader, s, parts, partial=False)[0]}

@@ -151,6 +151,8 @@ class NumberedReferences:
         quoted = quoted_positions(self.text, said)
         if at & quoted:  # a quoted passage is the user's own text: the items whose value holds all of it, or none
             items = quoting(slot, items, [said[i] for i in sorted(quoted)])
+            if not items:
+                return False
         if ((covering is not None and covering not in at) or another_slots_value(self.reader, cap, slot, said, at)
                 or not said_of_it(self.grammar, slot, said, at)):
             return False

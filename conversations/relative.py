@@ -27,6 +27,10 @@ _NOISE = ARTICLES | FILLER | DAY_UNITS | frozenset(tokens("em de it by isso that
 # "make it twice as long", "coloca o dobro", "reduz pela metade", "cut it in half": the frame of a factor.
 _NOISE |= frozenset(tokens("as long longer much big pela pelo por in up cut corta corte reduz reduza reduce divide "
                            "coloca poe bota put set aumenta increase"))
+_NOISE |= frozenset(tokens("do que than this"))  # "10 dias a mais do que isso", "5 more than that"
+
+
+_MOST_WORDS = 8  # "põe 10 dias a mais do que isso": every word but the amount is a relative word
 
 
 def _factor(word: str) -> float | None:
@@ -56,8 +60,8 @@ def relative_change(parts: list[str]) -> Change | None:
     """The change a short message asks for, or None when it is not only a relative change."""
     numbers = [p for p in parts if p.isdigit()]
     first = next((i for i, p in enumerate(parts) if p.isdigit()), len(parts))
-    if not parts or len(parts) > 6 or (numbers and any(p in _ABSOLUTE for p in parts[:first])):  # "aumenta para 50"
-        return None
+    if not parts or len(parts) > _MOST_WORDS or (numbers and any(p in _ABSOLUTE for p in parts[:first])):
+        return None  # ("aumenta para 50" sets a value)
     factor = next((f for p in parts if (f := _factor(p)) is not None), None)
     if len(numbers) == 1 and parts[first + 1:first + 2] and parts[first + 1] in _TIMES:  # "3 times as long"
         factor, numbers = int(numbers[0]), []

@@ -21,7 +21,7 @@ from .navigation import navigate
 from .negated_filter import negated_filter
 from .operations import operate
 from .plurals import plural_types
-from .question import field_question
+from .question import field_question, numbered_by_another
 from .state import hints_for, situation_for
 from .state_question import state_question
 from .statemachine import Status
@@ -40,7 +40,8 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     # The tenant's names said in the message are values: their words never pick a verb, noun or target.
     spans = data_spans(turn.grammar, turn.reader, parts, situation)
     # and what the user quoted, or what an item is said to say ("o <item> que manda …"): values as typed
-    spans |= quoted_positions(turn.text, parts) | described_positions(turn.text, parts, _data_nouns(turn))
+    spans |= quoted_positions(turn.text, parts) | described_positions(turn.text, parts, _data_nouns(turn),
+                                                                      _numbered_nouns(turn))
     ranked = rank(turn.grammar, masked(parts, spans), allowed, hints)
     # "adicione X e depois aprove", "se estiver vencida, renove": never one action of several silently.
     shape = (compound_shape(turn.grammar, said_part(turn.text, masked(parts, spans)), allowed, hints)
@@ -170,6 +171,12 @@ def _data_nouns(turn: Turn) -> frozenset[str]:
                      for phrase in phrases for w in (phrase[-1], phrase[-1] + "s"))
 
 
+def _numbered_nouns(turn: Turn) -> frozenset[str]:
+    """The nouns of the items a number refers to ("<entidade> 51")."""
+    return frozenset(w for type_, phrases in turn.grammar.synonyms.items() if type_ in turn.grammar.referenced
+                     for phrase in phrases for w in phrase[-1:])
+
+
 def _asks_what_was_done(parts: list[str], best: Ranked) -> bool:
     """A question word opens the message and its verb is said of the past: it asks what was done."""
     words = [p for p in parts if p not in lexicon.ARTICLES][:1]
@@ -218,13 +225,21 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str], extractor: Extrac
     fields = [Ranked(cap, top - 1) for cap in field_writes(turn, parts, allowed)
               if all(r.cap.id != cap.id for r in ranked)]
     ranked = sorted(ranked + fields, key=lambda r: -r.score)
-    close = [(item, extractor.extract(item.cap, parts)) for item in [r for r in ranked if r.score >= top - 8][:5]]
+    # "abra a <entidade> 802": a reading of another entity, whose item the message does not name, is not read
+    types = turn.grammar.types_named_in(view)
+    near = [r for r in ranked if r.score >= top - 8]
+    if numbered_by_another(view, types):
+        near = [r for r in near if _own_type(r.cap) in {*types, None}] or near
+    close = [(item, extractor.extract(item.cap, parts)) for item in near[:5]]
     # "make <person> <field> for 312": a bare number one reading resolves to an existing item is that item's,
     # no evidence for a reading that takes it as an amount
     items = {str(v.label) for _, e in close for vs in e.values.values() for v in vs if v.entity and v.source == "text"}
     taken = {d for _, d, unit in number_positions(view) if not unit} & items
     # "put <person> as <label> on 340": the field a name goes to, said by its label, is that slot's
     labelled = {s.type for item, e in close for s in item.cap.slots if s.name in e.from_text and _label_said(s, parts)}
+    # "assign an inspector to <entity> 57": the words of the best reading's verb phrase are no text value of another
+    span = ranked[0].verb_span
+    verb_words = frozenset(parts[span[0]:span[1]]) if span is not None and span[1] - span[0] > 1 else frozenset()
     for order, (item, extraction) in enumerate(close):
         # "… the <field> of <entity> 311": an entity the message names that the capability has no
         # place for (a create of that entity, another entity's operation) is evidence against it.
@@ -234,7 +249,7 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str], extractor: Extrac
         elif item.cap.entity in many:  # "as <entidades> em rascunho da X": many of them, no number — a list
             # of them, not of one's children ("<entity>.<children>.list" needs the one it lists from)
             bonus += 6.0 if item.cap.intent in _MANY_INTENTS and not _of_one(item.cap) else -3.0
-        bonus += _filled(item.cap, extraction, parts, extractor, taken)
+        bonus += _filled(item.cap, extraction, parts, extractor, taken, verb_words if order else frozenset())
         bonus += sum(3.0 if _label_said(s, parts) else -3.0 for s in item.cap.slots
                      if s.resolver and s.parse is None and s.name in extraction.from_text and s.type in labelled)
         scored.append((item.score + bonus, -order, item, extraction))
@@ -242,12 +257,22 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str], extractor: Extrac
     return scored[0][2], scored[0][3]
 
 
+def _own_type(cap: CapabilityGrammar) -> str | None:
+    """The type of the item the capability acts on, when it takes one by reference."""
+    return next((s.type for s in cap.slots if s.parse == "reference" and s.type == cap.entity), None)
+
+
 def _filled(cap: CapabilityGrammar, extraction: Extraction, parts: list[str], extractor: Extractor,
-            taken: set[str]) -> float:
-    """How well the message fills the capability's slots (`taken`: bare numbers a reading resolves to items)."""
+            taken: set[str], verb_words: frozenset[str] = frozenset()) -> float:
+    """How well the message fills the capability's slots (`taken`: bare numbers a reading resolves to items;
+    `verb_words`: the words of another reading's verb phrase, no value here)."""
     bonus = 0.0
+    pointed = any(p in lexicon.DEMONSTRATIVES for p in parts)
     for slot in cap.slots:
         said = slot.name in extraction.from_text
+        if said and slot.parse == "text" and verb_words and set(lexicon.tokens(
+                str(extraction.values[slot.name][0].label))) <= verb_words:
+            said = False
         if said and slot.parse == "integer" and str(extraction.values[slot.name][0].label) in taken:
             said = False  # the number names an item another reading resolves
         if said and slot.parse == "text" and _holds_a_name(extraction, slot.name, parts, extractor):
@@ -258,6 +283,8 @@ def _filled(cap: CapabilityGrammar, extraction: Extraction, parts: list[str], ex
             bonus += 2
         elif slot.name in extraction.not_found and slot.parse == "reference":
             bonus -= 4  # "abre a 55": no such entity of this type — another type may have one
+        elif slot.parse == "reference" and slot.name in extraction.values and pointed:
+            bonus += 2  # "abre ela": the item a pronoun points at is of this type
         elif slot.name in extraction.not_found and slot.required:
             bonus -= 1
     return bonus

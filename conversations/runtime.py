@@ -26,7 +26,7 @@ from .courtesy import courtesy
 from .data_spans import data_spans
 from .dates import numbers_as_digits
 from .ellipsis import ellipsis_rest
-from .ellipsis_turn import ellipsis_apply, number_again, values_masked
+from .ellipsis_turn import ellipsis_apply, number_again, values_masked, which_ones
 from .flow import allowed_capabilities, expire_pending, pending_clarification, pending_confirmation, rest
 from .grammar import find_phrase, same_word
 from .numbers import weeks_as_days
@@ -134,6 +134,9 @@ def _answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
     # the answer is the longest run of clauses a control phrase makes ("stop, forget about it. I'll …")
     said = max((n for n in range(1, len(clauses)) if _control(lexicon.phrase(" ".join(clauses[:n])))), default=1)
     handler = _control(lexicon.phrase(" ".join(clauses[:said])))
+    if set(lexicon.tokens(" ".join(clauses[:said]))) <= lexicon.HOLDS and lexicon.asks(
+            lexicon.tokens(" ".join(clauses[said:])), text):
+        return None  # "pera, quantos dias ela tem hoje?": a hold, then a question — asked, the proposal kept
     # "cancela isso, falei sem pensar" drops a question on screen too; only a confirmation is confirmed
     if handler not in ((confirm, decline, cancel) if confirmation is not None else (decline, cancel)):
         return None
@@ -229,6 +232,8 @@ def _follow_up(turn: Turn, words: list[str], parts: list[str], allowed: set[str]
             turn.grammar, turn.reader, rest_words)), allowed) and ellipsis_apply(turn, rest_words, allowed)):
         return True
     if pending_confirmation(turn) is None and number_again(turn, parts):  # "312" after "who is <field> of 310?"
+        return True
+    if which_ones(turn, lexicon.strip_filler(lexicon.after_lead_ins(words)), allowed):  # "quais são?" after a count
         return True
     change = relative_change(parts)
     return change is not None and relative_apply(turn, change, allowed, parts)

@@ -10,7 +10,7 @@ request.choose then prefers the candidate the message itself fills best.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import date, timedelta
 from typing import Any
 
@@ -20,7 +20,7 @@ from . import metrics
 from .dates import date_in, date_label, shift_in, shift_problem, today
 from .extraction import Extraction, Situation, SlotValue
 from .freetext import leftover_value, marked_value, only_a_date, quoted_values, value_as_typed
-from .grammar import CapabilityGrammar, Grammar, SlotSpec, camel_parts, find_phrase
+from .grammar import CapabilityGrammar, Grammar, SlotSpec, camel_parts, find_phrase, same_word
 from .increments import increment_sign
 from .lexicon import ARTICLES, CREATED, DEMONSTRATIVES, REQUEST_OPENERS, detect_language, tokens
 from .matching import Mention, mention
@@ -316,14 +316,23 @@ def _by_label(cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], found: M
     slot's is the one its own label stands next to; the others stay for the other slot."""
     if not any(s.type == slot.type and s.name != slot.name for s in cap.slots):
         return found
-    labels = {w for text in (slot.label or {}).values() for w in tokens(text)}
-    at = [i for i, p in enumerate(parts) if p in labels]
+    def said_at(slots: Iterable[SlotSpec]) -> list[int]:
+        labels = {w for s in slots for text in (s.label or {}).values() for w in tokens(text)}
+        return [i for i, p in enumerate(parts) if p in labels or any(same_word(p, w) for w in labels)]  # "worker"
 
-    def distance(span: tuple[int, int]) -> int:
-        return min((min(abs(i - (span[0] - 1)), abs(i - span[1])) for i in at), default=99)
+    at = said_at([slot])
+    others = said_at(s for s in cap.slots if s.type == slot.type and s.name != slot.name)
 
-    ranked = sorted(zip(found.items, found.spans, strict=True), key=lambda pair: distance(pair[1]))
-    if distance(ranked[0][1]) > 2 or distance(ranked[1][1]) == distance(ranked[0][1]):
+    def distance(span: tuple[int, int], near: list[int]) -> int:
+        return min((min(abs(i - (span[0] - 1)), abs(i - span[1])) for i in near), default=99)
+
+    # nearest to this slot's label; of two as near ("<a> responsible <b> as worker"), the one farther from the
+    # other slot's label
+    ranked = sorted(zip(found.items, found.spans, strict=True),
+                    key=lambda pair: (distance(pair[1], at), -distance(pair[1], others)))
+    first, second = ranked[0][1], ranked[1][1]
+    if distance(first, at) > 2 or (distance(second, at), distance(second, others)) == (
+            distance(first, at), distance(first, others)):
         return found  # no label beside any of them, or two equally near: still ambiguous
     return Mention(items=[ranked[0][0]], exact=True, spans=[ranked[0][1]], text=found.text)
 

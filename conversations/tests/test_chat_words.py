@@ -82,6 +82,15 @@ def test_a_shift_by_a_fortnight(text, days):
     assert shift_in(weeks_as_days(text), "en")[0] == days
 
 
+@pytest.mark.parametrize(("text", "said"), [
+    ("extend permit 311 by one more week", "extend permit 311 by 7 days"),
+    ("give it one more week", "give it one more 7 days"),
+    ("by a week", "by 7 days"), ("next week", "next week"), ("mais uma semana", "mais 7 dias"),
+])
+def test_weeks_said_as_days(text, said):
+    assert weeks_as_days(text) == said
+
+
 @pytest.mark.parametrize(("text", "factor"), [
     ("make it twice as long", 2), ("coloca o dobro", 2), ("deixa o triplo", 3), ("reduz pela metade", 0.5),
     ("make it half as long", 0.5), ("triple it", 3), ("cut it in half", 0.5), ("dobra isso", 2),

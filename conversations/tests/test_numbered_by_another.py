@@ -1,12 +1,12 @@
 """A field question reads only the entity whose noun stands right before the message's number
-(question._numbered_by_another): another type's search for that number is a call for nothing."""
+(question.numbered_by_another): another type's search for that number is a call for nothing."""
 
 from __future__ import annotations
 
 import pytest
 
 from conversations.lexicon import tokens
-from conversations.question import _numbered_by_another
+from conversations.question import numbered_by_another
 
 
 @pytest.mark.parametrize(("text", "noun_at", "expected"), [
@@ -19,4 +19,4 @@ from conversations.question import _numbered_by_another
 def test_a_number_right_after_a_named_noun_is_that_entitys(text, noun_at, expected):
     parts = tokens(text)
     named = {"someType": noun_at} if noun_at else {}
-    assert _numbered_by_another(parts, named) is expected
+    assert numbered_by_another(parts, named) is expected
