@@ -102,7 +102,7 @@ def another_slots_value(reader: Reader, cap: CapabilityGrammar, slot: SlotSpec, 
 
 
 def quoting(slot: SlotSpec, items: list[dict[str, Any]], quoted: list[str]) -> list[dict[str, Any]]:
-    """Of `items`, those one of whose `named_by` values holds the quoted words in a row ("whose company says
+    """Of `items`, those one of whose `named_by` values holds the quoted words in a row ("whose <owner> says
     '<part of its name>'"); a quote a value shares only some words with names none of them."""
     def holds(value: Any) -> bool:
         said = tokens(str(value)) if isinstance(value, str) else []

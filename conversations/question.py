@@ -37,8 +37,8 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
     ("quantos dias…" is a field question although "quantos" counts); an empty set: any phrase.
     A field asked of an entity named by its noun and a number that does not exist is answered so
     ("não encontrei a <entidade> 315"), not left to a clarification. `data`: the positions of the tenant's names
-    (and quoted text) in `parts` — values, never a noun or a number that picks the item ("who works for <a company
-    named '… permit 318'>" asks nothing of permit 318)."""
+    (and quoted text) in `parts` — values, never a noun or a number that picks the item ("who works for <an owner
+    named '… <entity> 318'>" asks nothing of <entity> 318)."""
     missing: tuple[SlotSpec, str] | None = None
     unnamed: list[tuple[Any, SlotSpec, str]] = []  # a field asked of no item, for each entity that has it
     named = turn.grammar.types_named_in(masked(parts, data))
@@ -69,7 +69,7 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
                 return True
         if (value is not None and value.source == "text" and slot.type not in named and not numbered
                 and (named or not _own_value_said(turn, slot, value, parts))):
-            # "which <entities> is <person> responsible for?", "who works for <company>?": a name of another type
+            # "which <entities> is <person> <field> for?", "who works for <owner>?": a name of another type
             # (or of the item's owner, without the item's noun) picked an item: the question is not about it
             continue
         if value is None:
@@ -136,7 +136,7 @@ def _named_alone(turn: Turn, cap: Any, slot: SlotSpec, parts: list[str]) -> Slot
     of the question, read as a name (a number inside that name is the name's)."""
     if field_asked(cap.fields, parts, dict.fromkeys(cap.fields)) is None:
         return None
-    # word for word only: one word of a long value ("… permits …" in a name) names nothing without its noun
+    # word for word only: one word of a long value ("… <entities> …" in a name) names nothing without its noun
     items, at = named_by_attribute(turn.reader, slot, parts, partial=False)
     if any(p.isdigit() and i not in at for i, p in enumerate(parts)):
         return None

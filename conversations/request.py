@@ -75,7 +75,7 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     if not ranked and status_goal(turn, said_part(turn.text, masked(parts, spans)), allowed, extractor):
         return
     wanted = _wanted_new(turn, parts, allowed) if not ranked else None
-    if wanted is not None:  # "we need an <entity> for <company>": that entity's create, asked for what it lacks
+    if wanted is not None:  # "we need an <entity> for <owner>": that entity's create, asked for what it lacks
         return operate(turn, wanted, extractor.extract(wanted, parts), parts)
     if not ranked:
         return unparsed(turn, parts)
@@ -146,7 +146,7 @@ _WANTING = frozenset(lexicon.tokens("need needs want wanna preciso precisamos pr
 
 
 def _wanted_new(turn: Turn, parts: list[str], allowed: set[str]) -> CapabilityGrammar | None:
-    """"we need an <entity> for <company>", "precisamos de uma <entidade> no <local>": a want, then "a/uma" and an
+    """"we need an <entity> for <owner>", "precisamos de uma <entidade> no <local>": a want, then "a/uma" and an
     entity noun with no number after it — that entity's one create (no verb said, nothing else to read)."""
     if not any(p in _WANTING for p in parts[:4]):
         return None
@@ -237,7 +237,7 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str], extractor: Extrac
     taken = {d for _, d, unit in number_positions(view) if not unit} & items
     # "put <person> as <label> on 340": the field a name goes to, said by its label, is that slot's
     labelled = {s.type for item, e in close for s in item.cap.slots if s.name in e.from_text and _label_said(s, parts)}
-    # "assign an inspector to <entity> 57": the words of the best reading's verb phrase are no text value of another
+    # "assign a <role> to <entity> 57": the words of the best reading's verb phrase are no text value of another
     span = ranked[0].verb_span
     verb_words = frozenset(parts[span[0]:span[1]]) if span is not None and span[1] - span[0] > 1 else frozenset()
     for order, (item, extraction) in enumerate(close):
