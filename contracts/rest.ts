@@ -749,7 +749,7 @@ export interface Paths {
   "/api/sst/permits": {
     /** Work permits */
     get: {
-      query: { company?: number; company_name?: string; has_components?: "HAS_ANY" | "HAS_NONE"; has_workers?: "HAS_ANY" | "HAS_NONE"; ids?: string; number?: string; q?: string; status?: "DRAFT" | "APPROVED" | "CANCELLED" | "CLOSED" };
+      query: { company?: number; company_name?: string; component?: string; has_components?: "HAS_ANY" | "HAS_NONE"; has_workers?: "HAS_ANY" | "HAS_NONE"; ids?: string; number?: string; q?: string; responsible?: number; status?: "DRAFT" | "APPROVED" | "CANCELLED" | "CLOSED" };
       responses: { 200: PermitOutput[] };
     };
     /** Create a work permit */
@@ -761,7 +761,7 @@ export interface Paths {
   "/api/sst/permits/count": {
     /** Count work permits */
     get: {
-      query: { company?: number; company_name?: string; has_components?: "HAS_ANY" | "HAS_NONE"; has_workers?: "HAS_ANY" | "HAS_NONE"; ids?: string; number?: string; q?: string; status?: "DRAFT" | "APPROVED" | "CANCELLED" | "CLOSED" };
+      query: { company?: number; company_name?: string; component?: string; has_components?: "HAS_ANY" | "HAS_NONE"; has_workers?: "HAS_ANY" | "HAS_NONE"; ids?: string; number?: string; q?: string; responsible?: number; status?: "DRAFT" | "APPROVED" | "CANCELLED" | "CLOSED" };
       responses: { 200: CountOutput };
     };
   };

@@ -156,6 +156,10 @@ class PermitFilterSerializer(NumberedFilterSerializer):
                                              help_text="HAS_ANY: with at least one component; HAS_NONE: without any.")
     has_workers = serializers.ChoiceField(required=False, choices=["HAS_ANY", "HAS_NONE"],
                                           help_text="HAS_ANY: with at least one worker; HAS_NONE: without any.")
+    responsible = serializers.IntegerField(source="responsible_id", required=False, min_value=1, max_value=MAX_ID,
+                                           help_text="Only the permits this employee is responsible for.")
+    component = serializers.CharField(required=False, max_length=100,
+                                      help_text="Only the permits with a component of this type (its key).")
     ids = serializers.RegexField(r"^[0-9]{1,18}(,[0-9]{1,18}){0,199}$", required=False,
                                  help_text="Comma-separated permit ids (at most 200): batch reads.")
 

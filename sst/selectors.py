@@ -72,6 +72,8 @@ class PermitFilters(NumberedFilters):
     ids: tuple[int, ...] | None = None  # batch reads: these permits only
     has_components: str | None = None  # HAS_ANY | HAS_NONE
     has_workers: str | None = None  # HAS_ANY | HAS_NONE
+    responsible_id: int | None = None
+    component: str | None = None  # a component type's key
 
 
 def has_children(rows: QuerySet, relation: str, said: str | None) -> QuerySet:
@@ -113,6 +115,10 @@ def _permit_filtered(permits: QuerySet[WorkPermit], filters: PermitFilters) -> Q
                            filters.has_workers)
     if filters.ids is not None:
         permits = permits.filter(pk__in=filters.ids)
+    if filters.responsible_id is not None:
+        permits = permits.filter(responsible_id=filters.responsible_id)
+    if filters.component:
+        permits = permits.filter(components__component_type__key=filters.component).distinct()
     if filters.q:
         folded = fold(filters.q)
         permits = permits.filter(

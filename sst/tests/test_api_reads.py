@@ -76,6 +76,22 @@ def test_permits_are_filtered_by_having_components_or_workers(world, viewer_clie
     assert refused.status_code == 400 and "has_workers" in refused.content.decode()
 
 
+def test_permits_are_filtered_by_responsible_and_by_component(world, viewer_client):
+    other = services.permit_create(tenant=world.tenant, company=world.beta, number="901", validity_days=10,
+                                   responsible=world.maria, component_types=[world.types["confinedSpace"]])
+
+    def ids(path="/permits", **query):
+        return [p["id"] for p in call(viewer_client, "get", path, query).json()]
+
+    assert ids(responsible=world.joao.pk) == [world.permit.pk]
+    assert ids(responsible=world.maria.pk) == [other.pk]
+    assert ids(component="workingAtHeight") == [world.permit.pk]
+    assert ids(component="confinedSpace", responsible=world.joao.pk) == []
+    assert call(viewer_client, "get", "/permits/count", {"component": "confinedSpace"}).json() == {"count": 1}
+    refused = call(viewer_client, "get", "/permits", {"responsible": "joão"})
+    assert refused.status_code == 400 and "responsible" in refused.content.decode()
+
+
 def test_permit_children_are_listed(world, viewer_client):
     components = call(viewer_client, "get", f"/permits/{world.permit.pk}/components").json()
     assert [c["key"] for c in components] == ["workingAtHeight"]
