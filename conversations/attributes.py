@@ -37,7 +37,7 @@ def named_by_attribute(reader: Reader, slot: SlotSpec, parts: list[str], enums: 
         return [], set()
     items = reader.catalog(slot)
     enums = list(enums)
-    for partly in (False, True)[:2 if partial else 1]:
+    for partly in ((False, True) if partial else (False,)):
         for path in slot.named_by:
             values = [{"_v": str(v)} for v in {_at(item, path) for item in items} if isinstance(v, str) and v.strip()]
             said, at = _said(parts, values, partly, skip, set(used))

@@ -19,12 +19,12 @@ def _the_same_for() -> list[str]:
     en = [f"{v} {s} {p}".strip() for v in ("do", "") for s in ("the same", "same", "the same thing", "same thing")
           for p in ("for", "with", "to", "on", "in", "at")]
     en += [f"repeat {t}{p}" for t in ("", "that ", "it ", "this ") for p in ("for", "with", "on", "in")]
+    to = ("para", "pra", "com", "na", "no", "em")
     pt = [f"{v} {s} {p}".strip() for v in ("faz", "faca", "fazer", "") for s in ("o mesmo", "a mesma coisa",
-                                                                             "mesma coisa", "igual")
-          for p in ("para", "pra", "com", "na", "no", "em")]
-    pt += [f"{v} {p}" for v in ("repete", "repita", "repete isso", "repita isso") for p in ("para", "pra", "na", "no",
-                                                                                            "com", "em")]
-    return [w for w in en + pt if w.split()[0] != "igual"]
+                                                                             "mesma coisa") for p in to]
+    pt += [f"{v} igual {p}" for v in ("faz", "faca", "fazer") for p in to]  # ("igual na 311" alone compares)
+    pt += [f"{v} {p}" for v in ("repete", "repita", "repete isso", "repita isso") for p in to]
+    return en + pt
 
 
 _OPENERS = tuple(tuple(tokens(p)) for p in (

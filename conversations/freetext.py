@@ -31,9 +31,8 @@ from knowledge.text import fold, words
 
 from .dates import date_spans
 from .grammar import dropped_letter, same_word
-from .lexicon import ARTICLES, DEMONSTRATIVES, REQUEST_OPENERS
+from .lexicon import ARTICLES, DEMONSTRATIVES, QUOTED, REQUEST_OPENERS
 
-QUOTED = re.compile(r"[\"“”«]([^\"“”«»]{1,500})[\"“”»]|(?<!\w)'([^']{1,500})'(?!\w)")
 # A colon that opens a value: not inside a time or a ratio ("14:30") nor a URL ("https://").
 COLON = re.compile(r"(?:(?<!\d):|:(?!\d))(?!//)")
 MARKED = re.compile(r"(?:\b(?:motivo|razao|raz\u00e3o|reason|because|porque|pois|por causa de|due to)\b\s*:?"
@@ -181,7 +180,7 @@ def leftover_value(text: str, parts: list[str], skip_index: Iterable[int], skip_
 
 
 # Pronouns and demonstratives name nothing by themselves: a run made of them is no text value.
-_NO_VALUE = ARTICLES | DEMONSTRATIVES | frozenset(words("mim me eu voce vc tu nos gente pra mim you me i us we for"))
+_NO_VALUE = ARTICLES | DEMONSTRATIVES | frozenset(words("mim me eu voce vc tu nos gente you i us we"))
 
 
 def only_a_date(value: str, language: str | None = None) -> bool:

@@ -19,7 +19,8 @@ from knowledge.text import fold, words
 from .control_phrases import CANCEL, CONFIRM, CORRECTION_OPENERS, DECLINE, RESUME, RETRY, UNDO  # noqa: F401 - read as lexicon.*
 
 _PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
-_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|(?<!\w)'[^']{3,}'(?!\w)")
+# A quoted passage: "…", “…”, «…» or '…' (an apostrophe inside a word is no quote).
+QUOTED = re.compile(r"[\"“”«]([^\"“”«»]{1,500})[\"“”»]|(?<!\w)'([^']{1,500})'(?!\w)")
 
 
 def tokens(text: str) -> list[str]:
@@ -318,7 +319,7 @@ def phrase(text: str) -> str:
 def detect_language(text: str, default: str) -> str:
     """"pt-BR" or "en" for one message; a message with no clue keeps `default` (the conversation's). A quoted
     passage is the user's value, in whatever language it is written: no clue."""
-    text = _QUOTED.sub(" ", text)
+    text = QUOTED.sub(" ", text)
     parts = tokens(text)
     # An accent is a clue, but not in a name said mid-sentence ("… of Metalúrgica Vale Azul's …"): a
     # capitalised word after the first is a name, in either language.

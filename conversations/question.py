@@ -41,8 +41,9 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
     named '… <entity> 318'>" asks nothing of <entity> 318)."""
     missing: tuple[SlotSpec, str] | None = None
     unnamed: list[tuple[Any, SlotSpec, str]] = []  # a field asked of no item, for each entity that has it
-    named = turn.grammar.types_named_in(masked(parts, data))
-    numbered = any(p.isdigit() for p in masked(parts, data))
+    outside_names = masked(parts, data)
+    named = turn.grammar.types_named_in(outside_names)
+    numbered = any(p.isdigit() for p in outside_names)
     for cap in turn.grammar.capabilities.values():
         if cap.kind != "read" or cap.intent != "show":
             continue
@@ -106,7 +107,7 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
         turn.error("NOT_FOUND", "clarify.entity_not_found", number=missing[1], **turn.nouns(missing[0].type))
         return True
     unnamed = [u for u in unnamed if not named or u[1].type in named]  # "the status of the <entity>?": of that one
-    if (len(unnamed) == 1 and phrases_with is None and not any(p.isdigit() for p in parts)
+    if (len(unnamed) == 1 and phrases_with is None and not numbered
             and len(parts) <= _SHORT and not plural_types(turn.grammar, parts)
             and not any(p in _ANY or p in lexicon.EVERY for p in parts)):  # (a plural or an "any" asks for a list)
         # "qual a <campo>?" with nothing in focus: which one — then that one's field is answered
@@ -138,12 +139,12 @@ def _named_alone(turn: Turn, cap: Any, slot: SlotSpec, parts: list[str]) -> Slot
         return None
     # word for word only: one word of a long value ("… <entities> …" in a name) names nothing without its noun
     items, at = named_by_attribute(turn.reader, slot, parts, partial=False)
-    if any(p.isdigit() and i not in at for i, p in enumerate(parts)):
+    if len(items) != 1 or any(p.isdigit() and i not in at for i, p in enumerate(parts)):
         return None
-    others = {s.type for c in turn.grammar.capabilities.values() if c.kind == "read" and c.intent == "show"
-              for s in c.slots if s.parse == "reference" and s.type != slot.type and s.named_by
-              and named_by_attribute(turn.reader, s, parts, partial=False)[0]}
-    if len(items) != 1 or others:  # a name that also names an item of another type is no reference to this one
+    # a name that also names an item of another type is no reference to this one
+    if any(s.parse == "reference" and s.type != slot.type and s.named_by
+           and named_by_attribute(turn.reader, s, parts, partial=False)[0]
+           for c in turn.grammar.capabilities.values() if c.kind == "read" and c.intent == "show" for s in c.slots):
         return None
     ref = entity_ref(slot.type, items[0], label_field=str((slot.resolver or {}).get("label", "number")))
     return SlotValue(ref["id"], ref["label"], ref, "text")

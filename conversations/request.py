@@ -136,9 +136,14 @@ def _a_new_one(turn: Turn, cap: CapabilityGrammar, parts: list[str], allowed: se
     if at is None or any(p.isdigit() for p in parts[at[1]:at[1] + 1]):
         return None
     around = set(parts[max(0, at[0] - 1):at[0]]) | set(parts[at[1]:at[1] + 1])
-    creates = [c for c in turn.grammar.capabilities.values() if c.id in allowed and c.entity == cap.entity
+    return _the_create(turn, cap.entity, allowed) if around & _A_NEW else None
+
+
+def _the_create(turn: Turn, entity: str, allowed: set[str]) -> CapabilityGrammar | None:
+    """The entity's one create capability this user may use, else None."""
+    creates = [c for c in turn.grammar.capabilities.values() if c.id in allowed and c.entity == entity
                and c.kind == "write" and c.intent == "create"]
-    return creates[0] if around & _A_NEW and len(creates) == 1 else None
+    return creates[0] if len(creates) == 1 else None
 
 
 _WANTING = frozenset(lexicon.tokens("need needs want wanna preciso precisamos precisa quero queremos queria gostaria "
@@ -153,10 +158,9 @@ def _wanted_new(turn: Turn, parts: list[str], allowed: set[str]) -> CapabilityGr
     for type_, (start, end) in turn.grammar.types_named_in(parts).items():
         if start == 0 or parts[start - 1] not in _A_NEW or any(p.isdigit() for p in parts[end:end + 1]):
             continue
-        creates = [c for c in turn.grammar.capabilities.values() if c.id in allowed and c.entity == type_
-                   and c.kind == "write" and c.intent == "create"]
-        if len(creates) == 1:
-            return creates[0]
+        create = _the_create(turn, type_, allowed)
+        if create is not None:
+            return create
     return None
 
 

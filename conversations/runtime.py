@@ -132,8 +132,11 @@ def _answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
     if pending is None or len(clauses) < 2:
         return None
     # the answer is the longest run of clauses a control phrase makes ("stop, forget about it. I'll …")
-    said = max((n for n in range(1, len(clauses)) if _control(lexicon.phrase(" ".join(clauses[:n])))), default=1)
-    handler = _control(lexicon.phrase(" ".join(clauses[:said])))
+    said, handler = 1, _control(lexicon.phrase(clauses[0]))
+    for n in range(2, len(clauses)):
+        longer = _control(lexicon.phrase(" ".join(clauses[:n])))
+        if longer is not None:
+            said, handler = n, longer
     if set(lexicon.tokens(" ".join(clauses[:said]))) <= lexicon.HOLDS and lexicon.asks(
             lexicon.tokens(" ".join(clauses[said:])), text):
         return None  # "pera, quantos dias ela tem hoje?": a hold, then a question — asked, the proposal kept

@@ -112,7 +112,9 @@ def test_no_reuse_when_turned_off(world, operator_client, start, talk, calls, se
     assert _lists(calls) == first
 
 
-def test_an_entity_found_by_its_search_is_not_read_again_in_the_turn(world, operator_client, start, talk, calls):
+def test_a_field_question_reads_only_what_it_must(world, operator_client, start, talk, calls):
+    """"… da permissão 802": the entity found by its search is not read again in the turn, and the number is
+    that entity's — no other type is searched for it (question.py)."""
     conversation = start(operator_client)
     talk(operator_client, conversation, "abra a permissão 802")
     calls.clear()
@@ -120,6 +122,8 @@ def test_an_entity_found_by_its_search_is_not_read_again_in_the_turn(world, oper
 
     assert "20" in reply["response"]["message"]
     assert [c for c, i in calls if i == {"permit_id": world.p802.pk}] == []
+    searched = {capability for capability, given in calls if given}
+    assert len(searched) == 1, searched
 
 
 def test_the_epoch_moves_now_and_again_at_commit(world, django_capture_on_commit_callbacks):
@@ -151,15 +155,3 @@ def test_what_one_turn_does_with_a_kept_list_never_reaches_the_next(world, opera
     kept[0]["name"] = "changed too"
 
     assert reader().catalog(slot) == first
-
-
-def test_a_field_question_of_a_numbered_entity_searches_no_other_type(world, operator_client, start, talk, calls):
-    """"… da permissão 802": the number is that entity's — no other type is searched for it (question.py)."""
-    conversation = start(operator_client)
-    talk(operator_client, conversation, "abra a permissão 802")
-    calls.clear()
-    reply = talk(operator_client, conversation, "qual a validade da permissão 802?")
-
-    assert "20" in reply["response"]["message"]
-    searched = {capability for capability, given in calls if given}
-    assert len(searched) == 1, searched
