@@ -50,7 +50,7 @@ def advance(execution_id: Any, *, locked: Execution | None = None, runs: dict[st
         if marker is not None:  # cancelled: only what it found calling ends (execution/cancel.py)
             claimed = _dispatch_ready(execution, cancel_resumed(marker, runs), inline=inline)
             compensate = cancel_settle(execution, runs, steps, marker)
-        elif failed and not execution.plan.allow_partial:
+        elif failed and (not execution.plan.allow_partial or _killed(failed)):
             compensate = _stop(execution, runs, steps, failed)
         else:
             _cascade_skips(execution, runs, steps)
@@ -178,6 +178,12 @@ def _stop(execution: Execution, runs: dict[str, StepRun], steps: dict[str, PlanS
     execution.status = ExecutionStatus.COMPENSATING
     plan_status_mirror(execution, "compensating")
     return True
+
+
+def _killed(failed: list[StepRun]) -> bool:
+    """A kill switch stops even a plan that allows partial success: what it stopped is not a step that
+    failed on its own, and the execution ends failed (its runtime TERMINATED), never partially completed."""
+    return any((r.error or {}).get("code") == "KILL_SWITCH" for r in failed)
 
 
 def _final_status(execution: Execution, runs: dict[str, StepRun], steps: dict[str, PlanStep]) -> str:

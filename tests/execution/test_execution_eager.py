@@ -212,6 +212,33 @@ def test_a_raised_kill_switch_stops_before_the_step(run, world, tenant, operator
         "failed", "KILL_SWITCH", 15)
 
 
+def test_a_kill_switch_between_steps_of_a_partial_plan_fails_it_instead_of_partially_completing(
+        world, tenant, operator, admin_user):
+    # CI (2026-12-05): a batch whose first check had finished before the switch settled partially_completed.
+    from django.contrib.auth.models import Permission
+
+    from execution.engine import run_step
+    from policy.services import kill_switch_set
+
+    admin_user.user_permissions.add(Permission.objects.get(codename="runtime_admin", content_type__app_label="policy"))
+    intent = StructuredIntent(name="workPermit.components.addMany", targets={"permit": permit_target(world.permit)},
+                              slots={"components": ["confinedSpace", "electricity", "excavation"]})
+    plan, receipt = plan_and_approve(tenant=tenant, actor=operator, intent=intent)
+    assert plan.allow_partial
+    execution = execution_start(plan=plan, receipt_id=receipt.pk, actor=operator, tenant=tenant)
+    first, *rest = sorted(_runs(execution))
+    run_step(execution.pk, first)
+    kill_switch_set(actor=type(admin_user).objects.get(pk=admin_user.pk), scope="TENANT", tenant=tenant,
+                    reason="incident")
+    for step_id in rest:  # all three were dispatched at the start (independent steps)
+        run_step(execution.pk, step_id)
+    execution.refresh_from_db()
+    runs = _runs(execution)
+    assert runs[first].status == "completed"
+    assert {runs[s].error["code"] for s in rest} == {"KILL_SWITCH"}
+    assert execution.status == "failed", execution.status
+
+
 def test_a_forged_receipt_starts_nothing(world, tenant, operator, other_tenant):
     intent = StructuredIntent(name="workPermit.updateValidity", slots={"validity_days": 40},
                               targets={"permit": permit_target(world.permit)})
