@@ -187,7 +187,10 @@ class Reader:
         if spec is not None and not spec.input_schema.get("required"):
             result = self.listing(capability, {})
         else:
-            listing = self.list_capability(slot.type)
+            # the entity the resolver searches, which a filter slot's own type ("the person responsible")
+            # need not name
+            searched = self.grammar.capabilities.get(capability)
+            listing = self.list_capability(slot.type) or (searched and self.list_capability(searched.entity))
             result = self.listing(listing, {}) if listing else ReadResult(False, None, None)
         return result.body if result.ok and isinstance(result.body, list) else []
 
