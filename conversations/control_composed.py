@@ -58,7 +58,12 @@ def cancel_phrasings() -> frozenset[str]:
     objects += [f"{d} {n}" for d in ("esse", "este", "o", "aquele") for n in ("pedido", "comando", "processo")]
     objects += [f"{d} {n}" for d in ("this", "that", "the") for n in ("operation", "request", "action", "task", "one")]
     objects += ["isso", "isto", "tudo", "essa", "esse", "it", "that", "this", "everything", "the whole thing"]
-    return frozenset(f"{v} {o}" for v in verbs for o in objects)
+    composed = {f"{v} {o}" for v in verbs for o in objects}
+    # "don't do that yet", "não faz isso ainda": a negated doing, not now
+    negated = [v for v in verbs if v.split()[0] in ("don", "dont", "do", "nao", "i")]
+    composed |= {f"{v} {o} {t}" for v in negated for o in objects
+                 for t in ("yet", "now", "for now", "right now", "ainda", "agora", "por enquanto", "por agora")}
+    return frozenset(composed)
 
 
 def affirmations() -> frozenset[str]:

@@ -167,10 +167,29 @@ def _request_again(turn: Turn, request: dict[str, Any], rest: list[str], allowed
     if cap.kind == "write":  # "a 311 também": a bare number is the other target, never a new quantity
         changed = _other_target(extractor, cap, rest) or changed
     if not changed:
-        return False
+        return _other_entity(turn, cap, request, rest, allowed)
     values = {name: [SlotValue.from_dict(v) for v in kept] for name, kept in (request.get("values") or {}).items()}
     if cap.kind == "write" and _said_again(turn, cap, request, values, changed, allowed):
         return True
     values.update(changed)
     (navigate if cap.kind == "navigation" else operate)(turn, cap, Extraction(values=values), rest)
+    return True
+
+
+def _other_entity(turn: Turn, cap: Any, request: dict[str, Any], rest: list[str], allowed: set[str]) -> bool:
+    """"how many <entities A> of <owner>?" then "and <entities B>?": the same read of the entity the
+    ellipsis names, with the filters both take (a slot of the same name and type)."""
+    named = turn.grammar.types_named_in(rest)
+    others = [c for c in turn.grammar.capabilities.values() if c.id in allowed and cap.kind == "read"
+              and c.kind == "read" and c.intent == cap.intent and c.entity != cap.entity and c.entity in named]
+    if len(others) != 1:
+        return False
+    other = others[0]
+    kinds = {s.name: s.type for s in other.slots}
+    own = {s.name: s.type for s in cap.slots}
+    values = {name: [SlotValue.from_dict(v) for v in kept] for name, kept in (request.get("values") or {}).items()
+              if kinds.get(name) is not None and kinds.get(name) == own.get(name)}
+    values.update({name: v for name, v in _extractor(turn).extract(other, rest, use_context=False).values.items()
+                   if v and v[0].source == "text"})
+    operate(turn, other, Extraction(values=values), rest)
     return True

@@ -38,6 +38,7 @@ class Hints:
     focus_words: list[str] = field(default_factory=list)
     topic_words: list[str] = field(default_factory=list)
     entity_types: tuple[str, ...] = ()  # types of the entities on screen, in focus, then recent
+    last_asked: str | None = None  # the capability (or entity type) of the last question asked
 
 
 @dataclass
@@ -176,6 +177,7 @@ def rank(grammar: Grammar, parts: list[str], allowed: set[str], hints: Hints) ->
     named = grammar.types_named_in(parts)
     _same_verb_other_entity(grammar, ranked, allowed, named, parts)
     _children_shown(grammar, ranked, allowed, named, parts)
+    _entity_asked_last(grammar, ranked, allowed, named, hints)
     for item in ranked.values():
         item.score += _evidence(grammar, item, parts, named, hints)
     return sorted(ranked.values(), key=lambda r: -r.score)
@@ -194,6 +196,21 @@ def _same_verb_other_entity(grammar: Grammar, ranked: dict[str, Ranked], allowed
                 # Named: as good as the verb's own entity. A bare number ("abre a 52") may name any entity:
                 # a little behind, so the extraction (which one has a 52?) decides between them.
                 ranked[other.id] = Ranked(other, base.score - (0 if named else 3), base.verb, base.verb_span)
+
+
+def _entity_asked_last(grammar: Grammar, ranked: dict[str, Ranked], allowed: set[str],
+                       named: Mapping[str, tuple[int, int]], hints: Hints) -> None:
+    """"how many <entities> are <state>?" then "and how many <other state>?": a read verb said with no
+    entity named counts for the same read of the entity asked about last (`_evidence` then prefers it)."""
+    last = grammar.capabilities.get(hints.last_asked or "")
+    entity = last.entity if last is not None else hints.last_asked
+    if named or not entity:
+        return
+    for base in [r for r in ranked.values() if r.verb is not None and r.cap.kind == "read"]:
+        for other in grammar.capabilities.values():
+            if (other.id in allowed and other.id not in ranked and other.entity == entity
+                    and other.kind == "read" and other.intent == base.cap.intent):
+                ranked[other.id] = Ranked(other, base.score, base.verb, base.verb_span)
 
 
 def _children_shown(grammar: Grammar, ranked: dict[str, Ranked], allowed: set[str],
@@ -268,6 +285,9 @@ def _evidence(grammar: Grammar, item: Ranked, parts: list[str], named: Mapping[s
     focus = next((t for t in hints.entity_types if t in grammar.referenced), None)
     if focus and not named and any(s.parse == "reference" and s.type == focus for s in cap.slots):
         score += 2  # "assign Peter" on an entity's page: the capability of the entity in focus
+    if not named and cap.kind == "read" and hints.last_asked and cap.entity in (
+            hints.last_asked, getattr(grammar.capabilities.get(hints.last_asked), "entity", None)):
+        score += 1  # "how many <entities> …?" then "and how many are <state>?": still about that entity
     for word in hints.focus_words:
         if any(same_word(word, k) for k in cap.keywords):
             score += 2

@@ -54,10 +54,11 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         return
     if state_question(turn, parts):  # "… 54 foi cancelada?": a state asked, before "cancelar" is read as a verb
         return
-    # "você poderia prorrogar a 311?", "será que dava pra passar a <campo> da 311 pra 25 dias?": a write asked
-    # politely is a request, not a question about a field.
+    # "você poderia prorrogar a 311?", "será que dava pra passar a <campo> da 311 pra 25 dias?", "could you take
+    # me to its <tab>?": a write or a navigation asked politely is a request, not a question about a field.
     asks = lexicon.asks(parts, turn.text) and not (lexicon.polite(parts) and (
-        (ranked and ranked[0].cap.kind == "write") or field_write_of(turn, parts, allowed) is not None))
+        (ranked and ranked[0].cap.kind in ("write", "navigation"))
+        or field_write_of(turn, parts, allowed) is not None))
     counts = any(p in lexicon.COUNT_WORDS for p in parts)
     if asks and field_question(turn, parts, phrases_with=lexicon.COUNT_WORDS if counts else None, data=spans):
         return

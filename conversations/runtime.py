@@ -76,6 +76,9 @@ def message(turn: Turn) -> None:
     # "… para o dia 12, digo, 14": the user's last word wins (self_correction.py)
     text = numbers_as_digits(spelled_as_meant(text), turn.language)
     text = turn.text = said_last(weeks_as_days(text), turn.language)
+    asked = _the_question(turn, text)
+    if asked is not None:  # "When is <item> scheduled? I'd like to be there that day.": the question is the request
+        text = turn.text = asked
     control = _control(lexicon.phrase(text))
     if control is not None:
         return control(turn)
@@ -117,6 +120,27 @@ def message(turn: Turn) -> None:
     supersede(turn, asked)
 
 
+_SENTENCES = re.compile(r"(?<=[.!?])\s+")
+_QUESTION_WORDS = 3
+
+
+def _the_question(turn: Turn, text: str) -> str | None:
+    """Of sentences around one question, the question — when the others only tell (no number, no quote, no
+    request of their own) and nothing waits for an answer; else None (the whole message is read)."""
+    sentences = [s.strip() for s in _SENTENCES.split(text.strip()) if s.strip()]
+    questions = [s for s in sentences if s.endswith("?")]
+    if len(sentences) < 2 or len(questions) != 1 or pending_confirmation(turn) or pending_clarification(turn):
+        return None
+    told = " ".join(s for s in sentences if s is not questions[0])
+    told_words = lexicon.tokens(told)
+    if (len(lexicon.tokens(questions[0])) < _QUESTION_WORDS or any(c.isdigit() for c in told)
+            or lexicon.QUOTED.search(told) or social_kind(lexicon.tokens(text)) is not None
+            or _commands(turn, told_words, allowed_capabilities(turn))
+            or data_spans(turn.grammar, turn.reader, told_words)):  # "… on the 15th? <person> can do it."
+        return None
+    return questions[0]
+
+
 _CLAUSES = re.compile(r"[,;.!?]+")
 _REMARK_WORDS = 8
 
@@ -129,7 +153,7 @@ def _answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
     clauses = [c for c in _CLAUSES.split(text) if c.strip()]
     while clauses and (not lexicon.phrase(clauses[0]) or lexicon.phrase(clauses[0]) in lexicon.INTERJECTION_LEADS):
         clauses = clauses[1:]  # "ah, cancela isso, …": an interjection before the answer
-    if pending is None or len(clauses) < 2:
+    if len(clauses) < 2:
         return None
     # the answer is the longest run of clauses a control phrase makes ("stop, forget about it. I'll …")
     said, handler = 1, _control(lexicon.phrase(clauses[0]))
@@ -137,6 +161,12 @@ def _answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
         longer = _control(lexicon.phrase(" ".join(clauses[:n])))
         if longer is not None:
             said, handler = n, longer
+    # "no, on second thought better not, the auditors…": further clauses that say the same answer again
+    while said < len(clauses) - 1 and handler is not None and _control(lexicon.phrase(clauses[said])) in (
+            (handler,) if handler is confirm else (decline, cancel)):
+        said += 1
+    if pending is None:  # "desfaz isso, por favor, foi engano meu": an undo of what ran, then a remark
+        return undo_request if handler is undo_request and _remark_only(turn, clauses[said:], allowed) else None
     if set(lexicon.tokens(" ".join(clauses[:said]))) <= lexicon.HOLDS and lexicon.asks(
             lexicon.tokens(" ".join(clauses[said:])), text):
         return None  # "pera, quantos dias ela tem hoje?": a hold, then a question — asked, the proposal kept
@@ -156,6 +186,13 @@ def _answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
             or (cap is not None and _changes_the_pending(turn, cap, rest, free_text=handler is not cancel))):
         return None  # "Não. Quero <outro nome>", "no, <entity> 311": a correction, not a remark
     return handler
+
+
+def _remark_only(turn: Turn, clauses: list[str], allowed: set[str]) -> bool:
+    """Words after an answer that ask for nothing: short, no number, no request of their own."""
+    rest = [w for w in lexicon.tokens(" ".join(clauses)) if w not in lexicon.FILLER]
+    return (len(rest) <= _REMARK_WORDS and not any(any(c.isdigit() for c in w) for w in rest)
+            and not _opens_correction(rest) and not _commands(turn, rest, allowed, reads=False))
 
 
 _CORRECTION_OPENERS = (("quero",), ("queria",), ("prefiro",), ("era",), ("seria",), ("e",), ("i", "want"),
@@ -262,7 +299,9 @@ def _what_about(turn: Turn, words: list[str], allowed: set[str]) -> list[str] | 
     return said
 
 
-_VALUE_WORDS = lexicon.DAY_UNITS | lexicon.ARTICLES | frozenset(lexicon.tokens("daqui pra para em in from now"))
+# "opa, 50 na verdade", "60 instead": the amount with words that only say it replaces the one on screen
+_VALUE_WORDS = lexicon.DAY_UNITS | lexicon.ARTICLES | frozenset(lexicon.tokens(
+    "daqui pra para em in from now na no verdade caso actually instead then entao melhor better"))
 
 
 def _bare_value(parts: list[str]) -> list[str] | None:

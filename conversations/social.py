@@ -23,7 +23,8 @@ GREETING = frozenset({"oi", "oie", "oii", "ola", "opa", "eai", "eae", "iae", "sa
                       "how are you doing", "how are things", "how have you been", "como foi seu dia",
                       "como voce esta", "como vc esta", "como vc ta", "tudo tranquilo", "tudo em ordem", "morning",
                       "evening", "afternoon", "hope you re doing well", "hope ur doing well", "hope you are well",
-                      "hope you re well", "espero que esteja bem", "espero que esteja tudo bem"})
+                      "hope you re well", "espero que esteja bem", "espero que esteja tudo bem",
+                      "prazer", "muito prazer", "prazer em conhecer", "nice to meet you", "pleased to meet you"})
 THANKS = frozenset({"obrigado", "obrigada", "obrigadao", "brigado", "brigada", "brigadao", "obg", "valeu", "vlw",
                     "valeu mesmo", "valeu demais", "agradeco", "agradecido", "agradecida", "grato", "grata",
                     "muito obrigado", "muito obrigada", "perfeito obrigado", "ajudou", "me ajudou", "ajudou muito",
@@ -38,7 +39,10 @@ THANKS = frozenset({"obrigado", "obrigada", "obrigadao", "brigado", "brigada", "
 BYE = frozenset({"tchau", "ate logo", "ate mais", "ate amanha", "ate breve", "falou", "flw", "fui", "bye", "goodbye",
                  "bye bye", "see you", "see ya", "see you later", "take care", "ate a proxima", "e so isso",
                  "era so isso", "so isso", "por hoje e so", "por enquanto e so", "nada mais", "that s all",
-                 "thats all", "that is all", "that s all for now", "nothing else", "have a nice day"})
+                 "thats all", "that is all", "that s all for now", "nothing else", "have a nice day",
+                 "have a good one", "have a good day", "have a great day", "have a nice one", "bom trabalho",
+                 "boa semana", "bom fim de semana", "that s all i needed", "that s all i need",
+                 "era so isso que eu precisava", "e so isso que eu precisava"})
 HELP = frozenset({"ajuda", "socorro", "help", "menu", "comandos", "o que voce pode fazer", "o que voce faz",
                   "o que vc faz", "o que vc pode fazer", "o que da pra fazer", "o que posso fazer",
                   "o que eu posso fazer", "como funciona", "como voce funciona", "como te uso", "me ajuda",
@@ -72,7 +76,7 @@ _ALONG = frozenset(tokens("por favor pela pelo ajuda a o voce vc amigo agente as
 # "what kind of stuff can you do?", "que tipo de coisa você sabe fazer?": the kind asked about, not a topic.
 _ALONG |= frozenset(tokens("what kind kinds sort sorts type types of stuff things que tipo tipos de coisa coisas"))
 # "what else can you do?", "o que mais você faz?".
-_ALONG |= frozenset(tokens("else mais"))
+_ALONG |= frozenset(tokens("else mais now enquanto"))
 # Intensifiers and the words that say it of what just happened: "that was really helpful", "foi bem útil",
 # "helped a ton", "valeu demais mesmo", "cool, thanks".
 _ALONG |= frozenset(tokens("that s was this it really super so very ton bunch foi isso bem mesmo demais bastante "
@@ -152,9 +156,17 @@ def social_kind(parts: list[str]) -> str | None:
     rest = [w for w in left if w is not None]
     if "help" in found:
         rest = _without_topic(rest)
+    if found and tuple(rest[:2]) in _INTRODUCING and len(rest) <= _INTRODUCTION_WORDS and not any(
+            c.isdigit() for w in rest for c in w):
+        rest = []  # "bom dia! sou o novo <cargo> da obra, prazer": who is greeting, no request
     if not found or any(word not in _ALONG for word in rest):
         return None
     return found[0]
+
+
+# A greeting with who is greeting: "sou o/a …", "eu sou …", "meu nome é …", "I'm the new …", "my name is …".
+_INTRODUCING = frozenset(tuple(tokens(p)) for p in ("sou o", "sou a", "eu sou", "meu nome", "i m", "i am", "my name"))
+_INTRODUCTION_WORDS = 10
 
 
 def examples(grammar: Grammar, allowed: Iterable[str], language: str, limit: int = EXAMPLES_PER_REPLY,

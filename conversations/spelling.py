@@ -44,7 +44,11 @@ _CHAT_WORDS = {"qdo": "quando", "qndo": "quando", "qnd": "quando", "q": "que", "
                "obg": "obrigado", "brigadao": "obrigado", "brigadão": "obrigado", "flw": "falou",
                # English spoken contractions: "kinda", "wanna", "gonna", "lemme", "whatcha", "can u"
                "kinda": "kind of", "sorta": "sort of", "wanna": "want to", "gonna": "going to", "gotta": "got to",
-               "lemme": "let me", "gimme": "give me", "whatcha": "what are you", "u": "you"}
+               "lemme": "let me", "gimme": "give me", "whatcha": "what are you", "u": "you",
+               # English chat abbreviations: "nvm", "pls", "plz"; pt-BR "pfv", "vc", "qto"
+               "nvm": "never mind", "nvmd": "never mind", "pls": "please", "plz": "please",
+               "pfv": "por favor", "pf": "por favor", "vc": "você", "vcs": "vocês", "qto": "quanto",
+               "qta": "quanta", "qtd": "quantidade", "tds": "todos", "cd": "cadê"}
 _CHAT_WORD = re.compile(r"(?<![\w/])(?:" + "|".join(sorted(_CHAT_WORDS, key=len, reverse=True)) + r")(?![\w/])")
 
 

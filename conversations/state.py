@@ -97,7 +97,12 @@ def hints_for(conversation: Conversation, *, with_topic: bool) -> Hints:
     in_focus = tuple(dict.fromkeys(str(r.get("type")) for r in refs if isinstance(r, Mapping) and r.get("type")))
     return Hints(focus_field=str(focus.get("fieldName")) if isinstance(focus, Mapping) and focus.get("fieldName")
                  else None, focus_words=words, topic_words=list(topic.get("words") or []) if with_topic else [],
-                 entity_types=in_focus)
+                 entity_types=in_focus, last_asked=_last_asked(context))
+
+
+def _last_asked(context: Mapping[str, Any]) -> str | None:
+    request = context.get("last_request") or {}
+    return str(request.get("capability") or request.get("type") or "") or None if isinstance(request, Mapping) else None
 
 
 def entity_activate(conversation: Conversation, ref: Mapping[str, Any], *, version: int) -> None:
