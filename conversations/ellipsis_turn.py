@@ -179,9 +179,11 @@ def _request_again(turn: Turn, request: dict[str, Any], rest: list[str], allowed
 def _other_entity(turn: Turn, cap: Any, request: dict[str, Any], rest: list[str], allowed: set[str]) -> bool:
     """"how many <entities A> of <owner>?" then "and <entities B>?": the same read of the entity the
     ellipsis names, with the filters both take (a slot of the same name and type)."""
+    if cap.kind != "read":
+        return False
     named = turn.grammar.types_named_in(rest)
-    others = [c for c in turn.grammar.capabilities.values() if c.id in allowed and cap.kind == "read"
-              and c.kind == "read" and c.intent == cap.intent and c.entity != cap.entity and c.entity in named]
+    others = [c for c in turn.grammar.capabilities.values() if c.id in allowed and c.kind == "read"
+              and c.intent == cap.intent and c.entity != cap.entity and c.entity in named]
     if len(others) != 1:
         return False
     other = others[0]

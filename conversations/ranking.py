@@ -198,12 +198,17 @@ def _same_verb_other_entity(grammar: Grammar, ranked: dict[str, Ranked], allowed
                 ranked[other.id] = Ranked(other, base.score - (0 if named else 3), base.verb, base.verb_span)
 
 
+def asked_entity(grammar: Grammar, hints: Hints) -> str | None:
+    """The entity of the last question: its capability's entity, or the type a field question named."""
+    last = grammar.capabilities.get(hints.last_asked or "")
+    return last.entity if last is not None else hints.last_asked
+
+
 def _entity_asked_last(grammar: Grammar, ranked: dict[str, Ranked], allowed: set[str],
                        named: Mapping[str, tuple[int, int]], hints: Hints) -> None:
     """"how many <entities> are <state>?" then "and how many <other state>?": a read verb said with no
     entity named counts for the same read of the entity asked about last (`_evidence` then prefers it)."""
-    last = grammar.capabilities.get(hints.last_asked or "")
-    entity = last.entity if last is not None else hints.last_asked
+    entity = asked_entity(grammar, hints)
     if named or not entity:
         return
     for base in [r for r in ranked.values() if r.verb is not None and r.cap.kind == "read"]:
@@ -285,8 +290,7 @@ def _evidence(grammar: Grammar, item: Ranked, parts: list[str], named: Mapping[s
     focus = next((t for t in hints.entity_types if t in grammar.referenced), None)
     if focus and not named and any(s.parse == "reference" and s.type == focus for s in cap.slots):
         score += 2  # "assign Peter" on an entity's page: the capability of the entity in focus
-    if not named and cap.kind == "read" and hints.last_asked and cap.entity in (
-            hints.last_asked, getattr(grammar.capabilities.get(hints.last_asked), "entity", None)):
+    if not named and cap.kind == "read" and cap.entity == asked_entity(grammar, hints):
         score += 1  # "how many <entities> …?" then "and how many are <state>?": still about that entity
     for word in hints.focus_words:
         if any(same_word(word, k) for k in cap.keywords):

@@ -47,8 +47,8 @@ _CHAT_WORDS = {"qdo": "quando", "qndo": "quando", "qnd": "quando", "q": "que", "
                "lemme": "let me", "gimme": "give me", "whatcha": "what are you", "u": "you",
                # English chat abbreviations: "nvm", "pls", "plz"; pt-BR "pfv", "vc", "qto"
                "nvm": "never mind", "nvmd": "never mind", "pls": "please", "plz": "please",
-               "pfv": "por favor", "pf": "por favor", "vc": "você", "vcs": "vocês", "qto": "quanto",
-               "qta": "quanta", "qtd": "quantidade", "tds": "todos", "cd": "cadê"}
+               "pfv": "por favor", "vc": "você", "vcs": "vocês", "qto": "quanto", "qta": "quanta",
+               "qtd": "quantidade"}
 _CHAT_WORD = re.compile(r"(?<![\w/])(?:" + "|".join(sorted(_CHAT_WORDS, key=len, reverse=True)) + r")(?![\w/])")
 
 

@@ -101,8 +101,11 @@ def hints_for(conversation: Conversation, *, with_topic: bool) -> Hints:
 
 
 def _last_asked(context: Mapping[str, Any]) -> str | None:
-    request = context.get("last_request") or {}
-    return str(request.get("capability") or request.get("type") or "") or None if isinstance(request, Mapping) else None
+    """The capability of the last read asked, or the entity type of the last field question."""
+    request = context.get("last_request")
+    if not isinstance(request, Mapping):
+        return None
+    return str(request.get("capability") or request.get("type") or "") or None
 
 
 def entity_activate(conversation: Conversation, ref: Mapping[str, Any], *, version: int) -> None:
