@@ -125,7 +125,8 @@ class World:
         t = self.tenant
         target, slots = None, {}
         for key, value in step_input.items():
-            if key == "expected_revision":
+            # an executor-time reference of a composite's step ("${steps.read.result.company.id}"): no value yet
+            if key == "expected_revision" or (isinstance(value, str) and value.startswith("${")):
                 continue
             if key == "permit_id":
                 permit = WorkPermit.objects.for_tenant(t).select_related("company").filter(pk=value).first()
@@ -300,8 +301,10 @@ def _strings(value: Any):
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
+        # not ids: a uuid may hold "312" by chance ("… says '312'" once failed a case that never said it)
+        for key, item in value.items():
+            if key != "id" and not str(key).endswith("_id"):
+                yield from _strings(item)
     elif isinstance(value, list):
         for item in value:
             yield from _strings(item)

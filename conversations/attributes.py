@@ -57,12 +57,15 @@ def _said(parts: list[str], values: list[dict[str, str]], partial: bool, skip: f
         return {row["_v"] for row, _span in hits}, {i for _row, (a, b) in hits for i in range(a, b)}
     free = [p if i not in used else "\x00" for i, p in enumerate(parts)]
     found = find_partial(free, [v for v in values if len(v["_v"].split()) > 1], "_v", skip)
-    if found is None or any(len(parts[a]) < _DISTINCTIVE for a, _ in found.spans):
+    at = {a for a, _ in found.spans} if found is not None else set()
+    if found is None or any(len(parts[a]) < _DISTINCTIVE and a - 1 not in at and a + 1 not in at for a in at):
         return set(), set()
-    return {row["_v"] for row in found.items}, {a for a, _ in found.spans}
+    return {row["_v"] for row in found.items}, at
 
 
-_DISTINCTIVE = 5  # a word this long or longer names a value alone ("Metalúrgica"); "da", "Sul" do not
+# a word this long or longer names a value alone ("Metalúrgica"); "da", "Sul" do not — two words of it in a row
+# do ("Vale Azul")
+_DISTINCTIVE = 5
 
 
 # "a <entidade> da X", "for X", "of X": a value said of the item it names.

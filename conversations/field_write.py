@@ -10,13 +10,14 @@ message read this way is still shown to the user before anything happens. Nothin
 from __future__ import annotations
 
 from .grammar import CapabilityGrammar, find_phrase
-from .lexicon import tokens
+from .lexicon import DAY_UNITS, tokens
 from .operations import operate
 from .turns import Turn
 from .understanding import Extractor
 
 _TO = frozenset(tokens("para pra pro to"))
 _VALUE_PARSES = frozenset({"integer", "date", "enum"})
+_UNIT_WORDS = {"days": DAY_UNITS}  # a manifest `unit` → the words that say it
 
 
 def field_write(turn: Turn, parts: list[str], allowed: set[str], extractor: Extractor) -> bool:
@@ -38,12 +39,27 @@ def field_write_of(turn: Turn, parts: list[str], allowed: set[str]) -> Capabilit
     return None
 
 
-def field_writes(turn: Turn, parts: list[str], allowed: set[str]) -> list[CapabilityGrammar]:
+def field_writes(turn: Turn, parts: list[str], allowed: set[str], *, by_unit: bool = True) -> list[CapabilityGrammar]:
     """The writes whose one value slot fills a field the message names: candidates beside the verbs'
     readings ("põe a <campo> da 312 em 55 dias" — "põe" also adds a child; the field says which), a slot
     that takes a name by its label too ("put <person> as <label> on 340")."""
     return [cap for cap in turn.grammar.capabilities.values()
-            if cap.id in allowed and cap.kind == "write" and _names_its_field(turn, cap, parts, names=True)]
+            if cap.id in allowed and cap.kind == "write" and (_names_its_field(turn, cap, parts, names=True)
+                                                               or (by_unit and _amount_in_its_unit(cap, parts)))]
+
+
+def _amount_in_its_unit(cap: CapabilityGrammar, parts: list[str]) -> bool:
+    """"bota 20 dias na 340": an amount said in the unit of the one value slot of a write on an existing item
+    ("bota" also adds a child; the unit says which)."""
+    values = [s for s in cap.slots if not s.from_context and s.parse in _VALUE_PARSES]
+    if len(values) != 1 or values[0].unit not in _UNIT_WORDS or not _targets_its_entity(cap):
+        return False
+    words = _UNIT_WORDS[values[0].unit]
+    return any(p.isdigit() and i + 1 < len(parts) and parts[i + 1] in words for i, p in enumerate(parts))
+
+
+def _targets_its_entity(cap: CapabilityGrammar) -> bool:
+    return any(s.parse == "reference" and s.type == cap.entity for s in cap.slots)
 
 
 def _names_its_field(turn: Turn, cap: CapabilityGrammar, head: list[str], *, names: bool = False) -> bool:
@@ -52,7 +68,7 @@ def _names_its_field(turn: Turn, cap: CapabilityGrammar, head: list[str], *, nam
     resolves a name and has a label counts as a value slot."""
     values = [s for s in cap.slots if not s.from_context and (
         s.parse in _VALUE_PARSES or (names and s.parse is None and s.resolver and s.label))]
-    if len(values) != 1 or not any(s.parse == "reference" and s.type == cap.entity for s in cap.slots):
+    if len(values) != 1 or not _targets_its_entity(cap):
         return False
     slot = values[0]
     phrases = {tuple(tokens(label)) for label in slot.label.values()}

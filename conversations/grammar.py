@@ -153,6 +153,7 @@ class SlotSpec:
     noun: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # language → one/many/gender
     label: Mapping[str, str] = field(default_factory=dict)  # language → the field's name in replies
     not_before: str | None = None  # "today": a date slot refusing past dates (manifest)
+    unit: str | None = None  # "days": the unit its amounts are said in (manifest)
     named_by: tuple[str, ...] = ()  # a reference's item fields that also name one (attributes.py)
     synonyms_only: bool = False  # an enum named by its value_synonyms only (manifest `synonyms_only`)
 
@@ -323,7 +324,7 @@ def _slot(raw: Mapping[str, Any]) -> SlotSpec:
                       for v, langs in value_synonyms.items()},
         noun={str(lang): dict(forms) for lang, forms in (raw.get("noun") or {}).items()},
         label={str(lang): str(text) for lang, text in (raw.get("label") or {}).items()},
-        not_before=raw.get("not_before"),
+        not_before=raw.get("not_before"), unit=raw.get("unit"),
         named_by=tuple(str(p) for p in raw.get("named_by") or ()),
         synonyms_only=bool(raw.get("synonyms_only")),
     )

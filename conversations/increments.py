@@ -25,7 +25,7 @@ _LESS_BEFORE = frozenset(tokens("menos"))
 # its unit (estende/extend/prorroga before "30 dias" may as well set the value: not these).
 _ADD_BEFORE = frozenset(tokens("acrescenta acrescente acrescentar soma some somar adiciona adicione adicionar add "
                                "plus"))
-LESS_AFTER = frozenset(tokens("less fewer menos shorter"))
+LESS_AFTER = frozenset(tokens("less fewer menos shorter off"))  # "take 5 days off"
 
 
 def increment_sign(parts: list[str], at: int) -> int:

@@ -22,13 +22,14 @@ from .negated_filter import negated_filter
 from .operations import operate
 from .plurals import plural_types
 from .question import field_question, numbered_by_another
+from .relative import relative_change
 from .state import hints_for, situation_for
 from .state_question import state_question
 from .statemachine import Status
 from .status_goal import status_goal
 from .turns import Turn
 from .two_questions import two_questions
-from .understanding import Extraction, Extractor, Ranked, masked, number_positions, rank, reference
+from .understanding import Extraction, Extractor, Ranked, SlotValue, masked, number_positions, rank, reference
 
 CLONE_MARKERS = frozenset(lexicon.tokens("igual mesma mesmo copia copie copiar clone clonar duplicar duplique "
                                          "same copy like identical duplicate"))
@@ -115,10 +116,20 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         return batch_request(turn, cap, parts, extractor)
     if negated_filter(turn, cap, extraction, parts, allowed):  # "quantas não estão canceladas?"
         return
-    clone = cap.intent == "create" and any(p in CLONE_MARKERS for p in parts)
+    clone = cap.intent == "create" and _clone_said(parts)
     if clone:
         extraction = clone_extraction(turn, cap, parts, extractor)
     operate(turn, cap, extraction, parts, clone=clone)
+
+
+def _clone_said(parts: list[str]) -> bool:
+    """A word that asks for a copy ("igual à 310", "one like 310") — not "like" of a wish ("I'd like to …")."""
+    def wished(i: int) -> bool:
+        return parts[i + 1:i + 2] == ["to"] or (i > 0 and parts[i - 1] in _WISH)
+    return any(p in CLONE_MARKERS and not (p == "like" and wished(i)) for i, p in enumerate(parts))
+
+
+_WISH = frozenset(lexicon.tokens("would d i we you they"))
 
 
 # "foi apontado", "was added", "who approved", "quem cancelou": the verb said of the past.
@@ -227,7 +238,12 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str], extractor: Extrac
     many &= {c.entity for c in best} | {s.type for c in best for s in c.slots if _of_parent(c, s)}
     ranked = _with_lists(turn, ranked, many, allowed)
     # A field the message names is evidence for the write that fills it, just below the verbs' readings.
-    fields = [Ranked(cap, top - 1) for cap in field_writes(turn, parts, allowed)
+    # An amount in a slot's unit is evidence for its write against another write the verb reads ("bota 20 dias
+    # na 340": "bota" adds a child) — not against a read, a create ("faz uma igual à 311 com 20 dias"), or a
+    # change said relative to the value ("take 40 days off it")
+    by_unit = (all(r.cap.kind == "write" and r.cap.intent != "create" for r in ranked if r.score >= top)
+               and relative_change(parts) is None)
+    fields = [Ranked(cap, top - 1) for cap in field_writes(turn, parts, allowed, by_unit=by_unit)
               if all(r.cap.id != cap.id for r in ranked)]
     ranked = sorted(ranked + fields, key=lambda r: -r.score)
     # "abra a <entidade> 802": a reading of another entity, whose item the message does not name, is not read
@@ -304,7 +320,7 @@ def clone_extraction(turn: Turn, cap: CapabilityGrammar, parts: list[str], extra
     source_type = next((s.type for c in turn.grammar.capabilities.values() if c.entity == cap.entity
                         for s in c.slots if s.parse == "reference" and s.type == cap.entity), cap.entity)
     extraction = extractor.extract(cap, parts, use_context=False)
-    source = reference(source_type, parts, extractor.situation)
+    source = reference(source_type, parts, extractor.situation) or _source_said(turn, source_type, parts, extractor)
     extraction.missing = []
     extraction.ambiguous.pop("company", None)
     extraction.values.pop("company", None)
@@ -312,7 +328,23 @@ def clone_extraction(turn: Turn, cap: CapabilityGrammar, parts: list[str], extra
         extraction.missing = ["source"]
     else:
         extraction.values["source"] = [source]
+        for slot in cap.slots:  # the source's number is no amount of the copy ("igual à 310")
+            said = [str(v.value) for v in extraction.values.get(slot.name) or ()] or [
+                str((extraction.invalid.get(slot.name) or {}).get("said"))]
+            if slot.parse == "integer" and said == [str(source.label)]:
+                extraction.values.pop(slot.name, None)
+                extraction.invalid.pop(slot.name, None)
     return extraction
+
+
+def _source_said(turn: Turn, source_type: str, parts: list[str], extractor: Extractor) -> SlotValue | None:
+    """"cria uma igual à 310": the item the copy is made of, by its number (the entity's own reference slot)."""
+    for reader in turn.grammar.capabilities.values():
+        slot = next((s for s in reader.slots if s.parse == "reference" and s.type == source_type), None)
+        if slot is not None and reader.kind == "read":
+            found = extractor.extract(reader, parts, only={slot.name}, use_context=False).values.get(slot.name)
+            return found[0] if found else None
+    return None
 
 
 _MANY_INTENTS = frozenset({"search", "list", "count"})

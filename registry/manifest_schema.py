@@ -170,6 +170,8 @@ _SLOT = {
         "parse": {"enum": ["integer", "text", "enum", "reference", "date", "entity_number"]},
         # A date slot whose API refuses earlier dates: said earlier, it is asked again before any plan.
         "not_before": {"enum": ["today"]},
+        # The unit an amount of this slot is said in ("20 dias"): such an amount is evidence for its write.
+        "unit": {"enum": ["days"]},
         # A reference slot: fields of its resolver's items that name one too ("<field>", "<relation>.name").
         "named_by": {"type": "array", "items": {"type": "string", "pattern": r"^[a-z_][a-z0-9_.]*$"}},
         "values": {"type": "array", "items": {"type": "string"}},

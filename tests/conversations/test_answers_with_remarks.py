@@ -134,3 +134,41 @@ def test_a_sentence_that_names_a_value_is_not_left_out(world, supervisor_client,
     response = talk(supervisor_client, conversation, "Could you book an inspection for Delta Engenharia at Doca 3 "
                                                      "on the 15th? Ana Costa can do it.")["response"]
     assert response["confirmation"] is not None and "Ana Costa" in response["message"], response
+
+
+@pytest.mark.parametrize("text", ["bota 25 dias na 802", "põe 25 dias na 802", "put 25 days on 802"])
+def test_an_amount_in_a_slots_unit_picks_that_write_over_the_verbs_other_reading(world, supervisor_client, start,
+                                                                                 talk, text):
+    # "bota"/"put" also add a child; "25 dias" is said in the unit of the validity slot (manifest `unit`)
+    conversation = start(supervisor_client)
+    response = talk(supervisor_client, conversation, text)["response"]
+    assert response["confirmation"] is not None and "25" in response["message"], response
+    assert response["clarification"] is None
+
+
+def test_two_short_words_of_an_owners_name_in_a_row_name_it(world, supervisor_client, start, talk):
+    from sst import services as sst
+
+    blue = sst.company_create(tenant=world.tenant, name="Metalúrgica Vale Azul")
+    for number in ("901", "902"):
+        sst.permit_create(tenant=world.tenant, company=blue, number=number, validity_days=10)
+    conversation = start(supervisor_client)
+    response = talk(supervisor_client, conversation, "cancela a permissão da vale azul")["response"]
+    assert response["clarification"] is not None, response
+    assert "901" in response["message"] and "902" in response["message"] and "771" not in response["message"]
+
+
+@pytest.mark.parametrize("text", ["cria uma permissão igual à 802", "create a permit like 802"])
+def test_a_copy_of_an_item_named_by_its_number(world, supervisor_client, start, talk, text):
+    conversation = start(supervisor_client)
+    response = talk(supervisor_client, conversation, text)["response"]
+    assert response["confirmation"] is not None and "802" in response["message"], response
+    assert "802 dias" not in response["message"] and "802 days" not in response["message"]
+
+
+def test_a_wish_said_with_like_is_no_copy(world, supervisor_client, start, talk):
+    inspection_78(world)
+    conversation = start(supervisor_client)
+    response = talk(supervisor_client, conversation, "I'd like to schedule a new inspection at Delta Engenharia, "
+                                                     "Doca 3, for next Friday")["response"]
+    assert response["confirmation"] is not None and "Doca 3" in response["message"], response
