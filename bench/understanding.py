@@ -269,11 +269,26 @@ class Player:
         if isinstance(confirmation, dict) and confirmation.get("plan_id"):
             steps = PlanStep.objects.for_tenant(self.world.tenant).filter(
                 plan_id=confirmation["plan_id"], kind="write").order_by("position")
-            obs.proposed = [self.world.write_of(s.capability_id, s.input) for s in steps]
+            obs.proposed = self._composite(confirmation["plan_id"], steps) + [
+                self.world.write_of(s.capability_id, s.input) for s in steps]
         execution = reply.get("execution")
         if isinstance(execution, dict) and execution.get("id"):
             obs.executed = self._executed(execution["id"])
         return obs
+
+    def _composite(self, plan_id: str, steps) -> list[Write]:
+        """A composite plan (a clone…) read as its intent: the composite's name, the targets it was pinned to
+        and its slots — its steps' inputs refer to each other and say neither."""
+        from planning.models import ExecutionPlan
+
+        plan = ExecutionPlan.objects.for_tenant(self.world.tenant).filter(pk=plan_id).first()
+        if plan is None or plan.template in {s.capability_id for s in steps}:
+            return []
+        intent = plan.intent or {}
+        step_input = {f"{role}_id": t.get("id") for role, t in (intent.get("targets") or {}).items()
+                      if isinstance(t, dict) and role in ENTITY_TYPES}
+        step_input.update({k: v for k, v in (intent.get("slots") or {}).items() if k not in step_input})
+        return [self.world.write_of(plan.template, step_input)]
 
     def _executed(self, execution_id: str) -> list[Write]:
         """The write steps the execution completed (reads are not writes), with the input they ran with."""

@@ -76,6 +76,15 @@ def _name_word(word: str, name_word: str) -> bool:
     return word_equal(word, name_word) or (min(len(word), len(name_word)) >= 6 and same_word(word, name_word))
 
 
+def _nickname(word: str, name: list[str]) -> bool:
+    """"o Rafa" for Rafael …: a short form of four letters or more, said as the start of a name's first word
+    at least two letters longer."""
+    return len(word) >= _NICKNAME and bool(name) and len(name[0]) >= len(word) + 2 and name[0].startswith(word)
+
+
+_NICKNAME = 4
+
+
 def find_partial(parts: list[str], items: Iterable[Mapping[str, Any]], label: str,
                  skip: set[str] | frozenset[str] = frozenset(), used: set[int] | None = None) -> Mention | None:
     """Items sharing a distinctive word with the message ("o Pereira" → João Pereira). Words another slot
@@ -86,7 +95,8 @@ def find_partial(parts: list[str], items: Iterable[Mapping[str, Any]], label: st
     spans: list[tuple[int, int]] = []
     for item in items:
         name = tokens(str(item.get(label, "")))
-        matched = [i for i, word in words if any(_name_word(word, n) for n in name if n not in ARTICLES)]
+        matched = [i for i, word in words if any(_name_word(word, n) for n in name if n not in ARTICLES)
+                   or _nickname(word, name)]
         if matched:
             hits.append(dict(item))
             spans.extend((i, i + 1) for i in matched)

@@ -33,7 +33,7 @@ _NOISE |= frozenset(tokens("do que than this"))  # "10 dias a mais do que isso",
 _MOST_WORDS = 8  # "põe 10 dias a mais do que isso": every word but the amount is a relative word
 
 
-def _factor(word: str) -> float | None:
+def factor_of(word: str) -> float | None:
     """The factor a word says, also with one slip in a word of five letters or more ("doubble", "tripple"):
     the whole message is read as a relative change only when every other word is one too."""
     if word in _FACTORS:
@@ -62,7 +62,7 @@ def relative_change(parts: list[str]) -> Change | None:
     first = next((i for i, p in enumerate(parts) if p.isdigit()), len(parts))
     if not parts or len(parts) > _MOST_WORDS or (numbers and any(p in _ABSOLUTE for p in parts[:first])):
         return None  # ("aumenta para 50" sets a value)
-    factor = next((f for p in parts if (f := _factor(p)) is not None), None)
+    factor = next((f for p in parts if (f := factor_of(p)) is not None), None)
     if len(numbers) == 1 and parts[first + 1:first + 2] and parts[first + 1] in _TIMES:  # "3 times as long"
         factor, numbers = int(numbers[0]), []
     if factor is not None and not numbers:
@@ -73,7 +73,7 @@ def relative_change(parts: list[str]) -> Change | None:
         op, amount = ("add" if sign > 0 else "sub"), float(numbers[0])
     else:
         return None
-    leftover = [p for p in parts if not p.isdigit() and _factor(p) is None and p not in _ADD | _SUB | _NOISE | _MAKE
+    leftover = [p for p in parts if not p.isdigit() and factor_of(p) is None and p not in _ADD | _SUB | _NOISE | _MAKE
                 | MORE_AFTER | LESS_AFTER | _ABSOLUTE]  # ("aumenta pro dobro": no number set)
     return None if leftover else Change(op, amount)
 

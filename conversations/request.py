@@ -22,7 +22,6 @@ from .negated_filter import negated_filter
 from .operations import operate
 from .plurals import plural_types
 from .question import field_question, numbered_by_another
-from .relative import relative_change
 from .state import hints_for, situation_for
 from .state_question import state_question
 from .statemachine import Status
@@ -239,10 +238,9 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str], extractor: Extrac
     ranked = _with_lists(turn, ranked, many, allowed)
     # A field the message names is evidence for the write that fills it, just below the verbs' readings.
     # An amount in a slot's unit is evidence for its write against another write the verb reads ("bota 20 dias
-    # na 340": "bota" adds a child) — not against a read, a create ("faz uma igual à 311 com 20 dias"), or a
-    # change said relative to the value ("take 40 days off it")
-    by_unit = (all(r.cap.kind == "write" and r.cap.intent != "create" for r in ranked if r.score >= top)
-               and relative_change(parts) is None)
+    # na 340", "tira 5 dias da 311": those verbs also add or remove a child) — not against a read or a create
+    # ("faz uma igual à 311 com 20 dias")
+    by_unit = all(r.cap.kind == "write" and r.cap.intent != "create" for r in ranked if r.score >= top)
     fields = [Ranked(cap, top - 1) for cap in field_writes(turn, parts, allowed, by_unit=by_unit)
               if all(r.cap.id != cap.id for r in ranked)]
     ranked = sorted(ranked + fields, key=lambda r: -r.score)

@@ -81,9 +81,13 @@ def describe(turn: Turn, state: Mapping[str, Any]) -> tuple[str, list[dict[str, 
         return summary, texts.affected
     cap = turn.grammar.capabilities[state["capability"]]
     language = turn.language
-    verb = "clonar" if state.get("clone") and language == "pt-BR" else ("clone" if state.get("clone")
-                                                                         else _verb(cap, language))
-    action = " ".join(p for p in [verb, ", ".join(texts.details)] if p)
+    if state.get("clone"):  # "clonar a <entidade> 310 (…) com <campo> 20 dias": the source, then the changes
+        pt = language == "pt-BR"
+        action = " ".join(p for p in ["clonar" if pt else "clone", texts.values["target"]] if p)
+        if texts.details:
+            action += (" com " if pt else " with ") + ", ".join(texts.details)
+        return action, texts.affected
+    action = " ".join(p for p in [_verb(cap, language), ", ".join(texts.details)] if p)
     if texts.values["target"]:
         action += f" \u2014 {texts.values['target']}"
     return action, texts.affected

@@ -28,6 +28,7 @@ from .numbers import numerals_of, on_an_item, value_problem
 from .ranking import MASK, Hints, Ranked, number_positions, rank  # noqa: F401 - the engine's public names
 from .reads import Reader, entity_ref
 from .references import NUMBER_WORDS, NumberedReferences, reference
+from .relative import factor_of
 
 __all__ = ["MASK", "Extraction", "Extractor", "Hints", "Ranked", "Situation", "SlotValue", "masked", "number_positions",
            "parent_input", "rank", "reference"]
@@ -212,7 +213,7 @@ class Extractor(NumberedReferences):
         with_unit = [(i, d) for i, d, u in numbers if u]
         chosen = with_unit[0] if with_unit else (numbers[0][:2] if numbers else None)
         if chosen is None:
-            return
+            return self._scaled(cap, slot, parts, out)
         out.used.add(chosen[0])
         numeral = numerals_of(parts, self.text).get(chosen[0])
         spec = self.reader.spec(cap.id)
@@ -229,6 +230,18 @@ class Extractor(NumberedReferences):
             out.invalid[slot.name] = {"said": shown, "problem": problem, **_range_of(schema)}
             return
         out.values[slot.name] = [SlotValue(int(digits), digits)]
+
+    def _scaled(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction) -> None:
+        """"dobra a <campo> da 312", "halve …": no amount said, a factor of the current value."""
+        factor = next((f for p in parts if (f := factor_of(p)) is not None), None)
+        current = self._current(cap, slot, out) if factor is not None else None
+        if current is None:
+            return
+        value = current * factor
+        if value != int(value) or int(value) < 1:
+            out.invalid[slot.name] = {"said": f"{value:g}", "problem": "fraction" if value != int(value) else "range"}
+            return
+        out.values[slot.name] = [SlotValue(int(value), str(int(value)))]
 
     def _current(self, cap: CapabilityGrammar, slot: SlotSpec, out: Extraction) -> int | None:
         """The integer the capability's target holds now in the slot's field (None without a target)."""

@@ -172,3 +172,27 @@ def test_a_wish_said_with_like_is_no_copy(world, supervisor_client, start, talk)
     response = talk(supervisor_client, conversation, "I'd like to schedule a new inspection at Delta Engenharia, "
                                                      "Doca 3, for next Friday")["response"]
     assert response["confirmation"] is not None and "Doca 3" in response["message"], response
+
+
+@pytest.mark.parametrize(("text", "days"), [("dobra a validade da 802", "40"), ("double the validity of 802", "40"),
+                                            ("cut 5 days off permit 802", "15"), ("tira 5 dias da 802", "15")])
+def test_a_factor_or_a_cut_of_the_current_value_in_a_full_request(world, supervisor_client, start, talk, text, days):
+    conversation = start(supervisor_client)
+    response = talk(supervisor_client, conversation, text)["response"]
+    assert response["confirmation"] is not None and f"{days} d" in response["message"], response
+
+
+def test_a_short_form_of_a_first_name_names_the_person(world, supervisor_client, start, talk):
+    from sst import services as sst
+
+    sst.employee_create(tenant=world.tenant, company=world.delta, name="Rafael Lima")
+    conversation = start(supervisor_client)
+    response = talk(supervisor_client, conversation, "coloca o Rafa na 802")["response"]
+    assert response["confirmation"] is not None and "Rafael Lima" in response["message"], response
+
+
+def test_a_copy_with_a_change_says_the_source_then_the_change(world, supervisor_client, start, talk):
+    conversation = start(supervisor_client)
+    response = talk(supervisor_client, conversation, "copia a 802 com 30 dias")["response"]
+    message = response["message"]
+    assert response["confirmation"] is not None and message.index("802") < message.index("30"), message
