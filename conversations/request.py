@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from . import lexicon
 from .batch import batch_request
+from .clone import clone_extraction, clone_said
 from .compound_said import Shape, compound_shape, said_part
 from .data_spans import data_spans
 from .date_write import date_for_an_item, date_write
@@ -14,7 +15,7 @@ from .explain import explain
 from .field_write import field_write, field_write_of, field_writes
 from .flow import rest
 from .freetext import described_positions, quoted_positions
-from .grammar import CapabilityGrammar, SlotSpec, find_phrase
+from .grammar import CapabilityGrammar, SlotSpec, find_phrase, same_word
 from .llm import llm_understand
 from .lone import lone_turn, open_said_value
 from .navigation import navigate
@@ -28,10 +29,7 @@ from .statemachine import Status
 from .status_goal import status_goal
 from .turns import Turn
 from .two_questions import two_questions
-from .understanding import Extraction, Extractor, Ranked, SlotValue, masked, number_positions, rank, reference
-
-CLONE_MARKERS = frozenset(lexicon.tokens("igual mesma mesmo copia copie copiar clone clonar duplicar duplique "
-                                         "same copy like identical duplicate"))
+from .understanding import Extraction, Extractor, Ranked, masked, number_positions, rank
 
 
 def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
@@ -115,20 +113,12 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         return batch_request(turn, cap, parts, extractor)
     if negated_filter(turn, cap, extraction, parts, allowed):  # "quantas não estão canceladas?"
         return
-    clone = cap.intent == "create" and _clone_said(parts)
+    clone = cap.intent == "create" and clone_said(parts)
     if clone:
         extraction = clone_extraction(turn, cap, parts, extractor)
     operate(turn, cap, extraction, parts, clone=clone)
 
 
-def _clone_said(parts: list[str]) -> bool:
-    """A word that asks for a copy ("igual à 310", "one like 310") — not "like" of a wish ("I'd like to …")."""
-    def wished(i: int) -> bool:
-        return parts[i + 1:i + 2] == ["to"] or (i > 0 and parts[i - 1] in _WISH)
-    return any(p in CLONE_MARKERS and not (p == "like" and wished(i)) for i, p in enumerate(parts))
-
-
-_WISH = frozenset(lexicon.tokens("would d i we you they"))
 
 
 # "foi apontado", "was added", "who approved", "quem cancelou": the verb said of the past.
@@ -276,6 +266,12 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str], extractor: Extrac
     return scored[0][2], scored[0][3]
 
 
+def _only_its_noun(cap: CapabilityGrammar, label: object, extractor: Extractor) -> bool:
+    words = set(lexicon.tokens(str(label))) - lexicon.ARTICLES
+    nouns = {w for phrase in extractor.grammar.synonyms.get(cap.entity, ()) for w in phrase}
+    return bool(words) and all(any(same_word(w, n) for n in nouns) for w in words)
+
+
 def _own_type(cap: CapabilityGrammar) -> str | None:
     """The type of the item the capability acts on, when it takes one by reference."""
     return next((s.type for s in cap.slots if s.parse == "reference" and s.type == cap.entity), None)
@@ -292,6 +288,8 @@ def _filled(cap: CapabilityGrammar, extraction: Extraction, parts: list[str], ex
         if said and slot.parse == "text" and verb_words and set(lexicon.tokens(
                 str(extraction.values[slot.name][0].label))) <= verb_words:
             said = False
+        if said and slot.parse == "text" and _only_its_noun(cap, extraction.values[slot.name][0].label, extractor):
+            said = False  # "list the <entities> of <owner>": the entity's own noun is no query of its search
         if said and slot.parse == "integer" and str(extraction.values[slot.name][0].label) in taken:
             said = False  # the number names an item another reading resolves
         if said and slot.parse == "text" and _holds_a_name(extraction, slot.name, parts, extractor):
@@ -311,38 +309,6 @@ def _filled(cap: CapabilityGrammar, extraction: Extraction, parts: list[str], ex
 
 def _label_said(slot: SlotSpec, parts: list[str]) -> bool:
     return any(find_phrase(parts, tuple(lexicon.tokens(label))) for label in (slot.label or {}).values())
-
-
-def clone_extraction(turn: Turn, cap: CapabilityGrammar, parts: list[str], extractor: Extractor) -> Extraction:
-    """"Crie uma igual à atual, mas com …": the source is a reference; the rest are changes."""
-    source_type = next((s.type for c in turn.grammar.capabilities.values() if c.entity == cap.entity
-                        for s in c.slots if s.parse == "reference" and s.type == cap.entity), cap.entity)
-    extraction = extractor.extract(cap, parts, use_context=False)
-    source = reference(source_type, parts, extractor.situation) or _source_said(turn, source_type, parts, extractor)
-    extraction.missing = []
-    extraction.ambiguous.pop("company", None)
-    extraction.values.pop("company", None)
-    if source is None:
-        extraction.missing = ["source"]
-    else:
-        extraction.values["source"] = [source]
-        for slot in cap.slots:  # the source's number is no amount of the copy ("igual à 310")
-            said = [str(v.value) for v in extraction.values.get(slot.name) or ()] or [
-                str((extraction.invalid.get(slot.name) or {}).get("said"))]
-            if slot.parse == "integer" and said == [str(source.label)]:
-                extraction.values.pop(slot.name, None)
-                extraction.invalid.pop(slot.name, None)
-    return extraction
-
-
-def _source_said(turn: Turn, source_type: str, parts: list[str], extractor: Extractor) -> SlotValue | None:
-    """"cria uma igual à 310": the item the copy is made of, by its number (the entity's own reference slot)."""
-    for reader in turn.grammar.capabilities.values():
-        slot = next((s for s in reader.slots if s.parse == "reference" and s.type == source_type), None)
-        if slot is not None and reader.kind == "read":
-            found = extractor.extract(reader, parts, only={slot.name}, use_context=False).values.get(slot.name)
-            return found[0] if found else None
-    return None
 
 
 _MANY_INTENTS = frozenset({"search", "list", "count"})

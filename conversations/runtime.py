@@ -179,7 +179,9 @@ def _answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
             and w not in lexicon.NOW_WORDS and w not in lexicon.FILLER and w not in lexicon.NEGATIONS
             and not any(same_word(w, v) for v in own)]
     if (len(rest) > _REMARK_WORDS or any(any(c.isdigit() for c in w) for w in rest)
-            or _opens_correction(rest) or turn.grammar.types_named_in(rest) or relative_change(rest) is not None
+            or _opens_correction(rest) or turn.grammar.types_named_in(rest)
+            # ("não, o dobro": a factor, also when a verb of the pending operation says it — "dobra a <campo>")
+            or relative_change(lexicon.strip_filler(lexicon.tokens(" ".join(clauses[said:])))) is not None
             # a name after a yes may say which other item was meant; after a no, nothing runs anyway
             or (handler is confirm and data_spans(turn.grammar, turn.reader, rest))
             or _commands(turn, rest, allowed, reads=False)

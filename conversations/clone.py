@@ -1,0 +1,58 @@
+"""A copy asked for ("cria uma igual à 310", "copy 312 but make <person> the <field>", "faz uma igual a essa"):
+whether the words ask for one, and the source and changes of the create that makes it. Nothing here knows an
+entity: the source is the create's own entity, found by its reference slot.
+"""
+
+from __future__ import annotations
+
+from . import lexicon
+from .grammar import CapabilityGrammar
+from .turns import Turn
+from .understanding import Extraction, Extractor, SlotValue, reference
+
+CLONE_MARKERS = frozenset(lexicon.tokens("igual mesma mesmo copia copie copiar clone clonar duplicar duplique "
+                                         "same copy like identical duplicate"))
+
+
+def clone_said(parts: list[str]) -> bool:
+    """A word that asks for a copy ("igual à 310", "one like 310") — not "like" of a wish ("I'd like to …")."""
+    def wished(i: int) -> bool:
+        return parts[i + 1:i + 2] == ["to"] or (i > 0 and parts[i - 1] in _WISH)
+    return any(p in CLONE_MARKERS and not (p == "like" and wished(i)) for i, p in enumerate(parts))
+
+
+_WISH = frozenset(lexicon.tokens("would d i we you they"))
+
+
+def clone_extraction(turn: Turn, cap: CapabilityGrammar, parts: list[str], extractor: Extractor) -> Extraction:
+    """"Crie uma igual à atual, mas com …": the source is a reference; the rest are changes."""
+    source_type = next((s.type for c in turn.grammar.capabilities.values() if c.entity == cap.entity
+                        for s in c.slots if s.parse == "reference" and s.type == cap.entity), cap.entity)
+    extraction = extractor.extract(cap, parts, use_context=False)
+    source = reference(source_type, parts, extractor.situation) or _source_said(turn, source_type, parts, extractor)
+    extraction.missing = []
+    for slot in cap.slots:  # what the context would give a new one comes from the source instead
+        if slot.from_context:
+            extraction.ambiguous.pop(slot.name, None)
+            extraction.values.pop(slot.name, None)
+    if source is None:
+        extraction.missing = ["source"]
+    else:
+        extraction.values["source"] = [source]
+        for slot in cap.slots:  # the source's number is no amount of the copy ("igual à 310")
+            said = [str(v.value) for v in extraction.values.get(slot.name) or ()] or [
+                str((extraction.invalid.get(slot.name) or {}).get("said"))]
+            if slot.parse == "integer" and said == [str(source.label)]:
+                extraction.values.pop(slot.name, None)
+                extraction.invalid.pop(slot.name, None)
+    return extraction
+
+
+def _source_said(turn: Turn, source_type: str, parts: list[str], extractor: Extractor) -> SlotValue | None:
+    """"cria uma igual à 310": the item the copy is made of, by its number (the entity's own reference slot)."""
+    for reader in turn.grammar.capabilities.values():
+        slot = next((s for s in reader.slots if s.parse == "reference" and s.type == source_type), None)
+        if slot is not None and reader.kind == "read":
+            found = extractor.extract(reader, parts, only={slot.name}, use_context=False).values.get(slot.name)
+            return found[0] if found else None
+    return None
