@@ -180,7 +180,8 @@ def rank(grammar: Grammar, parts: list[str], allowed: set[str], hints: Hints) ->
     _entity_asked_last(grammar, ranked, allowed, named, hints)
     for item in ranked.values():
         item.score += _evidence(grammar, item, parts, named, hints)
-    return sorted(ranked.values(), key=lambda r: -r.score)
+    # of two readings as strong, the one whose verb is said first ("open 53, I need to see what was found")
+    return sorted(ranked.values(), key=lambda r: (-r.score, r.verb_span[0] if r.verb_span else 99))
 
 
 def _same_verb_other_entity(grammar: Grammar, ranked: dict[str, Ranked], allowed: set[str],

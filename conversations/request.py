@@ -56,7 +56,7 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     # me to its <tab>?": a write or a navigation asked politely is a request, not a question about a field.
     asks = lexicon.asks(parts, turn.text) and not (lexicon.polite(parts) and (
         (ranked and ranked[0].cap.kind in ("write", "navigation"))
-        or field_write_of(turn, parts, allowed) is not None))
+        or field_write_of(turn, parts, allowed) is not None)) and not _opens_with_a_command(ranked, parts, turn.text)
     counts = any(p in lexicon.COUNT_WORDS for p in parts)
     if asks and field_question(turn, parts, phrases_with=lexicon.COUNT_WORDS if counts else None, data=spans):
         return
@@ -270,6 +270,15 @@ def _only_its_noun(cap: CapabilityGrammar, label: object, extractor: Extractor) 
     words = set(lexicon.tokens(str(label))) - lexicon.ARTICLES
     nouns = {w for phrase in extractor.grammar.synonyms.get(cap.entity, ()) for w in phrase}
     return bool(words) and all(any(same_word(w, n) for n in nouns) for w in words)
+
+
+def _opens_with_a_command(ranked: list[Ranked], parts: list[str], text: str) -> bool:
+    """"open <entity> 53, I need to go over what was found there": a navigation or a write whose verb opens the
+    message (after a lead-in) is asked for, whatever question word a later clause holds — unless it ends in "?"."""
+    if not ranked or ranked[0].verb_span is None or text.rstrip().endswith("?"):
+        return False
+    opening = next((i for i, p in enumerate(parts) if p not in lexicon.OPENING), len(parts))  # "I'd like you to"
+    return ranked[0].cap.kind in ("write", "navigation") and ranked[0].verb_span[0] <= opening
 
 
 def _own_type(cap: CapabilityGrammar) -> str | None:

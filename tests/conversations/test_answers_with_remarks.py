@@ -196,3 +196,20 @@ def test_a_copy_with_a_change_says_the_source_then_the_change(world, supervisor_
     response = talk(supervisor_client, conversation, "copia a 802 com 30 dias")["response"]
     message = response["message"]
     assert response["confirmation"] is not None and message.index("802") < message.index("30"), message
+
+
+@pytest.mark.parametrize("text", ["open inspection 78, I need to go over what was found there",
+                                  "I'd like you to open inspection 78 for me, I need to see what was found there."])
+def test_a_command_that_opens_the_message_is_done_whatever_a_later_clause_asks(world, supervisor_client, start,
+                                                                             talk, text):
+    inspection_78(world)
+    conversation = start(supervisor_client)
+    response = talk(supervisor_client, conversation, text)["response"]
+    assert response["navigation"] is not None and response["navigation"]["entity"]["label"] == "78", response
+
+
+def test_what_was_found_asked_with_a_show_verb_is_still_answered(world, supervisor_client, start, talk):
+    inspection_78(world)
+    conversation = start(supervisor_client)
+    response = talk(supervisor_client, conversation, "show me what was found in inspection 78")["response"]
+    assert "Escada sem trava" in response["message"], response
