@@ -166,7 +166,8 @@ def _answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
             (handler,) if handler is confirm else (decline, cancel)):
         said += 1
     if pending is None:  # "desfaz isso, por favor, foi engano meu": an undo of what ran, then a remark
-        return undo_request if handler is undo_request and _remark_only(turn, clauses[said:], allowed) else None
+        told = [w for w in lexicon.tokens(" ".join(clauses[said:])) if w not in lexicon.FILLER]
+        return undo_request if handler is undo_request and _remark_only(turn, told, allowed) else None
     if set(lexicon.tokens(" ".join(clauses[:said]))) <= lexicon.HOLDS and lexicon.asks(
             lexicon.tokens(" ".join(clauses[said:])), text):
         return None  # "pera, quantos dias ela tem hoje?": a hold, then a question — asked, the proposal kept
@@ -178,21 +179,19 @@ def _answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
     rest = [w for w in lexicon.tokens(" ".join(clauses[said:])) if w not in lexicon.CONFIRM_WORDS
             and w not in lexicon.NOW_WORDS and w not in lexicon.FILLER and w not in lexicon.NEGATIONS
             and not any(same_word(w, v) for v in own)]
-    if (len(rest) > _REMARK_WORDS or any(any(c.isdigit() for c in w) for w in rest)
-            or _opens_correction(rest) or turn.grammar.types_named_in(rest)
+    if (not _remark_only(turn, rest, allowed) or turn.grammar.types_named_in(rest)
             # ("não, o dobro": a factor, also when a verb of the pending operation says it — "dobra a <campo>")
             or relative_change(lexicon.strip_filler(lexicon.tokens(" ".join(clauses[said:])))) is not None
             # a name after a yes may say which other item was meant; after a no, nothing runs anyway
             or (handler is confirm and data_spans(turn.grammar, turn.reader, rest))
-            or _commands(turn, rest, allowed, reads=False)
             or (cap is not None and _changes_the_pending(turn, cap, rest, free_text=handler is not cancel))):
         return None  # "Não. Quero <outro nome>", "no, <entity> 311": a correction, not a remark
     return handler
 
 
-def _remark_only(turn: Turn, clauses: list[str], allowed: set[str]) -> bool:
-    """Words after an answer that ask for nothing: short, no number, no request of their own."""
-    rest = [w for w in lexicon.tokens(" ".join(clauses)) if w not in lexicon.FILLER]
+def _remark_only(turn: Turn, rest: list[str], allowed: set[str]) -> bool:
+    """Words after an answer that ask for nothing: short, no number, no correction opened, no request of their
+    own."""
     return (len(rest) <= _REMARK_WORDS and not any(any(c.isdigit() for c in w) for w in rest)
             and not _opens_correction(rest) and not _commands(turn, rest, allowed, reads=False))
 

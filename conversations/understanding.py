@@ -212,12 +212,12 @@ class Extractor(NumberedReferences):
                    and not on_an_item(parts, i)]
         with_unit = [(i, d) for i, d, u in numbers if u]
         chosen = with_unit[0] if with_unit else (numbers[0][:2] if numbers else None)
-        if chosen is None:
-            return self._scaled(cap, slot, parts, out)
-        out.used.add(chosen[0])
-        numeral = numerals_of(parts, self.text).get(chosen[0])
         spec = self.reader.spec(cap.id)
         schema = ((spec.input_schema if spec else {}).get("properties") or {}).get(slot.field)
+        if chosen is None:
+            return self._scaled(cap, slot, parts, out, schema)
+        out.used.add(chosen[0])
+        numeral = numerals_of(parts, self.text).get(chosen[0])
         digits = chosen[1]
         current = self._current(cap, slot, out) if increment_sign(parts, chosen[0]) else None
         if current is not None:  # "10 more days": the entity's current value, changed by the amount
@@ -231,15 +231,18 @@ class Extractor(NumberedReferences):
             return
         out.values[slot.name] = [SlotValue(int(digits), digits)]
 
-    def _scaled(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction) -> None:
-        """"dobra a <campo> da 312", "halve …": no amount said, a factor of the current value."""
+    def _scaled(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction,
+                schema: Mapping[str, Any] | None) -> None:
+        """"dobra a <campo> da 312", "halve …": no amount said, a factor of the current value, checked against
+        the input schema as a said amount is."""
         factor = next((f for p in parts if (f := factor_of(p)) is not None), None)
         current = self._current(cap, slot, out) if factor is not None else None
         if current is None:
             return
         value = current * factor
-        if value != int(value) or int(value) < 1:
-            out.invalid[slot.name] = {"said": f"{value:g}", "problem": "fraction" if value != int(value) else "range"}
+        problem = "fraction" if value != int(value) else value_problem(None, str(int(value)), schema)
+        if problem is not None:
+            out.invalid[slot.name] = {"said": f"{value:g}", "problem": problem, **_range_of(schema)}
             return
         out.values[slot.name] = [SlotValue(int(value), str(int(value)))]
 

@@ -213,3 +213,13 @@ def test_what_was_found_asked_with_a_show_verb_is_still_answered(world, supervis
     conversation = start(supervisor_client)
     response = talk(supervisor_client, conversation, "show me what was found in inspection 78")["response"]
     assert "Escada sem trava" in response["message"], response
+
+
+def test_a_factor_past_the_fields_maximum_is_asked_again_not_proposed(world, supervisor_client, start, talk):
+    from sst import services as sst
+
+    sst.permit_create(tenant=world.tenant, company=world.delta, number="803", validity_days=200)
+    conversation = start(supervisor_client)
+    response = talk(supervisor_client, conversation, "dobra a validade da 803")["response"]
+    assert response["confirmation"] is None and response["clarification"] is not None, response
+    assert "400" in response["message"], response["message"]
