@@ -6,7 +6,7 @@ entity: the source is the create's own entity, found by its reference slot.
 from __future__ import annotations
 
 from . import lexicon
-from .grammar import CapabilityGrammar
+from .grammar import CapabilityGrammar, same_word
 from .turns import Turn
 from .understanding import Extraction, Extractor, SlotValue, reference
 
@@ -18,7 +18,12 @@ def clone_said(parts: list[str]) -> bool:
     """A word that asks for a copy ("igual à 310", "one like 310") — not "like" of a wish ("I'd like to …")."""
     def wished(i: int) -> bool:
         return parts[i + 1:i + 2] == ["to"] or (i > 0 and parts[i - 1] in _WISH)
-    return any(p in CLONE_MARKERS and not (p == "like" and wished(i)) for i, p in enumerate(parts))
+    return any(_marker(p) and not (p == "like" and wished(i)) for i, p in enumerate(parts))
+
+
+def _marker(word: str) -> bool:
+    # any form of a copy verb ("duplica", "clona", "copiem"), not only the forms listed
+    return word in CLONE_MARKERS or (len(word) >= 5 and any(same_word(word, m) for m in CLONE_MARKERS if len(m) >= 5))
 
 
 _WISH = frozenset(lexicon.tokens("would d i we you they"))

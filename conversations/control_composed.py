@@ -25,8 +25,10 @@ def undo_phrasings() -> frozenset[str]:
     # "essa alteração", "that change", "a mudança que você fez": the change named by a demonstrative
     changes = [f"{d} {n}" for d in ("essa", "esta", "aquela", "a")
                for n in ("alteracao", "mudanca", "acao", "operacao")]
-    changes += [f"{d} {n}" for d in ("esse", "este", "aquele", "o") for n in ("passo", "comando", "ajuste")]
-    changes += [f"{d} {n}" for d in ("that", "this", "the") for n in ("change", "edit", "update", "action", "step")]
+    changes += [f"{d} {n}" for d in ("esse", "este", "aquele", "o", "meu", "ultimo")
+                for n in ("passo", "comando", "ajuste", "registro", "lancamento")]
+    changes += [f"{d} {n}" for d in ("that", "this", "the", "my", "last")
+                for n in ("change", "edit", "update", "action", "step", "entry", "record")]
     objects = [*last_pt, *last_en, *pronouns, *changes,
                *[d for d in done if d.startswith(("o que", "no que", "what"))]]
     undo_verbs = ["desfaz", "desfaca", "desfazer", "undo", "revert", "reverte", "reverta", "reverter", "roll back",

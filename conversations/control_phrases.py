@@ -347,6 +347,9 @@ CORRECTION_OPENERS = tuple(tuple(words(fold(p))) for p in """
 nao
 no
 not
+nope
+nah
+negativo
 na verdade
 ah nao
 errado
@@ -354,6 +357,10 @@ errei
 eu quis dizer
 quis dizer
 quero dizer
+quer dizer
+ou seja
+digo
+or rather
 melhor
 aliás
 alias

@@ -36,6 +36,21 @@ def ellipsis_apply(turn: Turn, rest: list[str], allowed: set[str]) -> bool:
     return _request_again(turn, request, rest, allowed)
 
 
+def asked_again_without_its_verb(turn: Turn, rest: list[str]) -> list[str]:
+    """"e canceladas, quantas são?" after a count: the words of the last request's own verb ("quantas") and a
+    copula are that request asked again, not a new one — what is left is the ellipsis ("canceladas")."""
+    request = last_request(turn.conversation.context) or {}
+    cap = turn.grammar.capabilities.get(str(request.get("capability")))
+    if request.get("kind") != "capability" or cap is None or cap.kind == "write":
+        return rest
+    own = {w for verb in cap.verbs for w in verb.words} | (lexicon.COUNT_WORDS if cap.intent == "count" else set())
+    left = [w for w in rest if w not in own and w not in _COPULAS]
+    return left if left and len(left) < len(rest) and any(w in own for w in rest) else rest
+
+
+_COPULAS = frozenset(lexicon.tokens("sao estao tem temos existem ha are is there have has exist"))
+
+
 def which_ones(turn: Turn, parts: list[str], allowed: set[str]) -> bool:
     """"quais são?" right after a count: the search of the same entity, with the count's filters, lists them."""
     request = last_request(turn.conversation.context)

@@ -106,7 +106,9 @@ _POLITE = tuple(tuple(tokens(p)) for p in ("poderia", "poderia me", "pode", "con
                                           "da para", "dava pra", "dava para", "daria pra", "daria para", "tem como",
                                           "teria como", "podemos", "poderiamos", "could you", "can you", "can u",
                                           "would you", "will you", "could u", "can we", "could we", "can i",
-                                          "could i", "would you mind", "do you mind"))
+                                          "could i", "would you mind", "do you mind", "would it be possible",
+                                          "is it possible", "any chance", "seria possivel", "e possivel",
+                                          "sera que"))
 
 
 def polite(parts: list[str]) -> bool:
@@ -212,7 +214,11 @@ _NOT_ASKING = {("can", "we"), ("could", "we"), ("can", "i"), ("could", "i"), ("p
 _POLITE_ASKS = sorted({o for o in _POLITE if o not in _NOT_ASKING}
                       | {tuple(tokens(p)) for p in ("voce pode", "vc pode", "voce poderia", "vc poderia",
                                                     "voce consegue", "vc consegue", "can you please",
-                                                    "could you please", "please")},
+                                                    "could you please", "please", "preciso que voce",
+                                                    "preciso que vc", "preciso que o senhor", "preciso que a senhora",
+                                                    "o senhor pode", "o senhor poderia", "a senhora pode",
+                                                    "a senhora poderia", "i need you to", "i d like you to",
+                                                    "i would like you to", "id like you to")},
                       key=len, reverse=True)
 
 
@@ -221,9 +227,7 @@ def control_run(text: str) -> str | None:
     and "errei"/"my bad"): "wait no, undo that" is an undo — refusals and stops before one request to
     act (undo, retry, resume) lead up to it; "deixa pra lá, não precisa mais não" cancels — refusals
     and cancels together are the first of them; a yes mixed with a no is nothing."""
-    parts = text.split()
-    while parts and parts[0] in INTERJECTION_LEADS:
-        parts = parts[1:]
+    parts = _after_apology(text.split())
     asked = _asked_to(parts)
     # "can you undo that?", "pode desfazer isso?": a request to act asked politely — never a cancel ("pode
     # cancelar" may confirm a pending cancel); anything else is read as said ("pode mandar ver")
@@ -241,6 +245,22 @@ def control_run(text: str) -> str | None:
     if found == {"confirm"}:  # "pode mandar ver": confirmation phrases end to end, one with a slip
         return "confirm"
     return None
+
+
+def _after_apology(parts: list[str]) -> list[str]:
+    """The words after the interjections and an apology that open a message ("peço desculpas, mas preciso que
+    o senhor desfaça isso", "sorry, could you undo that"): the apology asks nothing."""
+    while parts and parts[0] in INTERJECTION_LEADS:
+        parts = parts[1:]
+    for apology in _APOLOGIES:
+        if tuple(parts[:len(apology)]) == apology and len(parts) > len(apology):
+            rest = parts[len(apology):]
+            return rest[1:] if rest[:1] in (["mas"], ["but"]) else rest
+    return parts
+
+
+_APOLOGIES = sorted({tuple(tokens(p)) for p in ("peco desculpas", "desculpa", "desculpe", "perdao", "sorry",
+                                                "my bad", "foi mal", "i m sorry", "im sorry")}, key=len, reverse=True)
 
 
 # The control phrases split once and grouped by length, and their words: a message's pieces are

@@ -74,8 +74,8 @@ def _on_pending(turn: Turn, change: Change) -> bool:
 
 
 def _on_field(turn: Turn, change: Change, allowed: set[str], parts: list[str]) -> bool:
-    asked = last_request(turn.conversation.context)
-    if asked is None or asked.get("kind") != "field":
+    asked = _discussed(turn, last_request(turn.conversation.context))
+    if asked is None:
         return False
     for cap in turn.grammar.capabilities.values():
         if cap.id not in allowed or cap.kind != "write":
@@ -99,6 +99,23 @@ def _on_field(turn: Turn, change: Change, allowed: set[str], parts: list[str]) -
         operate(turn, cap, extraction, parts)
         return True
     return False
+
+
+def _discussed(turn: Turn, asked: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The field last asked about — or last written: "reduce it by 15 days" right after "double it" ran changes
+    the number that write set, on the item it set it on."""
+    if asked is None or asked.get("kind") == "field":
+        return asked
+    cap = turn.grammar.capabilities.get(str(asked.get("capability")))
+    if asked.get("kind") != "capability" or cap is None or cap.kind != "write":
+        return None
+    values = asked.get("values") or {}
+    numbers = [s for s in cap.slots if s.parse == "integer" and s.field and values.get(s.name)]
+    targets = [s for s in cap.slots if s.parse == "reference" and len(values.get(s.name) or ()) == 1]
+    if len(numbers) != 1 or len(targets) != 1:
+        return None
+    return {"kind": "field", "type": targets[0].type, "id": values[targets[0].name][0].get("value"),
+            "field": numbers[0].field}
 
 
 def _problem(turn: Turn, capability: str, field: str | None, new: float) -> dict[str, Any] | None:

@@ -56,7 +56,8 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     # me to its <tab>?": a write or a navigation asked politely is a request, not a question about a field.
     asks = lexicon.asks(parts, turn.text) and not (lexicon.polite(parts) and (
         (ranked and ranked[0].cap.kind in ("write", "navigation"))
-        or field_write_of(turn, parts, allowed) is not None)) and not _opens_with_a_command(ranked, parts, turn.text)
+        or field_write_of(turn, parts, allowed) is not None)) and not _opens_with_a_command(ranked, parts, turn.text) \
+        and not _asks_to_explain(ranked)
     counts = any(p in lexicon.COUNT_WORDS for p in parts)
     if asks and field_question(turn, parts, phrases_with=lexicon.COUNT_WORDS if counts else None, data=spans):
         return
@@ -279,6 +280,13 @@ def _opens_with_a_command(ranked: list[Ranked], parts: list[str], text: str) -> 
         return False
     opening = next((i for i, p in enumerate(parts) if p not in lexicon.OPENING), len(parts))  # "I'd like you to"
     return ranked[0].cap.kind in ("write", "navigation") and ranked[0].verb_span[0] <= opening
+
+
+def _asks_to_explain(ranked: list[Ranked]) -> bool:
+    """"can you explain this <child>?": a question whose verb says explain asks the knowledge base, not a field."""
+    best = ranked[0] if ranked else None
+    return (best is not None and best.verb is not None and any(s.type == "knowledgeRef" for s in best.cap.slots)
+            and any(w in lexicon.EXPLAIN_MARKERS for w in best.verb.words))
 
 
 def _own_type(cap: CapabilityGrammar) -> str | None:

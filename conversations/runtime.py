@@ -26,7 +26,7 @@ from .courtesy import courtesy
 from .data_spans import data_spans
 from .dates import numbers_as_digits
 from .ellipsis import ellipsis_rest
-from .ellipsis_turn import ellipsis_apply, number_again, values_masked, which_ones
+from .ellipsis_turn import asked_again_without_its_verb, ellipsis_apply, number_again, values_masked, which_ones
 from .flow import allowed_capabilities, expire_pending, pending_clarification, pending_confirmation, rest
 from .grammar import find_phrase, same_word
 from .numbers import weeks_as_days
@@ -141,7 +141,7 @@ def _the_question(turn: Turn, text: str) -> str | None:
     return questions[0]
 
 
-_CLAUSES = re.compile(r"[,;.!?]+")
+_CLAUSES = re.compile(r"[,;.!?—–]+|\s-\s")
 _REMARK_WORDS = 8
 
 
@@ -268,6 +268,7 @@ def _follow_up(turn: Turn, words: list[str], parts: list[str], allowed: set[str]
     dias" (a relative change of the number being discussed)."""
     # "now do the same for …": a filler before the opener ("e"/"and" are openers themselves)
     rest_words = ellipsis_rest(lexicon.after_lead_ins(words))
+    rest_words = asked_again_without_its_verb(turn, rest_words) if rest_words else rest_words
     # the tenant's names are values, never a verb ("… na Delta Engenharia" is no "deleta")
     if (rest_words is not None and not _commands(turn, masked(values_masked(turn, rest_words), data_spans(
             turn.grammar, turn.reader, rest_words)), allowed) and ellipsis_apply(turn, rest_words, allowed)):
@@ -277,7 +278,19 @@ def _follow_up(turn: Turn, words: list[str], parts: list[str], allowed: set[str]
     if which_ones(turn, lexicon.strip_filler(lexicon.after_lead_ins(words)), allowed):  # "quais são?" after a count
         return True
     change = relative_change(parts)
+    if change is None:  # "hmm, too long — reduce it by 15 days": a remark, then the change
+        parts = _after_a_remark(turn, allowed)
+        change = relative_change(parts) if parts else None
     return change is not None and relative_apply(turn, change, allowed, parts)
+
+
+def _after_a_remark(turn: Turn, allowed: set[str]) -> list[str]:
+    """The last clause's words when the clauses before it only remark (short, no number, no request)."""
+    clauses = [c for c in _CLAUSES.split(turn.text) if lexicon.tokens(c)]
+    if len(clauses) < 2:
+        return []
+    told = [w for w in lexicon.tokens(" ".join(clauses[:-1])) if w not in lexicon.FILLER]
+    return lexicon.strip_filler(lexicon.tokens(clauses[-1])) if _remark_only(turn, told, allowed) else []
 
 
 def _commands(turn: Turn, parts: list[str], allowed: set[str], *, reads: bool = True) -> bool:

@@ -80,7 +80,7 @@ _ALONG |= frozenset(tokens("else mais now enquanto"))
 # Intensifiers and the words that say it of what just happened: "that was really helpful", "foi bem útil",
 # "helped a ton", "valeu demais mesmo", "cool, thanks".
 _ALONG |= frozenset(tokens("that s was this it really super so very ton bunch foi isso bem mesmo demais bastante "
-                           "cool great awesome nice ok okay massa top"))
+                           "cool great awesome nice ok okay massa top anyway anyways assim"))
 # "como você pode me ajudar com isso?", "how can you help me with …?": help about a topic (a few words, no
 # number) is still help.
 _TOPIC_OPENERS = frozenset(tokens("com sobre em no na nos nas with about on regarding"))

@@ -16,6 +16,7 @@ import unicodedata
 from functools import lru_cache
 
 import snowballstemmer
+from rapidfuzz.distance import OSA
 
 LANGUAGES = ("pt", "en")
 
@@ -31,6 +32,7 @@ aquele aquela aquilo ele ela eles elas eu tu você vocês nós me te lhe lhes me
 muito muita mais menos já não sim também só tem têm ter há havia deve devem pode podem o que significa significado
 explique explica explicar explicação expliq fale fala falar diga dizer mostre mostra quero queria gostaria saber
 sabe me fale favor por favor aqui ali lá campo componente componentes item coisa tela isso aí ai
+funciona funcionam funcionar serve servem mim
 """
 _STOP_EN = """
 a an the of to in on at by for from with without about into over under and or but nor not no yes is are was were
@@ -80,8 +82,20 @@ def stem(word: str, language: str) -> str:
     return strip_accents(_stemmer(language).stemWord(word))
 
 
+@lru_cache(maxsize=50_000)
 def is_stop_word(word: str) -> bool:
-    return strip_accents(word) in STOP_WORDS or len(word) < 2
+    """A function word or a word of asking — also with one slip in a long one ("pleae explain"): a typo
+    of a word that says nothing about the topic must not count as a topic word no document has."""
+    folded = strip_accents(word)
+    if folded in STOP_WORDS or len(word) < 2:
+        return True
+    return len(folded) >= _SLIP_MIN and any(OSA.distance(folded, s, score_cutoff=1) <= 1 for s in _LONG_STOP_WORDS)
+
+
+_SLIP_MIN = 5
+# Only the words of asking: a slip of "estado" or "right" is a topic word, a slip of "please" is not.
+_LONG_STOP_WORDS = tuple(strip_accents(w) for w in """please explain explanation describe meaning explique explica
+explicar explicacao gostaria significa significado""".split())
 
 
 def content_words(text: str) -> list[str]:

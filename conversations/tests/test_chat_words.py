@@ -49,6 +49,12 @@ def _kind(text: str) -> str | None:
     ("blz", "confirm"), ("fechou", "confirm"), ("suave", "confirm"), ("de boa", "confirm"), ("bora", "confirm"),
     ("nah, don't do that", "decline"), ("nope, forget it", "decline"), ("nah i don't wanna do that", "decline"),
     ("deixa quieto", "decline"), ("não faz isso", "cancel"), ("don't do that", "cancel"),
+    # an undo asked after an apology, through someone, of "that entry" / "esse registro"
+    ("Peço desculpas, mas preciso que o senhor desfaça esse registro, por favor.", "undo"),
+    ("preciso que você desfaça isso", "undo"), ("sorry, could you undo that entry please", "undo"),
+    ("por favor, desfaça esse registro", "undo"), ("I would like you to undo my last change", "undo"),
+    ("sorry, cancel that", "cancel"), ("desculpa, não", "decline"), ("sorry, open 802", None),
+    ("preciso que você abra a 802", None),
 ])
 def test_control_words_of_chat(text, kind):
     assert _kind(text) == kind

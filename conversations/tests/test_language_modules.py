@@ -35,6 +35,7 @@ from conversations.social import social_kind
     # who it is: answered with what it can do
     ("tu é um robô mesmo?", "help"), ("are you a bot?", "help"), ("quem é você?", "help"),
     ("is permit 5 a bot", None),
+    ("ok, thanks anyway", "thanks"), ("valeu mesmo assim", "thanks"),
 ])
 def test_social_kind(text, kind):
     assert social_kind(tokens(text)) == kind

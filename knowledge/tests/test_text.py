@@ -25,6 +25,11 @@ def test_explanation_requests_have_no_content_words():
     assert query_terms("Explique esse componente") == []
     assert query_terms("O que significa isso?") == []
     assert query_terms("Explain this field") == []
+    # the words of asking how something works, for whom, or with a slip ("pleae"): still no topic
+    assert query_terms("Me explica como funciona pra mim") == []
+    assert query_terms("could you pleae explain") == []
+    # a slip of a topic word is the topic: only the words of asking are read through a slip
+    assert len(query_terms("estadi righr")) == 2
 
 
 def test_language_detection_tells_portuguese_from_english():
