@@ -62,10 +62,27 @@ def clarification_answer(turn: Turn, clarification: Clarification, parts: list[s
         turn.go(Status.CLARIFICATION_REQUIRED)
         return turn.reply("clarification", clarification.template, message=clarification.question,
                           clarification=clarification_view(clarification))
+    _said_with_it(turn, state, slot_name, parts, values)
     state["slots"] = values
     close_clarification(turn, clarification, PendingStatus.CONSUMED)
     turn.event("CLARIFICATION_RESOLVED", {"clarification_id": str(clarification.pk), "slot": slot_name})
     resume_intent(turn, state)
+
+
+def _said_with_it(turn: Turn, state: dict[str, Any], asked: str | None, parts: list[str],
+                  values: dict[str, Any]) -> None:
+    """"É pra <nome>, e o <campo> vai ser o <outro nome>": the answer also gives other values of the same
+    request, not yet given — taken with it instead of asked for next."""
+    cap = turn.grammar.capabilities[state["capability"]]
+    others = {s.name for s in cap.slots if s.name not in (asked, "source") and not values.get(s.name)}
+    if not others:
+        return
+    extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
+                          text=turn.text, language=turn.language)
+    more = extractor.extract(cap, parts, only=others, use_context=False)
+    for name in others & set(more.from_text):
+        if more.values.get(name):
+            values[name] = [v.to_dict() for v in more.values[name]]
 
 
 def candidate_words(clarification: Clarification, parts: list[str]) -> frozenset[str]:

@@ -15,7 +15,7 @@ from .clarify import clarify
 from .ellipsis import last_request
 from .ellipsis_turn import ellipsis_apply
 from .flow import allowed_capabilities, pending_confirmation
-from .grammar import CapabilityGrammar
+from .grammar import CapabilityGrammar, same_word
 from .intents import slot_values
 from .navigation import navigate_state
 from .operations import plan_and_decide
@@ -75,6 +75,36 @@ def correction_apply(turn: Turn, remainder: list[str]) -> None:
     if cap.kind == "navigation":
         return navigate_state(turn, cap, state)
     plan_and_decide(turn, state)
+
+
+def labelled_value(turn: Turn, parts: list[str]) -> bool:
+    """"A responsável é a <pessoa>", "responsible: <pessoa>" while a proposal waits: a slot of the pending
+    operation named by its label at the start, then its value — that value for the proposal (planned again).
+    Not a free-text slot: its value as typed is cut from the message, which the label's words would join."""
+    pending = pending_confirmation(turn)
+    cap = turn.grammar.capabilities.get(str((pending.intent or {}).get("capability"))) if pending else None
+    if cap is None:
+        return False
+    at = next((i for i, p in enumerate(parts[:_LABEL_AT_MOST])
+               if any(same_word(p, w) for s in cap.slots if s.parse not in ("text", "reference")
+                      for w in _label_words(s))), None)
+    if at is None:
+        return False
+    rest = parts[at + 1:]
+    while rest and rest[0] in _SAYS_IT_IS:  # "o local certo é o …": the value, not "certo é o …"
+        rest = rest[1:]
+    correction_apply(turn, [parts[at], *rest])
+    return True
+
+
+_LABEL_AT_MOST = 3  # "o responsável vai", "a responsável é", "responsible is"
+_SAYS_IT_IS = frozenset(lexicon.tokens("certo certa correto correta certinho right correct actual real mesmo e eh sera "
+                                       "vai ser deve should is will be the o a os as um uma"))
+
+
+def _label_words(slot: Any) -> set[str]:
+    words = {w for label in slot.label.values() for w in lexicon.tokens(label)} - lexicon.ARTICLES
+    return words | {w for w in slot.synonyms if " " not in w}
 
 
 def _days_ahead(parts: list[str], language: str) -> str | None:

@@ -13,12 +13,15 @@ from .flow import rest
 from .grammar import SlotSpec, grammar_for
 from .reads import Reader
 from .social import examples
+from .statemachine import Status
 from .turns import Turn, reader_for
 
 _SAMPLE = {"integer": "30", "date": {"pt-BR": "amanhã", "en": "tomorrow"}}
 
 
 def courtesy(turn: Turn, kind: str, allowed: set[str]) -> None:
+    if kind == "outcome":
+        return _outcome(turn)
     listed = (examples(turn.grammar, allowed, turn.language, value_of=lambda slot: _sample(turn.reader, slot,
                                                                                         turn.language))
               if kind in ("greeting", "help") else [])
@@ -27,6 +30,24 @@ def courtesy(turn: Turn, kind: str, allowed: set[str]) -> None:
         template = "social.nothing"
     rest(turn)
     turn.reply("answer", template, values={"examples": "\n".join(f"• {e}" for e in listed)})
+
+
+def _outcome(turn: Turn) -> None:
+    """"deu certo?": how the conversation's last operation ended, in its own words — or that it still runs, or
+    that nothing ran. Nothing pending is touched."""
+    last = turn.conversation.last_result or {}
+    status = str(last.get("status") or "")
+    if turn.conversation.status in (Status.EXECUTING, Status.CANCELLING):
+        template = "social.outcome.running"
+    elif not last:
+        template = "social.outcome.none"
+    else:
+        template = f"social.outcome.{_OUTCOMES.get(status, 'failed')}"
+    rest(turn)
+    turn.reply("answer", template, values={"message": str(last.get("message") or "")})
+
+
+_OUTCOMES = {"completed": "done", "partially_completed": "partial"}
 
 
 def welcome_examples(*, tenant: Tenant, user: Any, role: str, language: str) -> list[str]:

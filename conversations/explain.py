@@ -24,8 +24,10 @@ def _topic_words(turn: Turn, parts: list[str]) -> list[str]:
     return [p for p in parts if p not in skip and p not in verbs and not is_stop_word(p) and not p.isdigit()]
 
 
-def explain(turn: Turn, parts: list[str]) -> None:
+def explain(turn: Turn, parts: list[str], *, from_word: int = 0) -> None:
+    """`from_word`: where the request to explain starts — the words before it only lead up to it."""
     situation = situation_for(turn.conversation)
+    parts = parts[from_word:] or parts
     entity = None
     pointing = any(p in lexicon.DEMONSTRATIVES for p in parts)
     named = turn.grammar.types_named_in(parts)
@@ -44,7 +46,8 @@ def explain(turn: Turn, parts: list[str]) -> None:
         kind = [p for p in camel_parts(str(entity.get("type"))) if p not in ("permit", "type", "work")]
         knowledge_entity = {"type": kind[-1] if kind else entity.get("type"), "key": entity.get("key"),
                             "name": entity.get("label")}
-    result = knowledge_search(tenant=turn.tenant, query=turn.text, entity=knowledge_entity,
+    query = " ".join(parts) if from_word else turn.text
+    result = knowledge_search(tenant=turn.tenant, query=query, entity=knowledge_entity,
                               ui_context=turn.conversation.last_ui_context or None,
                               topic=" ".join(words) or None, language="en" if turn.language == "en" else "pt")
     turn.llm_calls += result.llm_calls

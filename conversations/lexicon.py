@@ -118,7 +118,7 @@ def polite(parts: list[str]) -> bool:
 def asks(parts: list[str], text: str) -> bool:
     """A question: "?", a question word, or "que" / "o que" opening it, maybe after a "tell me" ("que dia…",
     "me fala rapidinho o que acharam…"; "pra semana que vem" asks nothing)."""
-    if text.rstrip().endswith("?") or any(p in OPEN_QUESTION_WORDS for p in parts):
+    if (text.rstrip().endswith("?") and not _tag_asked(text)) or any(p in OPEN_QUESTION_WORDS for p in parts):
         return True
     at = next((i for i, p in enumerate(parts) if p not in _TELL_ME), len(parts))
     return parts[at:at + 1] == ["que"] or parts[at:at + 2] == ["o", "que"]
@@ -128,7 +128,7 @@ def asks(parts: list[str], text: str) -> bool:
 _TELL_ME = frozenset(tokens("me fala falai diz diga conta conte mostra ai aqui rapidinho rapido so tell quickly just"))
 # "how" alone asks how long, how far, how it is ("how long is it valid?"): "how many" counts by "many".
 COUNT_WORDS = frozenset(tokens("quantos quantas quanto many count total"))
-EXPLAIN_MARKERS = frozenset(tokens("explique explica explicar explain significa mean"))
+EXPLAIN_MARKERS = frozenset(tokens("explique explica explicar explain significa mean means define defina"))
 # Units that bind a bare number to an integer slot ("45 dias", "30 days").
 DAY_UNITS = frozenset(tokens("dia dias day days"))
 ARTICLES = frozenset(tokens("""o a os as um uma uns umas de da do das dos em na no nas nos para pra por pelo pela
@@ -208,6 +208,22 @@ def _asked_to(parts: list[str]) -> list[str] | None:
         if tuple(parts[:len(opener)]) == opener and len(parts) > len(opener):
             return parts[len(opener):]
     return None
+
+
+def _tag_asked(text: str) -> bool:
+    """"Vou precisar adiar essa <entidade> em 3 dias, tudo bem?": the "?" asks only whether it is all right."""
+    clauses = [c for c in re.split(r"[,;.!?]+", text) if tokens(c)]
+    return len(clauses) > 1 and " ".join(tokens(clauses[-1])) in _TAGS
+
+
+_TAGS = frozenset(" ".join(tokens(t)) for t in ("tudo bem", "pode ser", "ok", "okay", "certo", "beleza", "blz",
+                                                "combinado", "ta bom", "ta", "pode", "all right", "alright", "is that ok",
+                                                "is that okay", "is that alright", "sounds good", "right", "fine"))
+
+
+def asked_right_before(parts: list[str], at: int) -> bool:
+    """Do the words right before `at` ask someone to do it ("…, please add", "…, você pode aprovar")?"""
+    return any(at >= len(o) and tuple(parts[at - len(o):at]) == o for o in _POLITE_ASKS)
 
 
 _NOT_ASKING = {("can", "we"), ("could", "we"), ("can", "i"), ("could", "i"), ("podemos",), ("poderiamos",)}

@@ -15,7 +15,7 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from .grammar import same_word
-from .lexicon import ARTICLES, DEMONSTRATIVES, FILLER, tokens
+from .lexicon import ARTICLES, DAY_UNITS, DEMONSTRATIVES, FILLER, tokens
 
 NOISE = ARTICLES | DEMONSTRATIVES | FILLER
 
@@ -89,8 +89,10 @@ def find_partial(parts: list[str], items: Iterable[Mapping[str, Any]], label: st
                  skip: set[str] | frozenset[str] = frozenset(), used: set[int] | None = None) -> Mention | None:
     """Items sharing a distinctive word with the message ("o Pereira" → João Pereira). Words another slot
     consumed (`used`: "<entity> 312" naming the parent) are no word of a name."""
+    # ("uma <entidade> de 10 dias" never names "<pessoa> Dias": a unit after a number is the number's)
     words = [(i, p) for i, p in enumerate(parts) if len(p) >= 3 and not p.isdigit() and p not in NOISE
-             and not _skipped(p, skip) and i not in (used or ())]
+             and not _skipped(p, skip) and i not in (used or ())
+             and not (p in DAY_UNITS and i and parts[i - 1].isdigit())]
     hits: list[dict[str, Any]] = []
     spans: list[tuple[int, int]] = []
     for item in items:

@@ -24,6 +24,7 @@ from planning.exceptions import PlanInvalid
 from planning.models import ExecutionPlan
 from planning.selectors import plan_get, plan_policy_steps, plan_steps, plan_with_steps
 from planning.services import plan_from_intent, plan_from_parts, plan_remaining
+from planning.templates import TEMPLATES
 from policy.models import Outcome
 from policy.services import Approval, decision_record, receipt_issue, review_request_open
 
@@ -33,7 +34,7 @@ from .clarify import clarify
 from .ellipsis import remember_capability
 from .flow import activate_targets, invalidate_pending, is_count
 from .grammar import CapabilityGrammar
-from .intents import compound_intents, intent_state, structured_intent
+from .intents import compound_intents, intent_state, is_target, structured_intent
 from .models import Confirmation, Level
 from .state import confirmation_view
 from .statemachine import Status
@@ -60,6 +61,7 @@ def operate(turn: Turn, cap: CapabilityGrammar, extraction: Extraction, parts: l
             clone: bool = False) -> None:
     if cap.kind == "write" and not clone:
         _require_a_change(turn, cap, extraction)
+        _one_at_a_time(turn, cap, extraction)
     state = intent_state(capability=cap.id, values=extraction.values, text=turn.text, language=turn.language,
                          clone=clone)
     turn.event("INTENT_CREATED", {"intent_id": state["id"], "capability": cap.id})
@@ -87,6 +89,20 @@ def _require_a_change(turn: Turn, cap: CapabilityGrammar, extraction: Extraction
                           or extraction.not_found.get(s.name) for s in values):
         required = [s.name for s in values if s.required]
         extraction.missing.extend(m for m in (required or [values[0].name]) if m not in extraction.missing)
+
+
+def _one_at_a_time(turn: Turn, cap: CapabilityGrammar, extraction: Extraction) -> None:
+    """Several values for a slot that takes one, with no composite repeating the capability over them (no
+    "<capability>Many"): which one is asked, the values said its choices — never the first taken silently and
+    the others dropped ("put <person> and <person> on 512" had added only the first and said both)."""
+    if f"{cap.id}Many" in TEMPLATES:
+        return
+    for slot in cap.slots:
+        values = extraction.values.get(slot.name) or []
+        if len(values) > 1 and not slot.many and not is_target(turn, cap, slot.name):
+            extraction.ambiguous[slot.name] = [{**(v.entity or {}), "value": v.value, "label": v.label}
+                                               for v in values]
+            del extraction.values[slot.name]
 
 
 def read_answer_direct(turn: Turn, cap: CapabilityGrammar, state: Mapping[str, Any]) -> None:

@@ -26,7 +26,7 @@ from .grammar import (
     verb_root,
 )
 from .keyboard import dropped_inside, neighbour_slip
-from .lexicon import ARTICLES, CLOSED_CLASS, REQUEST_OPENERS, lead_in
+from .lexicon import ARTICLES, CLOSED_CLASS, REQUEST_OPENERS, asked_right_before, lead_in
 from .numbers import numbers_in
 
 MASK = "\x00"  # a word that matches nothing: the place of a name's word (data_spans.py)
@@ -167,7 +167,9 @@ def rank(grammar: Grammar, parts: list[str], allowed: set[str], hints: Hints) ->
     first = min(span[0] for _, span in matches.values())
     ranked: dict[str, Ranked] = {}
     for cap_id, (verb, span) in matches.items():
-        score = 10 + 3 * len(verb.words) - (4 if span[0] > first else 0)
+        # "I have <entity> 640 open, please add <child> to it": the verb right after "please" is the one asked for
+        score = 10 + 3 * len(verb.words) - (4 if span[0] > first else 0) + (5 if asked_right_before(parts, span[0])
+                                                                           and span[0] > first else 0)
         ranked[cap_id] = Ranked(grammar.capabilities[cap_id], score, verb, span)
     for base in list(ranked.values()):
         for sibling in grammar.capabilities.values():

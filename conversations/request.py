@@ -40,7 +40,7 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     # and what the user quoted, or what an item is said to say ("o <item> que manda …"): values as typed
     spans |= quoted_positions(turn.text, parts) | described_positions(turn.text, parts, _data_nouns(turn),
                                                                       _numbered_nouns(turn))
-    ranked = rank(turn.grammar, masked(parts, spans), allowed, hints)
+    ranked = _explanation_first(rank(turn.grammar, masked(parts, spans), allowed, hints))
     # "adicione X e depois aprove", "se estiver vencida, renove": never one action of several silently.
     shape = (compound_shape(turn.grammar, said_part(turn.text, masked(parts, spans)), allowed, hints)
              if ranked else None)
@@ -79,6 +79,8 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         return operate(turn, wanted, extractor.extract(wanted, parts), parts)
     if not ranked:
         return unparsed(turn, parts)
+    if _explains(ranked[0]):  # "o que significa um <filho> numa <entidade>?": explained, whatever fills best
+        return explain(turn, parts, from_word=ranked[0].verb_span[0])
     best, extraction = choose(turn, ranked, parts, extractor, allowed)
     cap = best.cap
     new = _a_new_one(turn, cap, parts, allowed)  # "abre uma <entidade> nova pra …": open a new one is a create
@@ -103,8 +105,8 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     page = _page_of(turn, cap, parts, allowed)
     if page is not None:
         cap, extraction = page, extractor.extract(page, parts)
-    if any(s.type == "knowledgeRef" for s in cap.slots):
-        return explain(turn, parts)
+    if any(s.type == "knowledgeRef" for s in cap.slots):  # what comes before its verb is no topic ("Bom dia. Antes…")
+        return explain(turn, parts, from_word=best.verb_span[0] if best.cap is cap and best.verb_span else 0)
     if cap.kind == "navigation":
         return navigate(turn, cap, extraction, parts)
     # (the status is UNDERSTANDING by now: what was running is what the conversation rested in)
@@ -284,9 +286,24 @@ def _opens_with_a_command(ranked: list[Ranked], parts: list[str], text: str) -> 
 
 def _asks_to_explain(ranked: list[Ranked]) -> bool:
     """"can you explain this <child>?": a question whose verb says explain asks the knowledge base, not a field."""
-    best = ranked[0] if ranked else None
-    return (best is not None and best.verb is not None and any(s.type == "knowledgeRef" for s in best.cap.slots)
-            and any(w in lexicon.EXPLAIN_MARKERS for w in best.verb.words))
+    return bool(ranked) and _explains(ranked[0])
+
+
+def _explains(reading: Ranked) -> bool:
+    return (reading.verb is not None and any(s.type == "knowledgeRef" for s in reading.cap.slots)
+            and any(w in lexicon.EXPLAIN_MARKERS for w in reading.verb.words))
+
+
+def _explanation_first(ranked: list[Ranked]) -> list[Ranked]:
+    """"o que significa um <filho> numa <entidade>?": a verb that asks what something means, said before any other
+    verb, reads the rest as its topic — the nouns after it name what to explain, not a list to show."""
+    explaining = next((r for r in ranked if _explains(r)), None)
+    if explaining is None or explaining is (ranked[0] if ranked else None):
+        return ranked
+    first = min(r.verb_span[0] for r in ranked if r.verb_span)
+    if explaining.verb_span is None or explaining.verb_span[0] > first:
+        return ranked
+    return [explaining, *(r for r in ranked if r is not explaining)]
 
 
 def _own_type(cap: CapabilityGrammar) -> str | None:

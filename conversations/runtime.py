@@ -21,7 +21,7 @@ from .attributes import same_number_elsewhere
 from .cancel import cancel, decline
 from .clarification import candidate_words, clarification_answer
 from .confirm import confirm
-from .corrections import correction_apply, field_correction
+from .corrections import correction_apply, field_correction, labelled_value
 from .courtesy import courtesy
 from .data_spans import data_spans
 from .dates import numbers_as_digits
@@ -109,6 +109,8 @@ def message(turn: Turn) -> None:
     if (pending_confirmation(turn) is not None and parts and parts[0] in lexicon.CORRECTION_LEADS
             and not _commands(turn, parts[1:], allowed)):
         return correction_apply(turn, parts[1:])
+    if not _commands(turn, parts, allowed) and labelled_value(turn, parts):  # "a <campo> é a <pessoa>"
+        return None
     held = _what_about(turn, words, allowed)
     if held is not None:  # "opa, perai, e o <outra pessoa>": another value for the proposal on screen
         return correction_apply(turn, held)
@@ -316,11 +318,14 @@ def _what_about(turn: Turn, words: list[str], allowed: set[str]) -> list[str] | 
 # "opa, 50 na verdade", "60 instead": the amount with words that only say it replaces the one on screen
 _VALUE_WORDS = lexicon.DAY_UNITS | lexicon.ARTICLES | frozenset(lexicon.tokens(
     "daqui pra para em in from now na no verdade caso actually instead then entao melhor better"))
+# "ah, pensando bem, coloca 45 dias", "make it 45 days": words that only place the amount said
+_PLACING = frozenset(lexicon.tokens("pensando bem coloca coloque poe bota bote deixa deixe muda mude faz faca make set "
+                                    "put it"))
 
 
 def _bare_value(parts: list[str]) -> list[str] | None:
-    """"opa, 45 dias", "15 days": only an amount (after an interjection), or None."""
-    rest = list(parts)
+    """"opa, 45 dias", "15 days", "coloca 45 dias": only an amount (after an interjection), or None."""
+    rest = [p for p in parts if p not in _PLACING]
     while rest and rest[0] in lexicon.INTERJECTION_LEADS:
         rest = rest[1:]
     digits = [p for p in rest if p.isdigit()]

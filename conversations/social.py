@@ -76,7 +76,7 @@ _ALONG = frozenset(tokens("por favor pela pelo ajuda a o voce vc amigo agente as
 # "what kind of stuff can you do?", "que tipo de coisa você sabe fazer?": the kind asked about, not a topic.
 _ALONG |= frozenset(tokens("what kind kinds sort sorts type types of stuff things que tipo tipos de coisa coisas"))
 # "what else can you do?", "o que mais você faz?".
-_ALONG |= frozenset(tokens("else mais now enquanto"))
+_ALONG |= frozenset(tokens("else mais now enquanto before anything first primeiro antes de tudo nada"))
 # Intensifiers and the words that say it of what just happened: "that was really helpful", "foi bem útil",
 # "helped a ton", "valeu demais mesmo", "cool, thanks".
 _ALONG |= frozenset(tokens("that s was this it really super so very ton bunch foi isso bem mesmo demais bastante "
@@ -86,7 +86,13 @@ _ALONG |= frozenset(tokens("that s was this it really super so very ton bunch fo
 _TOPIC_OPENERS = frozenset(tokens("com sobre em no na nos nas with about on regarding"))
 _TOPIC_WORDS = 2
 _GAP = 3
-_KINDS = (("thanks", THANKS), ("help", HELP), ("bye", BYE), ("greeting", GREETING))
+# "deu certo?", "did it go through?": how the last operation ended (courtesy.py answers from the conversation).
+OUTCOME = frozenset({"deu certo", "deu tudo certo", "funcionou", "ja foi", "foi feito", "ja foi feito", "terminou",
+                     "ja terminou", "acabou", "ja acabou", "ficou pronto", "ta pronto", "esta pronto", "ja ta pronto",
+                     "ja esta pronto", "conseguiu", "rolou", "did it work", "did that work", "did it go through",
+                     "did that go through", "is it done", "is that done", "was it done", "is it finished",
+                     "did it succeed", "all done", "done yet", "any luck", "did it go ok", "did it go well"})
+_KINDS = (("outcome", OUTCOME), ("thanks", THANKS), ("help", HELP), ("bye", BYE), ("greeting", GREETING))
 _PHRASES = tuple((kind, tuple(p.split())) for kind, phrases in _KINDS
                  for p in sorted(phrases, key=lambda p: (-len(p.split()), p)))
 _PLACEHOLDER = re.compile(r"\{([^}]+)\}")
@@ -142,7 +148,7 @@ def _without_topic(rest: list[str]) -> list[str]:
 
 
 def social_kind(parts: list[str]) -> str | None:
-    """"greeting", "thanks", "bye" or "help" when the whole message is one of those, else None."""
+    """"greeting", "thanks", "bye", "help" or "outcome" when the whole message is one of those, else None."""
     if not parts or len(parts) > MAX_WORDS:
         return None
     left: list[str | None] = list(parts)

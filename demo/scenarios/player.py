@@ -150,7 +150,9 @@ def _conversation(play: ScenarioPlay, name: str, token: str) -> ConversationPlay
 
 def _turn_observe(play: ScenarioPlay, turn: Mapping[str, Any]) -> Observation | Mismatch:
     token = play.tokens[turn.get("as", play.scenario.data["user"])]
-    conversation = _conversation(play, turn.get("conversation", MAIN), token)
+    # A conversation is the scenario user's, whoever speaks first in it: a turn `as:` another user talks in it
+    # as that user (refused with 404, SCENARIOS.md) and never takes it over for the turns after.
+    conversation = _conversation(play, turn.get("conversation", MAIN), play.tokens[play.scenario.data["user"]])
     if conversation.id is None:
         return _refused(play, conversation, 404, {"detail": "the conversation could not be started"})
     result = _send(play, conversation, turn, token)

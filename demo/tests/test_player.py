@@ -234,3 +234,16 @@ def test_navigation_to_the_wrong_inspection_or_to_a_permit_fails(agent):
     data["turns"][0]["expect"] = {}
     outcome = play(agent, Scenario(path=scenario.path, name=scenario.name, data=data))
     assert outcome.turn == 2 and "'permit': '8'" in outcome.reason
+
+
+def test_the_conversation_is_the_scenario_users_whoever_speaks_first(agent):
+    """A first turn `as:` another user talks in the scenario user's conversation (refused: not theirs) and never
+    takes it over: the user's own turns after it are answered."""
+    scenario = scenario_load(FIXTURE)
+    data = copy.deepcopy(dict(scenario.data))
+    first = {"say": "Abra a permissão 123", "as": "viewer", "expect": {"type": "error", "execution": "none"}}
+    data["turns"] = [first, *data["turns"]]
+    outcome = play(agent, Scenario(path=scenario.path, name=scenario.name, data=data))
+    assert outcome.passed, outcome
+    owners = {c["owner"] for c in agent.conversations.values()}
+    assert len(agent.conversations) == 1 and len(owners) == 1
