@@ -110,7 +110,21 @@ def _pick_candidate(candidates: list[dict[str, Any]], parts: list[str]) -> dict[
     numbers = [p for p in parts if p.isdigit()]
     if len(numbers) == 1 and 1 <= int(numbers[0]) <= len(candidates) and len(parts) <= 2:
         return candidates[int(numbers[0]) - 1]
-    return None
+    at = _ordinal(parts)
+    return candidates[at] if at is not None and -len(candidates) <= at < len(candidates) else None
+
+
+def _ordinal(parts: list[str]) -> int | None:
+    """"a primeira", "a de cima", "the second one", "the last one": the place of the choice in the list shown."""
+    said = " ".join(p for p in parts if p not in _AROUND_AN_ORDINAL)
+    return next((at for at, phrases in _ORDINALS.items() if said in phrases), None)
+
+
+_AROUND_AN_ORDINAL = frozenset(tokens("a o as os the one opcao option essa esse that this aquela aquele"))
+_ORDINALS = {0: frozenset({"primeira", "primeiro", "de cima", "first", "top", "1st", "upper"}),
+             1: frozenset({"segunda", "segundo", "second", "2nd"}),
+             2: frozenset({"terceira", "terceiro", "third", "3rd"}),
+             -1: frozenset({"ultima", "ultimo", "de baixo", "last", "bottom", "lower"})}
 
 
 def resume_intent(turn: Turn, state: dict[str, Any]) -> None:

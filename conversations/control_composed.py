@@ -21,7 +21,10 @@ def undo_phrasings() -> frozenset[str]:
                 "this", "him", "her", "them", "that one", "this one"]
     done = [" ".join(f"{p} {w} {t}".split()) for p in ("o que", "no que", "") for w in ("voce", "vc", "tu", "")
             for t in ("fez", "acabou de fazer", "fez agora", "fez agora pouco")] + [
-        f"what you {t}" for t in ("did", "just did", "did just now", "just changed")]
+        f"what you {t}" for t in ("did", "just did", "did just now", "just changed")] + [
+        f"{p} foi {t}" for p in ("o que", "tudo que", "tudo o que") for t in ("feito", "feito agora", "adicionado",
+                                                                             "incluido", "alterado", "mudado")] + [
+        f"what {v} {t}" for v in ("was", "got", "has been") for t in ("done", "just done", "added", "changed")]
     # "essa alteração", "that change", "a mudança que você fez": the change named by a demonstrative
     changes = [f"{d} {n}" for d in ("essa", "esta", "aquela", "a")
                for n in ("alteracao", "mudanca", "acao", "operacao")]
@@ -30,7 +33,7 @@ def undo_phrasings() -> frozenset[str]:
     changes += [f"{d} {n}" for d in ("that", "this", "the", "my", "last")
                 for n in ("change", "edit", "update", "action", "step", "entry", "record")]
     objects = [*last_pt, *last_en, *pronouns, *changes,
-               *[d for d in done if d.startswith(("o que", "no que", "what"))]]
+               *[d for d in done if d.startswith(("o que", "no que", "tudo", "what"))]]
     undo_verbs = ["desfaz", "desfaca", "desfazer", "undo", "revert", "reverte", "reverta", "reverter", "roll back",
                   "volta atras", "volte atras", "voltar atras"]
     composed = {f"{v} {o}" for v in undo_verbs for o in objects}

@@ -16,12 +16,15 @@ from .lexicon import tokens
 def _the_same_for() -> list[str]:
     """"do the same on", "now the same for", "faz o mesmo na", "repete pra", "mesma coisa com": a doing of
     the same again (or none), then a preposition — composed, every combination a user may type."""
-    en = [f"{v} {s} {p}".strip() for v in ("do", "") for s in ("the same", "same", "the same thing", "same thing")
-          for p in ("for", "with", "to", "on", "in", "at")]
+    same = ("the same", "same", "the same thing", "same thing", "the same question", "same question")
+    en = [f"{v} {s} {p}".strip() for v in ("do", "ask", "") for s in same
+          for p in ("for", "with", "to", "on", "in", "at", "about")]
     en += [f"repeat {t}{p}" for t in ("", "that ", "it ", "this ") for p in ("for", "with", "on", "in")]
     to = ("para", "pra", "com", "na", "no", "em")
     pt = [f"{v} {s} {p}".strip() for v in ("faz", "faca", "fazer", "") for s in ("o mesmo", "a mesma coisa",
                                                                              "mesma coisa") for p in to]
+    pt += [f"{s} {p}" for s in ("a mesma pergunta", "mesma pergunta", "pergunta o mesmo", "pergunto o mesmo")
+           for p in (*to, "sobre")]
     pt += [f"{v} igual {p}" for v in ("faz", "faca", "fazer") for p in to]  # ("igual na 311" alone compares)
     pt += [f"{v} {p}" for v in ("repete", "repita", "repete isso", "repita isso") for p in to]
     return en + pt

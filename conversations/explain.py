@@ -11,6 +11,7 @@ from knowledge.text import is_stop_word
 from . import lexicon
 from .flow import rest, topic_set
 from .grammar import camel_parts
+from .ranking import Ranked
 from .state import situation_for
 from .turns import Turn
 
@@ -71,3 +72,25 @@ def _last_acted_on(turn: Turn) -> list[Mapping]:
 
 def _similar_type(a: str, b: str) -> bool:
     return a == b or bool((set(camel_parts(a)) & set(camel_parts(b))) - {"type", "permit", "work"})
+
+
+def asks_to_explain(ranked: list[Ranked]) -> bool:
+    """"can you explain this <child>?": a question whose verb says explain asks the knowledge base, not a field."""
+    return bool(ranked) and explains(ranked[0])
+
+
+def explains(reading: Ranked) -> bool:
+    return (reading.verb is not None and any(s.type == "knowledgeRef" for s in reading.cap.slots)
+            and any(w in lexicon.EXPLAIN_MARKERS for w in reading.verb.words))
+
+
+def explanation_first(ranked: list[Ranked]) -> list[Ranked]:
+    """"o que significa um <filho> numa <entidade>?": a verb that asks what something means, said before any other
+    verb, reads the rest as its topic — the nouns after it name what to explain, not a list to show."""
+    explaining = next((r for r in ranked if explains(r)), None)
+    if explaining is None or explaining is (ranked[0] if ranked else None):
+        return ranked
+    first = min(r.verb_span[0] for r in ranked if r.verb_span)
+    if explaining.verb_span is None or explaining.verb_span[0] > first:
+        return ranked
+    return [explaining, *(r for r in ranked if r is not explaining)]

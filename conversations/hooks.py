@@ -96,15 +96,34 @@ def _message(execution: Execution, detail: Mapping[str, Any], intent: Mapping[st
         text = batch_done(detail, intent, grammar, language) or text
         return "execution", text
     failed = [s for s in detail["steps"] if s["status"] in ("failed", "unknown")]
-    if failed:
-        names = []
-        for step in failed:
-            plan_input = (step.get("input") or {})
-            names.extend(labels[str(v)] for v in plan_input.values() if str(v) in labels)
-        if names and execution.status == "partially_completed":
-            text = messages.say("execution.partial", language, detail=f"{text} {messages.join_list(names, language)}")
+    if failed and execution.status == "partially_completed":
+        text = _failed_named(text, failed, labels, _target_values(intent, grammar), language)
     kind = "error" if execution.status in ("failed", "compensated") else "execution"
     return kind, text
+
+
+def _failed_named(text: str, failed: list[Mapping[str, Any]], labels: Mapping[str, str], targets: set[str],
+                  language: str) -> str:
+    """The partial result with each item that failed as the user named it — never its key ("confinedSpace") nor
+    the item they all went to (the "<entity> 123" every step names)."""
+    raw = [str(v) for step in failed for v in (step.get("input") or {}).values()
+           if str(v) in labels and str(v) not in targets]
+    names = [labels[v] for v in raw]
+    if not names:
+        return text
+    said = text
+    for value in raw:
+        if not value.isdigit():  # a key the result quoted: its name instead
+            said = said.replace(value, labels[value])
+    detail = said if all(n in said for n in names) else f"{text} {messages.join_list(names, language)}"
+    return messages.say("execution.partial", language, detail=detail.rstrip("."))
+
+
+def _target_values(intent: Mapping[str, Any], grammar: Any) -> set[str]:
+    cap = grammar.capabilities.get(str(intent.get("capability")))
+    slots = intent.get("slots") or {}
+    return {str(v.get("value")) for s in (cap.slots if cap else ()) if s.parse == "reference"
+            for v in slots.get(s.name) or ()}
 
 
 def on_execution_settled(execution: Execution) -> None:

@@ -11,10 +11,10 @@ from .lexicon import ARTICLES, DAY_UNITS, tokens
 # Verbs that make a number more or less (closed-class arithmetic, not a domain's verbs).
 ADD = frozenset(tokens("mais aumenta aumente aumentar acrescenta acrescente acrescentar soma some somar adiciona "
                        "adicione estende estenda estender prorroga prorrogue prorrogar prolonga prolongue more add ad "
-                       "increase extend plus lengthen"))
+                       "increase extend plus lengthen bump raise boost stretch estica espicha amplia alonga sobe suba"))
 SUB = frozenset(tokens("menos reduz reduza reduzir diminui diminua diminuir tira tire subtrai subtraia corta "
                        "corte encurta encurte less minus reduce decrease subtract cut shorten remove knock "
-                       "trim shave"))
+                       "trim shave lower shrink baixa abaixa desconta"))
 # "extend it by 5 days", "prorroga em 5 dias": the amount of a change, after one of those verbs.
 _BY = frozenset(tokens("by em"))
 

@@ -216,9 +216,9 @@ def _tag_asked(text: str) -> bool:
     return len(clauses) > 1 and " ".join(tokens(clauses[-1])) in _TAGS
 
 
-_TAGS = frozenset(" ".join(tokens(t)) for t in ("tudo bem", "pode ser", "ok", "okay", "certo", "beleza", "blz",
-                                                "combinado", "ta bom", "ta", "pode", "all right", "alright", "is that ok",
-                                                "is that okay", "is that alright", "sounds good", "right", "fine"))
+_TAGS = frozenset(" ".join(tokens(t)) for t in (
+    "tudo bem", "pode ser", "ok", "okay", "certo", "beleza", "blz", "combinado", "ta bom", "ta", "pode", "all right",
+    "alright", "is that ok", "is that okay", "is that alright", "sounds good", "right", "fine"))
 
 
 def asked_right_before(parts: list[str], at: int) -> bool:

@@ -11,7 +11,7 @@ from .clone import clone_extraction, clone_said
 from .compound_said import Shape, compound_shape, said_part
 from .data_spans import data_spans
 from .date_write import date_for_an_item, date_write
-from .explain import explain
+from .explain import asks_to_explain, explain, explains, explanation_first
 from .field_write import field_write, field_write_of, field_writes
 from .flow import rest
 from .freetext import described_positions, quoted_positions
@@ -40,7 +40,7 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     # and what the user quoted, or what an item is said to say ("o <item> que manda …"): values as typed
     spans |= quoted_positions(turn.text, parts) | described_positions(turn.text, parts, _data_nouns(turn),
                                                                       _numbered_nouns(turn))
-    ranked = _explanation_first(rank(turn.grammar, masked(parts, spans), allowed, hints))
+    ranked = explanation_first(rank(turn.grammar, masked(parts, spans), allowed, hints))
     # "adicione X e depois aprove", "se estiver vencida, renove": never one action of several silently.
     shape = (compound_shape(turn.grammar, said_part(turn.text, masked(parts, spans)), allowed, hints)
              if ranked else None)
@@ -57,7 +57,7 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     asks = lexicon.asks(parts, turn.text) and not (lexicon.polite(parts) and (
         (ranked and ranked[0].cap.kind in ("write", "navigation"))
         or field_write_of(turn, parts, allowed) is not None)) and not _opens_with_a_command(ranked, parts, turn.text) \
-        and not _asks_to_explain(ranked)
+        and not asks_to_explain(ranked)
     counts = any(p in lexicon.COUNT_WORDS for p in parts)
     if asks and field_question(turn, parts, phrases_with=lexicon.COUNT_WORDS if counts else None, data=spans):
         return
@@ -79,7 +79,7 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         return operate(turn, wanted, extractor.extract(wanted, parts), parts)
     if not ranked:
         return unparsed(turn, parts)
-    if _explains(ranked[0]):  # "o que significa um <filho> numa <entidade>?": explained, whatever fills best
+    if explains(ranked[0]):  # "o que significa um <filho> numa <entidade>?": explained, whatever fills best
         return explain(turn, parts, from_word=ranked[0].verb_span[0])
     best, extraction = choose(turn, ranked, parts, extractor, allowed)
     cap = best.cap
@@ -91,7 +91,9 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
             and date_for_an_item(turn, parts, allowed, extractor)):
         return
     # "o que foi apontado na <entidade> 52?": a question about what was done is no request to do it.
-    if cap.kind == "write" and _asks_what_was_done(parts, best) and not lexicon.polite(parts):
+    # "does 720 include <child>?": a yes-or-no question about what the write would add is answered from the list
+    if cap.kind == "write" and (_asks_what_was_done(parts, best) or _yes_or_no(parts, turn.text)) \
+            and not lexicon.polite(parts):
         return _what_was_done(turn, cap, parts, allowed, extractor)
     # "deixa a 802 como cancelada": a generic verb that finds none of its values, and a status goal said.
     targets = _targets(cap)
@@ -194,6 +196,14 @@ def _asks_what_was_done(parts: list[str], best: Ranked) -> bool:
     return bool(set(parts[:best.verb_span[0]]) & _PAST_MARKERS) or verb.endswith(_PAST_ENDINGS)
 
 
+def _yes_or_no(parts: list[str], text: str) -> bool:
+    """An English question opened by an auxiliary ("does …?", "is … on …?", "has …?"): it asks, it asks for nothing."""
+    return text.rstrip().endswith("?") and bool(parts) and parts[0] in _AUXILIARIES
+
+
+_AUXILIARIES = frozenset(lexicon.tokens("does do did is are was were has have"))
+
+
 def _what_was_done(turn: Turn, cap: CapabilityGrammar, parts: list[str], allowed: set[str],
                    extractor: Extractor) -> None:
     """Answer from the list of what the write adds to (`<entity>.<children>.add` → `<entity>.<children>.list`,
@@ -282,28 +292,6 @@ def _opens_with_a_command(ranked: list[Ranked], parts: list[str], text: str) -> 
         return False
     opening = next((i for i, p in enumerate(parts) if p not in lexicon.OPENING), len(parts))  # "I'd like you to"
     return ranked[0].cap.kind in ("write", "navigation") and ranked[0].verb_span[0] <= opening
-
-
-def _asks_to_explain(ranked: list[Ranked]) -> bool:
-    """"can you explain this <child>?": a question whose verb says explain asks the knowledge base, not a field."""
-    return bool(ranked) and _explains(ranked[0])
-
-
-def _explains(reading: Ranked) -> bool:
-    return (reading.verb is not None and any(s.type == "knowledgeRef" for s in reading.cap.slots)
-            and any(w in lexicon.EXPLAIN_MARKERS for w in reading.verb.words))
-
-
-def _explanation_first(ranked: list[Ranked]) -> list[Ranked]:
-    """"o que significa um <filho> numa <entidade>?": a verb that asks what something means, said before any other
-    verb, reads the rest as its topic — the nouns after it name what to explain, not a list to show."""
-    explaining = next((r for r in ranked if _explains(r)), None)
-    if explaining is None or explaining is (ranked[0] if ranked else None):
-        return ranked
-    first = min(r.verb_span[0] for r in ranked if r.verb_span)
-    if explaining.verb_span is None or explaining.verb_span[0] > first:
-        return ranked
-    return [explaining, *(r for r in ranked if r is not explaining)]
 
 
 def _own_type(cap: CapabilityGrammar) -> str | None:

@@ -32,6 +32,7 @@ from .models import (
     InspectionStatus,
 )
 from .serializers import (
+    MAX_ID,
     CountOutputSerializer,
     NamedRefSerializer,
     NumberedFilterSerializer,
@@ -80,6 +81,8 @@ class InspectionFilterSerializer(NumberedFilterSerializer):
     status = serializers.ChoiceField(required=False, choices=InspectionStatus.choices)
     inspector_status = serializers.ChoiceField(required=False, choices=["ASSIGNED", "UNASSIGNED"],
                                                help_text="ASSIGNED: with an inspector; UNASSIGNED: without one.")
+    inspector = serializers.IntegerField(source="inspector_id", required=False, min_value=1, max_value=MAX_ID,
+                                         help_text="Only the inspections this employee inspects.")
     finding_severity = serializers.ChoiceField(required=False, choices=FindingSeverity.choices,
                                                help_text="Only inspections with a finding of this severity.")
     has_findings = serializers.ChoiceField(required=False, choices=["HAS_ANY", "HAS_NONE"],

@@ -20,6 +20,7 @@ class InspectionFilters(NumberedFilters):
     whether an inspector is assigned and by the severity of a finding they have."""
 
     inspector_status: str | None = None  # ASSIGNED | UNASSIGNED
+    inspector_id: int | None = None  # the inspections this employee inspects
     finding_severity: str | None = None
     has_findings: str | None = None  # HAS_ANY | HAS_NONE
 
@@ -38,6 +39,8 @@ def _filtered(inspections: QuerySet[Inspection], filters: InspectionFilters) -> 
     inspections = numbered_filtered(inspections, filters)
     if filters.inspector_status:
         inspections = inspections.filter(inspector__isnull=filters.inspector_status == "UNASSIGNED")
+    if filters.inspector_id is not None:
+        inspections = inspections.filter(inspector_id=filters.inspector_id)
     inspections = has_children(inspections, "findings", filters.has_findings)
     if filters.finding_severity:
         inspections = inspections.filter(findings__severity=filters.finding_severity).distinct()

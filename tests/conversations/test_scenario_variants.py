@@ -117,7 +117,8 @@ def test_an_undo_asked_with_an_apology_undoes_and_records_nothing(world, operato
     conversation = start(operator_client)
     talk(operator_client, conversation, "bota montagem de andaime", ui=selection(world.p802))
     talk(operator_client, conversation, "sim")
-    turn = talk(operator_client, conversation, "Peço desculpas, mas preciso que o senhor desfaça esse registro, por favor.")
+    turn = talk(operator_client, conversation,
+                "Peço desculpas, mas preciso que o senhor desfaça esse registro, por favor.")
     assert turn["response"]["confirmation"], turn["response"]
     assert "Montagem de Andaime" in turn["response"]["message"]
     talk(operator_client, conversation, "sim")
@@ -170,7 +171,8 @@ def test_a_correction_opened_by_quer_dizer_changes_the_pending_amount(world, ope
 
 
 @executes
-@pytest.mark.parametrize(("text", "label"), [("Volta pra permissão 802", "802"), ("go back to permit 771 of Delta", "771")])
+@pytest.mark.parametrize(("text", "label"), [("Volta pra permissão 802", "802"),
+                                             ("go back to permit 771 of Delta", "771")])
 def test_going_back_to_an_item_opens_it(world, operator_client, start, talk, text, label):
     conversation = start(operator_client)
     talk(operator_client, conversation, "abre a permissão 771 da Omega")

@@ -14,7 +14,7 @@ from knowledge.services import knowledge_package_create
 from sst import services as sst
 from sst.models import PermitWorker, WorkPermit
 
-from .conftest import inspection_78, selection
+from .conftest import inspection_78
 
 executes = pytest.mark.django_db(transaction=True)
 
