@@ -199,7 +199,8 @@ def _remark_only(turn: Turn, rest: list[str], allowed: set[str]) -> bool:
 
 
 _CORRECTION_OPENERS = (("quero",), ("queria",), ("prefiro",), ("era",), ("seria",), ("e",), ("i", "want"),
-                       ("i", "meant"), ("it", "s"), ("it", "is"), ("instead",), ("want",))
+                       ("i", "meant"), ("it", "s"), ("it", "is"), ("instead",), ("want",), ("quis",), ("eu", "quis"),
+                       ("quer", "dizer"), ("i", "mean"))
 
 
 def _opens_correction(rest: list[str]) -> bool:

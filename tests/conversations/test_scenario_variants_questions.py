@@ -78,3 +78,21 @@ def test_a_choice_said_by_its_place_in_the_list(world, operator_client, start, t
     turn = talk(operator_client, conversation, choice)
     assert turn["response"]["type"] == "navigation", turn["response"]
     assert turn["response"]["navigation"]["entity"]["id"] == str(candidates[index]["id"])
+
+
+@executes
+@pytest.mark.parametrize("again", ["And this one?", "e essa aqui?"])
+def test_the_same_question_about_the_item_selected_since(world, operator_client, start, talk, again):
+    conversation = start(operator_client)
+    talk(operator_client, conversation, "What's the validity of this permit?", ui=selection(world.p802))
+    turn = talk(operator_client, conversation, again, ui=selection(world.p771))
+    assert turn["response"]["type"] == "answer" and "771" in _msg(turn), turn["response"]
+
+
+@executes
+@pytest.mark.parametrize("correction", ["No, I meant this one", "não, quis dizer essa aqui"])
+def test_a_correction_pointing_at_the_item_selected_since(world, operator_client, start, talk, correction):
+    conversation = start(operator_client)
+    talk(operator_client, conversation, "Set the validity of this one to 44 days", ui=selection(world.p802))
+    turn = talk(operator_client, conversation, correction, ui=selection(world.p771))
+    assert turn["response"]["confirmation"] and "771" in _msg(turn) and "44" in _msg(turn), turn["response"]
