@@ -58,6 +58,8 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         (ranked and ranked[0].cap.kind in ("write", "navigation"))
         or field_write_of(turn, parts, allowed) is not None)) and not _opens_with_a_command(ranked, parts, turn.text) \
         and not asks_to_explain(ranked)
+    if asks and _what_this_field_is(parts):  # "o que é esse campo?", "what's this field?": what it means
+        return explain(turn, parts)
     counts = any(p in lexicon.COUNT_WORDS for p in parts)
     if asks and field_question(turn, parts, phrases_with=lexicon.COUNT_WORDS if counts else None, data=spans):
         return
@@ -292,6 +294,17 @@ def _opens_with_a_command(ranked: list[Ranked], parts: list[str], text: str) -> 
         return False
     opening = next((i for i, p in enumerate(parts) if p not in lexicon.OPENING), len(parts))  # "I'd like you to"
     return ranked[0].cap.kind in ("write", "navigation") and ranked[0].verb_span[0] <= opening
+
+
+def _what_this_field_is(parts: list[str]) -> bool:
+    """A question about "this field" itself (a field word and a demonstrative, no number) that asks nothing of its
+    value ("qual o valor desse campo?", "what's in this field?" ask the value)."""
+    return (any(p in _FIELD_WORDS for p in parts) and any(p in lexicon.DEMONSTRATIVES for p in parts)
+            and not any(p.isdigit() or p in _VALUE_ASKED for p in parts))
+
+
+_FIELD_WORDS = frozenset(lexicon.tokens("campo field"))
+_VALUE_ASKED = frozenset(lexicon.tokens("valor value in tem has have quanto quantos how many much preenchido filled"))
 
 
 def _own_type(cap: CapabilityGrammar) -> str | None:

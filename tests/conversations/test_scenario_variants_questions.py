@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from knowledge.services import knowledge_package_create
 from sst.models import Inspection, PermitComponent
 
 from .conftest import inspection_78, selection
@@ -96,3 +97,22 @@ def test_a_correction_pointing_at_the_item_selected_since(world, operator_client
     talk(operator_client, conversation, "Set the validity of this one to 44 days", ui=selection(world.p802))
     turn = talk(operator_client, conversation, correction, ui=selection(world.p771))
     assert turn["response"]["confirmation"] and "771" in _msg(turn) and "44" in _msg(turn), turn["response"]
+
+
+def _focus(permit, field: str, label: str) -> dict:
+    return {**selection(permit), "focus": {"fieldName": field, "label": label}}
+
+
+@executes
+@pytest.mark.parametrize(("text", "field", "label", "expected"), [
+    ("What's this field?", "validity_days", "Validade", "19 dias"),
+    ("o que é esse campo?", "responsible", "Responsável", "execução segura"),
+    ("pra que serve esse campo?", "validity_days", "Validade", "19 dias"),
+])
+def test_what_the_field_under_the_cursor_is(world, operator_client, start, talk, text, field, label, expected):
+    knowledge_package_create(tenant=world.tenant, documents=[
+        {"title": "Validade da permissão",
+         "body": "A validade diz por quantos dias a permissão vale; o padrão é 19 dias."},
+        {"title": "Responsável pela permissão", "body": "O responsável responde pela execução segura do trabalho."}])
+    turn = talk(operator_client, start(operator_client), text, ui=_focus(world.p802, field, label))
+    assert turn["response"]["type"] == "answer" and expected in _msg(turn), turn["response"]
