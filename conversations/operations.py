@@ -100,8 +100,8 @@ def _one_at_a_time(turn: Turn, cap: CapabilityGrammar, extraction: Extraction) -
     for slot in cap.slots:
         values = extraction.values.get(slot.name) or []
         if len(values) > 1 and not slot.many and not is_target(turn, cap, slot.name):
-            extraction.ambiguous[slot.name] = [{**(v.entity or {}), "value": v.value, "label": v.label}
-                                               for v in values]
+            extraction.ambiguous[slot.name] = [{"type": slot.type, "id": v.value, **(v.entity or {}),
+                                                "value": v.value, "label": v.label} for v in values]
             del extraction.values[slot.name]
 
 

@@ -107,6 +107,8 @@ def test_several_values_for_a_slot_that_takes_one_are_asked_never_dropped(world,
     turn = talk(operator_client, conversation, "coloca a Ana Costa e o Bruno Teixeira como inspetor da inspeção 78")
     assert turn["response"]["type"] == "clarification", turn["response"]
     assert len(turn["response"]["clarification"]["candidates"]) == 2
+    chosen = talk(operator_client, conversation, "o Bruno")  # one of them, then the proposal of that one only
+    assert chosen["response"]["confirmation"] and "Bruno Teixeira" in _msg(chosen) and "Ana" not in _msg(chosen)
 
 
 @executes
