@@ -13,7 +13,7 @@ from . import lexicon
 from .attributes import same_number_elsewhere
 from .clarify import clarify
 from .ellipsis import last_request
-from .ellipsis_turn import ellipsis_apply
+from .ellipsis_turn import ellipsis_apply, pointed_on_screen
 from .flow import allowed_capabilities, pending_confirmation
 from .grammar import CapabilityGrammar, same_word
 from .intents import slot_values
@@ -148,9 +148,9 @@ def _changes(turn: Turn, extractor: Extractor, cap: CapabilityGrammar, base: dic
         elif current is not None and number == str(current.label) and any(p in lexicon.OTHER for p in parts):
             besides = current.value  # "é a outra 340": its number said again, with "the other"
         if number is None:
-            shown = _on_screen(turn, slot, parts, current)
-            if shown is not None:  # "no, I meant this one" with another item selected since
-                slots[slot.name] = [shown]
+            shown = pointed_on_screen(turn, slot, parts)
+            if shown is not None and (current is None or str(current.value) != str(shown.value)):
+                slots[slot.name] = [shown.to_dict()]  # "no, I meant this one" with another item selected since
                 changed.append(slot.name)
             continue
         probe = Extraction()
@@ -175,23 +175,6 @@ def _changes(turn: Turn, extractor: Extractor, cap: CapabilityGrammar, base: dic
         if name not in changed:
             ambiguous.setdefault(name, options)
     return slots, changed, ambiguous
-
-
-def _on_screen(turn: Turn, slot: Any, parts: list[str], current: Any) -> dict[str, Any] | None:
-    """The item selected on the page, when the words only point at it ("this one", "essa aqui") and it is
-    another item of the slot's type than the one the intent holds."""
-    if not parts or any(p not in _POINTING for p in parts):
-        return None
-    selection = situation_for(turn.conversation).selection
-    if not selection or selection.get("type") != slot.type:
-        return None
-    if current is not None and str(current.value) == str(selection.get("id")):
-        return None
-    return {"value": selection.get("id"), "label": str(selection.get("label") or ""), "entity": dict(selection),
-            "source": "ui"}
-
-
-_POINTING = frozenset(lexicon.tokens("this that one essa esse esta este aqui ai ali a o i meant quis dizer eu era"))
 
 
 def _number_for(turn: Turn, extractor: Extractor, cap, slot, parts: list[str]) -> str | None:

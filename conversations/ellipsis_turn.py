@@ -106,7 +106,8 @@ def _field_again(turn: Turn, request: dict[str, Any], rest: list[str]) -> bool:
             continue
         extractor = _extractor(turn)
         named = (extractor.extract(cap, rest, use_context=False).values.get(slot.name) or [None])[0]
-        named = named or _same_number_named(turn, extractor, slot, rest, request) or _on_screen(turn, slot, rest)
+        named = (named or _same_number_named(turn, extractor, slot, rest, request)
+                 or pointed_on_screen(turn, slot, rest))
         other = named is not None and str(named.value) != str(request.get("id"))
         body = turn.reader.entity(slot.type, named.value if other else request.get("id"))
         if body is None:
@@ -119,9 +120,10 @@ def _field_again(turn: Turn, request: dict[str, Any], rest: list[str]) -> bool:
     return False
 
 
-def _on_screen(turn: Turn, slot: Any, rest: list[str]) -> SlotValue | None:
-    """"and this one?" with another item selected on the page since the question: the same question about it."""
-    if not rest or any(w not in _POINTING for w in rest):
+def pointed_on_screen(turn: Turn, slot: Any, words: list[str]) -> SlotValue | None:
+    """The item of the slot's type selected on the page (the validated selection), when the words only point at
+    it: "and this one?" asks the last question about it, "no, I meant this one" retargets to it."""
+    if not words or any(w not in _POINTING for w in words):
         return None
     selection = situation_for(turn.conversation).selection
     if not selection or selection.get("type") != slot.type:
@@ -129,7 +131,9 @@ def _on_screen(turn: Turn, slot: Any, rest: list[str]) -> SlotValue | None:
     return SlotValue(selection.get("id"), str(selection.get("label") or ""), dict(selection), "ui")
 
 
-_POINTING = frozenset(lexicon.tokens("this that one these essa esse esta este aqui ai ali a o"))
+# pointing words, and the correction's own lead ("I meant", "quis dizer") before them
+_POINTING = frozenset(lexicon.tokens("this that one these essa esse esta este aqui ai ali a o "
+                                     "i meant quis dizer eu era"))
 
 
 def _same_number_named(turn: Turn, extractor: Extractor, slot: Any, rest: list[str],

@@ -74,11 +74,6 @@ def _similar_type(a: str, b: str) -> bool:
     return a == b or bool((set(camel_parts(a)) & set(camel_parts(b))) - {"type", "permit", "work"})
 
 
-def asks_to_explain(ranked: list[Ranked]) -> bool:
-    """"can you explain this <child>?": a question whose verb says explain asks the knowledge base, not a field."""
-    return bool(ranked) and explains(ranked[0])
-
-
 def explains(reading: Ranked) -> bool:
     return (reading.verb is not None and any(s.type == "knowledgeRef" for s in reading.cap.slots)
             and any(w in lexicon.EXPLAIN_MARKERS for w in reading.verb.words))

@@ -28,6 +28,11 @@ def slot_values(state: Mapping[str, Any], name: str) -> list[SlotValue]:
     return [SlotValue.from_dict(v) for v in (state.get("slots") or {}).get(name) or []]
 
 
+def repeated(capability: str) -> bool:
+    """A composite repeats the capability over several values of one slot ("<capability>Many", composites.yaml)."""
+    return f"{capability}Many" in TEMPLATES
+
+
 def is_target(turn: Turn, cap: CapabilityGrammar, slot_name: str) -> bool:
     slot = cap.slot(slot_name)
     return bool(slot and slot.from_context and turn.reader.read_capability(slot.type))
@@ -54,7 +59,7 @@ def structured_intent(turn: Turn, state: Mapping[str, Any]) -> tuple[StructuredI
                                            label=str(values[0].label))
             if revision is not None:
                 pins[f"{slot.type}:{values[0].value}"] = int(revision)
-        elif len(values) > 1 and not slot.many and f"{cap.id}Many" in TEMPLATES:
+        elif len(values) > 1 and not slot.many and repeated(cap.id):
             name = f"{cap.id}Many"
             slots[f"{slot.field}s"] = [v.value for v in values]
         else:

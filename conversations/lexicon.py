@@ -193,8 +193,10 @@ def run_of(phrases: frozenset[str], text: str) -> bool:
 
 # Said before a control phrase, they change nothing: "opa, errei, desfaz isso", "sorry, my bad, undo that".
 _SELF_CORRECTIONS = frozenset({"errei", "erro meu", "foi mal", "desculpa", "desculpe", "my bad", "sorry", "my mistake",
+                               "peco desculpas", "perdao", "i m sorry", "im sorry",
                                "oh", "oh no", "ai", "xi", "eita", "whoops", "pensando bem", "pensando melhor",
                                "on second thought", "on second thoughts", "second thoughts", "actually"})
+_SELF_CORRECTION_LEADS = sorted((tuple(p.split()) for p in _SELF_CORRECTIONS), key=len, reverse=True)
 _KINDS = (("confirm", CONFIRM), ("decline", DECLINE), ("cancel", CANCEL), ("undo", UNDO), ("retry", RETRY),
           ("resume", RESUME))
 _ACTIONS = frozenset({"undo", "retry", "resume"})
@@ -264,19 +266,15 @@ def control_run(text: str) -> str | None:
 
 
 def _after_apology(parts: list[str]) -> list[str]:
-    """The words after the interjections and an apology that open a message ("peço desculpas, mas preciso que
-    o senhor desfaça isso", "sorry, could you undo that"): the apology asks nothing."""
+    """The words after the interjections and an apology or other self-correction that open a message ("peço
+    desculpas, mas preciso que o senhor desfaça isso", "sorry, could you undo that"): it asks nothing."""
     while parts and parts[0] in INTERJECTION_LEADS:
         parts = parts[1:]
-    for apology in _APOLOGIES:
+    for apology in _SELF_CORRECTION_LEADS:
         if tuple(parts[:len(apology)]) == apology and len(parts) > len(apology):
             rest = parts[len(apology):]
             return rest[1:] if rest[:1] in (["mas"], ["but"]) else rest
     return parts
-
-
-_APOLOGIES = sorted({tuple(tokens(p)) for p in ("peco desculpas", "desculpa", "desculpe", "perdao", "sorry",
-                                                "my bad", "foi mal", "i m sorry", "im sorry")}, key=len, reverse=True)
 
 
 # The control phrases split once and grouped by length, and their words: a message's pieces are

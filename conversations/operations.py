@@ -24,7 +24,6 @@ from planning.exceptions import PlanInvalid
 from planning.models import ExecutionPlan
 from planning.selectors import plan_get, plan_policy_steps, plan_steps, plan_with_steps
 from planning.services import plan_from_intent, plan_from_parts, plan_remaining
-from planning.templates import TEMPLATES
 from policy.models import Outcome
 from policy.services import Approval, decision_record, receipt_issue, review_request_open
 
@@ -34,7 +33,7 @@ from .clarify import clarify
 from .ellipsis import remember_capability
 from .flow import activate_targets, invalidate_pending, is_count
 from .grammar import CapabilityGrammar
-from .intents import compound_intents, intent_state, is_target, structured_intent
+from .intents import compound_intents, intent_state, is_target, repeated, structured_intent
 from .models import Confirmation, Level
 from .state import confirmation_view
 from .statemachine import Status
@@ -95,7 +94,7 @@ def _one_at_a_time(turn: Turn, cap: CapabilityGrammar, extraction: Extraction) -
     """Several values for a slot that takes one, with no composite repeating the capability over them (no
     "<capability>Many"): which one is asked, the values said its choices — never the first taken silently and
     the others dropped ("put <person> and <person> on 512" had added only the first and said both)."""
-    if f"{cap.id}Many" in TEMPLATES:
+    if repeated(cap.id):
         return
     for slot in cap.slots:
         values = extraction.values.get(slot.name) or []

@@ -11,7 +11,7 @@ from .clone import clone_extraction, clone_said
 from .compound_said import Shape, compound_shape, said_part
 from .data_spans import data_spans
 from .date_write import date_for_an_item, date_write
-from .explain import asks_to_explain, explain, explains, explanation_first
+from .explain import explain, explains, explanation_first
 from .field_write import field_write, field_write_of, field_writes
 from .flow import rest
 from .freetext import described_positions, quoted_positions
@@ -57,7 +57,7 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     asks = lexicon.asks(parts, turn.text) and not (lexicon.polite(parts) and (
         (ranked and ranked[0].cap.kind in ("write", "navigation"))
         or field_write_of(turn, parts, allowed) is not None)) and not _opens_with_a_command(ranked, parts, turn.text) \
-        and not asks_to_explain(ranked)
+        and not (ranked and explains(ranked[0]))  # "can you explain this <child>?" asks the knowledge base
     if asks and _what_this_field_is(parts):  # "o que é esse campo?", "what's this field?": what it means
         return explain(turn, parts)
     counts = any(p in lexicon.COUNT_WORDS for p in parts)
