@@ -8,7 +8,8 @@ from typing import Any
 
 from .clarify import clarify
 from .flow import activate_targets, close_clarification, is_count, rest
-from .lexicon import tokens
+from .grammar import SlotSpec
+from .lexicon import ARTICLES, tokens
 from .matching import mention
 from .models import Clarification, PendingStatus
 from .navigation import navigate_state
@@ -44,6 +45,11 @@ def clarification_answer(turn: Turn, clarification: Clarification, parts: list[s
             if found is not None:
                 values["source"] = [found.to_dict()]
         else:
+            day = _day_of_month(cap.slot(slot_name), parts)
+            if day is not None:  # "12" when a date is asked: the day of the month, as "dia 12" says it
+                extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=extractor.situation,
+                                      text=day, language=turn.language)
+                parts = tokens(day)
             extraction = extractor.extract(cap, parts, only={slot_name}, use_context=False)
             if extraction.values.get(slot_name):
                 values[slot_name] = [v.to_dict() for v in extraction.values[slot_name]]
@@ -67,6 +73,14 @@ def clarification_answer(turn: Turn, clarification: Clarification, parts: list[s
     close_clarification(turn, clarification, PendingStatus.CONSUMED)
     turn.event("CLARIFICATION_RESOLVED", {"clarification_id": str(clarification.pk), "slot": slot_name})
     resume_intent(turn, state)
+
+
+def _day_of_month(slot: SlotSpec | None, parts: list[str]) -> str | None:
+    """"dia N" when a date slot is answered with a lone number that can be a day of the month, else None."""
+    said = [p for p in parts if p not in ARTICLES]
+    if slot is None or slot.parse != "date" or len(said) != 1 or not said[0].isdigit() or not 1 <= int(said[0]) <= 31:
+        return None
+    return f"dia {int(said[0])}"
 
 
 def _said_with_it(turn: Turn, state: dict[str, Any], asked: str | None, parts: list[str],

@@ -27,12 +27,16 @@ def undo_phrasings() -> frozenset[str]:
         f"what {v} {t}" for v in ("was", "got", "has been") for t in ("done", "just done", "added", "changed")]
     # "essa alteração", "that change", "a mudança que você fez": the change named by a demonstrative
     changes = [f"{d} {n}" for d in ("essa", "esta", "aquela", "a")
-               for n in ("alteracao", "mudanca", "acao", "operacao")]
+               for n in ("alteracao", "mudanca", "acao", "operacao", "adicao", "inclusao", "remocao", "exclusao",
+                         "retirada")]
     changes += [f"{d} {n}" for d in ("esse", "este", "aquele", "o", "meu", "ultimo")
                 for n in ("passo", "comando", "ajuste", "registro", "lancamento")]
     changes += [f"{d} {n}" for d in ("that", "this", "the", "my", "last")
-                for n in ("change", "edit", "update", "action", "step", "entry", "record")]
-    objects = [*last_pt, *last_en, *pronouns, *changes,
+                for n in ("change", "edit", "update", "action", "step", "entry", "record", "addition", "removal")]
+    # "the last thing you did", "a última coisa que você fez": the last one, said of what the agent did
+    last_done = [f"{o} {t}" for o in last_en if o.startswith(("the", "that")) for t in ("you did", "you just did")]
+    last_done += [f"{o} {t}" for o in last_pt if o.startswith(("a ", "o ")) for t in ("que voce fez", "que vc fez")]
+    objects = [*last_pt, *last_en, *pronouns, *changes, *last_done,
                *[d for d in done if d.startswith(("o que", "no que", "tudo", "what"))]]
     undo_verbs = ["desfaz", "desfaca", "desfazer", "undo", "revert", "reverte", "reverta", "reverter", "roll back",
                   "volta atras", "volte atras", "voltar atras"]

@@ -108,7 +108,9 @@ def _label_words(slot: Any) -> set[str]:
 
 
 def _days_ahead(parts: list[str], language: str) -> str | None:
-    """"15 dias" / "15 days" alone: the same amount said as a date from today, else None."""
+    """"15 dias" / "15 days" alone (or placed: "make it 7 days"): the same amount said as a date from today,
+    else None."""
+    parts = [p for p in parts if p not in lexicon.PLACING]
     if len(parts) != 2 or not parts[0].isdigit() or parts[1] not in lexicon.DAY_UNITS:
         return None
     return f"in {parts[0]} days" if language.startswith("en") else f"daqui a {parts[0]} dias"

@@ -54,8 +54,8 @@ RULES: list[tuple[str, re.Pattern[str]]] = [
     ("day_of", re.compile(r"\b(?:dia (\d{1,2})|the (\d{1,2})(?:st|nd|rd|th))\b")),
     ("ahead", re.compile(r"\b(?:daqui a|daqui|dentro de|em|in|within|after) " + _AMOUNT + " " + _UNIT + r"\b")),
     ("from_now", re.compile(r"\b" + _AMOUNT + " " + _UNIT + r" (?:from now|from today|a partir de hoje)\b")),
-    ("after_tomorrow", re.compile(r"\b(?:depois de amanha|the day after tomorrow|day after tomorrow)\b")),
-    ("tomorrow", re.compile(r"\b(?:amanha|tomorrow|tmrw|tmw|tomorow|tommorow|amnha)\b")),
+    ("after_tomorrow", re.compile(r"\b(?:depois de amanha|(?:the )?day after tom+or+ow)\b")),
+    ("tomorrow", re.compile(r"\b(?:amanha|tom+or+ow|tmrw|tmw)\b")),  # (tomorow, tommorow)
     ("today", re.compile(r"\b(?:hoje|today)\b")),
     ("next_week", re.compile(r"\b(?:semana que vem|proxima semana|next week)\b")),
     ("last_weekday", re.compile(r"\b(?:last " + _WEEKDAY + r"|(?:na |no |a |o )?" + _WEEKDAY

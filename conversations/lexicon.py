@@ -89,7 +89,12 @@ CORRECTION_LEADS = frozenset(tokens("quero queria prefiro e era seria is it s i 
 DEMONSTRATIVES = frozenset(tokens("""
 isso isto esse essa esses essas este esta estes estas aquele aquela aquilo aqueles aquelas ele ela dele dela
 nele nela atual anterior ultimo ultima mesmo mesma this that these those it its current previous last same
-"""))
+desse dessa desses dessas deste desta destes destas nesse nessa nesses nessas neste nesta nestes nestas daquele
+daquela naquele naquela
+"""))  # (the contractions of "de"/"em" with a demonstrative point as "dela"/"nela" do: "reduz 15 dias dessa <campo>")
+# Demonstratives that stand before a noun as an article does ("reduz 15 dias dessa <campo>", "open this <tab>").
+DETERMINERS = frozenset(tokens("""esse essa esses essas este esta estes estas desse dessa desses dessas deste desta
+destes destas nesse nessa nesses nessas neste nesta nestes nestas this these those"""))
 EVERY = frozenset(tokens("todas todos toda todo cada all every each"))
 OTHER = frozenset(tokens("outra outro other"))  # "não, a outra", "no, the other one"
 PREVIOUS = frozenset(tokens("anterior ultimo ultima previous last"))
@@ -108,7 +113,9 @@ _POLITE = tuple(tuple(tokens(p)) for p in ("poderia", "poderia me", "pode", "con
                                           "would you", "will you", "could u", "can we", "could we", "can i",
                                           "could i", "would you mind", "do you mind", "would it be possible",
                                           "is it possible", "any chance", "seria possivel", "e possivel",
-                                          "sera que"))
+                                          "sera que",
+                                          # "bora adiar a 62?", "shall we move it?": a proposal to do it together
+                                          "bora", "vamos", "shall we", "should we", "let s", "lets", "how about we"))
 
 
 def polite(parts: list[str]) -> bool:
@@ -172,6 +179,8 @@ def _end_to_end(parts: list[str], phrases: frozenset[str], words: frozenset[str]
 
 
 INTERJECTION_LEADS = frozenset(tokens("oops ops opa whoops ah ih xi eita hmm hum putz actually"))
+# "ah, pensando bem, coloca 45 dias", "make it 45 days": words that only place the amount said
+PLACING = frozenset(tokens("pensando bem coloca coloque poe bota bote deixa deixe muda mude faz faca make set put it"))
 
 
 # "sim, já pode concluir", "yes, go ahead and approve it now": words of time that change nothing.

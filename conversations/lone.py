@@ -35,6 +35,8 @@ def lone_turn(turn: Turn, parts: list[str], allowed: set[str], extractor: Extrac
                 or _children_of_the_one(turn, content, allowed, extractor, numbered))
     if _list_them(turn, content, allowed):
         return True
+    if _value_and_its_noun(turn, content, allowed, extractor):  # "<valor> tab pls", "aba de <valor>"
+        return True
     # "<entidade> do <atributo>": a noun, then what names one of its items (manifest named_by), no number
     types = _leading_noun(turn, content)
     if types:
@@ -44,6 +46,29 @@ def lone_turn(turn: Turn, parts: list[str], allowed: set[str], extractor: Extrac
 
 
 _ATTRIBUTE_WORDS = 6
+_CUT_SHORT = 4  # "<four letters of a noun> 60": the fewest letters of a noun cut short
+
+
+def _value_and_its_noun(turn: Turn, content: list[str], allowed: set[str], extractor: Extractor) -> bool:
+    """A navigation's choice said with the noun its verbs end with, and nothing else ("<valor> tab", "aba de
+    <valor>"): that navigation, on the item its extraction finds (the one in focus) — when one capability does."""
+    found = []
+    for cap in turn.grammar.capabilities.values():
+        choice = next((s for s in cap.slots if s.parse == "enum" and s.required), None)
+        if cap.id not in allowed or cap.kind != "navigation" or choice is None:
+            continue
+        nouns = {v.words[-1] for v in cap.verbs if len(v.words) > 1}
+        rest = [p for p in content if turn.grammar.enum_value(choice, [p]) is None]
+        if (len(rest) == len(content) or not rest or not all(p in nouns for p in rest)
+                or turn.grammar.enum_value(choice, content) is None):
+            continue
+        extraction = extractor.extract(cap, content)
+        if extraction.complete:
+            found.append((cap, extraction))
+    if len(found) != 1:
+        return False
+    navigate(turn, found[0][0], found[0][1], content)
+    return True
 
 
 def _leading_noun(turn: Turn, content: list[str]) -> set[str]:
@@ -54,9 +79,15 @@ def _leading_noun(turn: Turn, content: list[str]) -> set[str]:
 
 
 def _named_whole(turn: Turn, words: list[str]) -> set[str]:
-    """The entity types one of whose nouns is exactly `words`."""
-    return {type_ for type_, phrases in turn.grammar.synonyms.items()
-            if any(find_phrase(words, p) == (0, len(words)) for p in phrases)}
+    """The entity types one of whose nouns is exactly `words` — or, for one word, the one type whose noun it
+    begins ("<a noun cut short> 60")."""
+    named = {type_ for type_, phrases in turn.grammar.synonyms.items()
+             if any(find_phrase(words, p) == (0, len(words)) for p in phrases)}
+    if named or len(words) != 1 or len(words[0]) < _CUT_SHORT or not words[0].isalpha():
+        return named
+    cut = {type_ for type_, phrases in turn.grammar.synonyms.items()
+           if any(len(p) == 1 and p[0].startswith(words[0]) for p in phrases)}
+    return cut if len(cut) == 1 else set()
 
 
 def _open_the_one(turn: Turn, content: list[str], allowed: set[str], extractor: Extractor,

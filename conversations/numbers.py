@@ -83,7 +83,8 @@ def value_problem(numeral: Numeral | None, digits: str, schema: Mapping[str, Any
     return None
 
 
-_WEEKS = re.compile(r"\b(?:(?P<n>\d+|two|dois|duas)|(?P<by>(?:by|por|em|mais|more|for|de|com|another|outra)\s+)"
+_WEEKS = re.compile(r"\b(?:(?P<n>\d+|two|dois|duas)(?P<more>\s+(?:more|extra|additional))?"
+                    r"|(?P<by>(?:by|por|em|mais|more|for|de|com|another|outra)\s+)"
                     r"(?:a|one|uma)(?:\s+(?:more|extra|additional))?"
                     r"|(?P<by_one>another|outra|mais uma|one more|one extra))\s+"
                     r"(?P<unit>semanas?|semnas?|weeks?|weks?|quinzenas?|fortnights?)\b(?!\s+(?:que vem|from|a partir))",
@@ -93,14 +94,16 @@ _UNIT_DAYS = (("quinzena", 15), ("fortnight", 14), ("", 7))
 
 
 def weeks_as_days(text: str) -> str:
-    """"extend 311 by a week", "mais 2 semanas", "duas quinzenas": weeks (and fortnights) said as the days every
-    day field counts in ("by 7 days", "mais 14 dias"); "next week", "a semana que vem" and "in a week" stay dates."""
+    """"extend 311 by a week", "mais 2 semanas", "duas quinzenas", "two more weeks": weeks (and fortnights) said as
+    the days every day field counts in ("by 7 days", "mais 14 dias"); "next week", "a semana que vem" and "in a week"
+    stay dates."""
     def days(match: re.Match[str]) -> str:
         n = int(match.group("n")) if (match.group("n") or "x").isdigit() else 2 if match.group("n") else 1
         word = match.group("unit").lower()
         unit = "dias" if word.startswith(("semana", "semna", "quinzena")) else "days"
         by = match.group("by") or (match.group("by_one") + " " if match.group("by_one") else "")
-        return f"{by}{next(d for w, d in _UNIT_DAYS if word.startswith(w)) * n} {unit}"
+        more = match.group("more") or ""  # "two more weeks": "14 more days"
+        return f"{by}{next(d for w, d in _UNIT_DAYS if word.startswith(w)) * n}{more} {unit}"
     return _WEEKS.sub(days, text)
 
 

@@ -4,6 +4,7 @@ the named or active entity's field, read now through its read capability and ans
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -59,9 +60,10 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
         extraction = extractor.extract(cap, parts)
         value = (extraction.values.get(slot.name) or [None])[0] or _named_alone(turn, cap, slot, parts)
         # (said in the plural — "quais <entidades> estão … da <nome>?" — it asks for the list instead)
-        if (value is None and extraction.ambiguous.get(slot.name) and slot.type in named
+        if (value is None and extraction.ambiguous.get(slot.name) and (slot.type in named or (numbered and not named))
                 and slot.type not in plural_types(turn.grammar, parts)):
-            # "qual a <campo> da 771?" with two of them: which one — then that one's field is answered.
+            # "qual a <campo> da 771?" with two of them: which one — then that one's field is answered (also
+            # without the noun, "quem responde pela 771?", when the field asked is of this entity).
             field = field_asked(cap.fields, parts, dict.fromkeys(cap.fields), phrases_with or frozenset())
             if field is not None:
                 state = intent_state(capability=cap.id, values={}, text=turn.text, language=turn.language)
@@ -221,6 +223,8 @@ def field_asked(fields: Mapping[str, tuple[tuple[str, ...], ...]], parts: list[s
     """The field whose phrases (manifest `language.fields`: "quem responde", "onde", "where") the
     question contains, word after word; the longest phrase wins ("quem responde" over "quem")."""
     best: tuple[int, str] | None = None
+    # A question word that is a phrase of one field alone ("quando", "onde", "where") says which field.
+    owners = Counter(p[0] for phrases in fields.values() for p in set(phrases) if len(p) == 1)
     for name, phrases in fields.items():
         if name not in body:
             continue
@@ -233,10 +237,15 @@ def field_asked(fields: Mapping[str, tuple[tuple[str, ...], ...]], parts: list[s
                 # The phrase that says most wins: "quem responde" over "quem", and "responsável" over
                 # "quem tá" in "quem tá de responsável" (question words say nothing of the field).
                 weight = sum(len(w) for w in phrase if w not in lexicon.QUESTION_WORDS)
+                if n == 1 and phrase[0] in lexicon.QUESTION_WORDS and owners[phrase[0]] == 1:
+                    weight = _OWN_QUESTION_WORD  # "a <item> vai ser <verbo>da quando?": when, not the <verbo>r
                 weight += 20 if _right_after_question_word(parts, phrase) else 0  # "qual <campo> …?"
                 if best is None or weight > best[0]:
                     best = (weight, name)
     return None if best is None else best[1]
+
+
+_OWN_QUESTION_WORD = 16  # more than one field word (up to 13 letters), less than one right after "qual" (20+)
 
 
 def _points_at_it(value: Any, parts: list[str]) -> bool:

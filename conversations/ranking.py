@@ -26,7 +26,7 @@ from .grammar import (
     verb_root,
 )
 from .keyboard import dropped_inside, neighbour_slip
-from .lexicon import ARTICLES, CLOSED_CLASS, REQUEST_OPENERS, asked_right_before, lead_in
+from .lexicon import ARTICLES, CLOSED_CLASS, DETERMINERS, REQUEST_OPENERS, asked_right_before, lead_in
 from .numbers import numbers_in
 
 MASK = "\x00"  # a word that matches nothing: the place of a name's word (data_spans.py)
@@ -50,9 +50,10 @@ class Ranked:
 
 
 def _content(parts: list[str]) -> tuple[list[str], list[int]]:
-    """The words a verb is found in: articles left out, and a blanked name one word however long it is
-    ("make <first last> its <field>" has the gap of "make <name> its <field>")."""
-    index = [i for i, p in enumerate(parts) if p not in ARTICLES and not (p == MASK and i and parts[i - 1] == MASK)]
+    """The words a verb is found in: articles (and the demonstratives that stand as one) left out, and a blanked
+    name one word however long it is ("make <first last> its <field>" has the gap of "make <name> its <field>")."""
+    index = [i for i, p in enumerate(parts)
+             if p not in ARTICLES and p not in DETERMINERS and not (p == MASK and i and parts[i - 1] == MASK)]
     return [parts[i] for i in index], index
 
 

@@ -19,7 +19,7 @@ _FACTORS = {"dobra": 2, "dobre": 2, "dobrar": 2, "dobro": 2, "duplica": 2, "dupl
             "twice": 2, "triplica": 3, "triplique": 3, "triplicar": 3, "triplo": 3, "triple": 3, "thrice": 3,
             "quadruplica": 4, "quadruplo": 4, "quadruple": 4, "metade": 0.5, "halve": 0.5, "half": 0.5}
 # "make it 5 days longer", "deixa com 3 dias a menos": a comparative after the amount (increments.py).
-_MAKE = frozenset(tokens("make makes deixa deixe deixar faz faca torna torne com"))
+_MAKE = frozenset(tokens("make makes give deixa deixe deixar faz faca torna torne com da"))
 _ABSOLUTE = frozenset(tokens("para pra pro to"))  # "aumenta para 50" sets the value: not relative
 _TIMES = frozenset(tokens("times vezes"))  # "3 times as long": a factor said as a number
 _NOISE = ARTICLES | FILLER | DAY_UNITS | frozenset(tokens("em de it by isso that ela ele outros outras more mais "

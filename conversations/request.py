@@ -9,11 +9,12 @@ from . import lexicon
 from .batch import batch_request
 from .clone import clone_extraction, clone_said
 from .compound_said import Shape, compound_shape, said_part
+from .courtesy import courtesy
 from .data_spans import data_spans
 from .date_write import date_for_an_item, date_write
 from .explain import explain, explains, explanation_first
 from .field_write import field_write, field_write_of, field_writes
-from .flow import rest
+from .flow import allowed_capabilities, rest
 from .freetext import described_positions, quoted_positions
 from .grammar import CapabilityGrammar, SlotSpec, find_phrase, same_word
 from .llm import llm_understand
@@ -23,6 +24,7 @@ from .negated_filter import negated_filter
 from .operations import operate
 from .plurals import plural_types
 from .question import field_question, numbered_by_another
+from .social import social_said
 from .state import hints_for, situation_for
 from .state_question import state_question
 from .statemachine import Status
@@ -389,6 +391,9 @@ def compound_request(turn: Turn, parts: list[str], shape: Shape) -> None:
 def unparsed(turn: Turn, parts: list[str]) -> None:
     if llm_understand(turn, parts):
         return
+    social = social_said(lexicon.tokens(turn.text))
+    if social is not None:  # "valeu chefe": a courtesy among words not understood is answered, not "não entendi"
+        return courtesy(turn, social, allowed_capabilities(turn))
     rest(turn)
     turn.reply("clarification", "clarify.unknown", values={},
                clarification={"id": None, "question": turn.say("clarify.unknown"), "missing_fields": [],

@@ -42,6 +42,7 @@ from .state import hints_for, situation_for
 from .statemachine import Status
 from .supersede import on_screen, supersede
 from .turns import Turn
+from .typos import as_typed_or_meant, slipped
 from .understanding import Extractor, masked, rank
 from .undo import undo_request
 
@@ -74,7 +75,7 @@ def message(turn: Turn) -> None:
     turn.event("MESSAGE_RECEIVED", {"text": text[:2000], "language": turn.language}, actor="user")
     # "adia 4 dyas", "a trezentos e dez": read as meant; the event keeps what was typed
     # "… para o dia 12, digo, 14": the user's last word wins (self_correction.py)
-    text = numbers_as_digits(spelled_as_meant(text), turn.language)
+    text = numbers_as_digits(_slips_read(turn, spelled_as_meant(text)), turn.language)
     text = turn.text = said_last(weeks_as_days(text), turn.language)
     asked = _the_question(turn, text)
     if asked is not None:  # "When is <item> scheduled? I'd like to be there that day.": the question is the request
@@ -120,6 +121,15 @@ def message(turn: Turn) -> None:
     asked = on_screen(turn)
     understand(turn, parts, allowed)
     supersede(turn, asked)
+
+
+def _slips_read(turn: Turn, text: str) -> str:
+    """"move 62 to frday": a word one slip away from one word the agent knows, read as it (typos.py); the
+    tenant's names said in the message are values, never corrected."""
+    if not slipped(text, turn.grammar):
+        return text
+    said = lexicon.tokens(text)
+    return as_typed_or_meant(text, turn.grammar, {said[i] for i in data_spans(turn.grammar, turn.reader, said)})
 
 
 _SENTENCES = re.compile(r"(?<=[.!?])\s+")
@@ -319,14 +329,11 @@ def _what_about(turn: Turn, words: list[str], allowed: set[str]) -> list[str] | 
 # "opa, 50 na verdade", "60 instead": the amount with words that only say it replaces the one on screen
 _VALUE_WORDS = lexicon.DAY_UNITS | lexicon.ARTICLES | frozenset(lexicon.tokens(
     "daqui pra para em in from now na no verdade caso actually instead then entao melhor better"))
-# "ah, pensando bem, coloca 45 dias", "make it 45 days": words that only place the amount said
-_PLACING = frozenset(lexicon.tokens("pensando bem coloca coloque poe bota bote deixa deixe muda mude faz faca make set "
-                                    "put it"))
 
 
 def _bare_value(parts: list[str]) -> list[str] | None:
     """"opa, 45 dias", "15 days", "coloca 45 dias": only an amount (after an interjection), or None."""
-    rest = [p for p in parts if p not in _PLACING]
+    rest = [p for p in parts if p not in lexicon.PLACING]
     while rest and rest[0] in lexicon.INTERJECTION_LEADS:
         rest = rest[1:]
     digits = [p for p in rest if p.isdigit()]

@@ -108,16 +108,16 @@ def _same(word: str, expected: str, fuzzy: bool) -> bool:
     return fuzzy and min(len(word), len(expected)) >= 4 and OSA.distance(word, expected, score_cutoff=1) <= 1
 
 
-def _find(parts: list[str | None], phrase: tuple[str, ...]) -> tuple[int, int] | None:
+def _find(parts: list[str | None], phrase: tuple[str, ...], loose: bool = False) -> tuple[int, int] | None:
     """Where `phrase` starts and ends in `parts`; between two of its words only words that come
-    along may stand ("what *kind of stuff* can you help me with"), at most _GAP of them."""
+    along may stand ("what *kind of stuff* can you help me with"), at most _GAP of them (`loose`: any)."""
     fuzzy = len(phrase) >= 3
     for i, first in enumerate(parts):
         if first is None or not _same(first, phrase[0], fuzzy):
             continue
         at: int | None = i
         for word in phrase[1:]:
-            at = _next(parts, at + 1, word, fuzzy)
+            at = _next(parts, at + 1, word, fuzzy, loose)
             if at is None:
                 break
         if at is not None:
@@ -125,13 +125,13 @@ def _find(parts: list[str | None], phrase: tuple[str, ...]) -> tuple[int, int] |
     return None
 
 
-def _next(parts: list[str | None], at: int, word: str, fuzzy: bool) -> int | None:
-    """The position of `word` at `at` or after at most _GAP words that come along."""
+def _next(parts: list[str | None], at: int, word: str, fuzzy: bool, loose: bool = False) -> int | None:
+    """The position of `word` at `at` or after at most _GAP words that come along (`loose`: any words)."""
     for k in range(at, min(len(parts), at + _GAP + 1)):
         part = parts[k]
         if part is not None and _same(part, word, fuzzy):
             return k
-        if part is None or part not in _ALONG:
+        if part is None or (part not in _ALONG and not loose):
             return None
     return None
 
@@ -168,6 +168,17 @@ def social_kind(parts: list[str]) -> str | None:
     if not found or any(word not in _ALONG for word in rest):
         return None
     return found[0]
+
+
+def social_said(parts: list[str]) -> str | None:
+    """The courtesy a message says among words the agent did not understand ("valeu chefe", "hey, anyone
+    there?", "so what can you actually help me with?"): read only after nothing else was understood, so a
+    request around a courtesy is always the request. None when no courtesy is said or the message is long."""
+    if not parts or len(parts) > 2 * MAX_WORDS:
+        return None
+    found = [(span[0], kind) for kind, phrase in _PHRASES if (span := _find(list(parts), phrase, loose=True))]
+    # A question about what it can do outweighs a courtesy ("bom dia, o que dá pra fazer aqui?").
+    return min(found, key=lambda f: (f[1] != "help", f[0]))[1] if found else None
 
 
 # A greeting with who is greeting: "sou o/a …", "eu sou …", "meu nome é …", "I'm the new …", "my name is …".

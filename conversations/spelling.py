@@ -48,7 +48,7 @@ _CHAT_WORDS = {"qdo": "quando", "qndo": "quando", "qnd": "quando", "q": "que", "
                # English chat abbreviations: "nvm", "pls", "plz"; pt-BR "pfv", "vc", "qto"
                "nvm": "never mind", "nvmd": "never mind", "pls": "please", "plz": "please",
                "pfv": "por favor", "vc": "você", "vcs": "vocês", "qto": "quanto", "qta": "quanta",
-               "qtd": "quantidade"}
+               "qtd": "quantidade", "qm": "quem"}
 _CHAT_WORD = re.compile(r"(?<![\w/])(?:" + "|".join(sorted(_CHAT_WORDS, key=len, reverse=True)) + r")(?![\w/])")
 
 

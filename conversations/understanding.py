@@ -180,6 +180,10 @@ class Extractor(NumberedReferences):
         said = date_in(self.text, today(), self.language, moving=moving)
         if said is None:
             return
+        problem = shift_problem(self.text)
+        if problem is not None:  # "to -2 days from now", "in 1.5 weeks": never read as the amount without its sign
+            out.invalid[slot.name] = {"said": said.words, "problem": problem}
+            return
         said_words = set(said.words.split()) | set(tokens(said.words))
         out.used.update(i for i, p in enumerate(parts) if p in said_words and p not in ARTICLES)
         if slot.not_before == "today" and said.value < today():

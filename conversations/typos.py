@@ -1,0 +1,133 @@
+"""A word typed with one slip — a letter dropped, doubled, swapped or struck beside it ("tomorow", "frday",
+"weks", "quesiton", "anwser") — read as the one word of the agent's vocabulary it is that close to, before
+anything else reads the message (the MESSAGE_RECEIVED event keeps what was typed).
+
+The vocabulary is every word the language layer itself knows — the closed-class words and patterns of its
+modules — and the registry's words (verbs, entity nouns, field phrases, keywords, phrasings). Never touched:
+a word already in it, a real word of Portuguese or English (pyspellchecker's word lists: "cable" is no slip of
+"able", "escada" none of "escala", "perto" none of "certo" — a dictated description keeps its words), a word
+with a capital (a name), a word inside quotes, the tenant's names said in the message, a word shorter than four
+letters, and a word as close to two vocabulary words. An ending is never
+changed ("approved" is no slip of "approve", "aprovada" none of "aprovado"): only a slip that keeps the word's
+last letter and is no prefix of it is read, so a form of a word is never turned into another form.
+
+Written by hand because no kept library corrects against a vocabulary that changes with the registry:
+rapidfuzz gives the distance (OSA, where a swap of two letters is one edit) and the search.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from functools import lru_cache
+
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+from spellchecker import SpellChecker
+
+from knowledge.text import fold, words
+
+from . import control_phrases, dates, ellipsis, increments, lexicon, numbers, relative, social, spelling
+from .grammar import Grammar
+
+_MODULES = (lexicon, control_phrases, social, dates, spelling, relative, increments, ellipsis, numbers)
+_WORD = re.compile(r"[^\W\d_]+")
+_PATTERN_WORD = re.compile(r"[a-z]{4,}")
+_SHORTEST = 4  # "taht", "weks": below four letters too many words are one edit apart
+_CANDIDATES = 12  # all the words one edit away, of which only slips count
+
+
+def as_typed_or_meant(text: str, grammar: Grammar, protected: Iterable[str] = ()) -> str:
+    """`text` with each slipped word written as the vocabulary word it means; `protected`: folded words
+    that are values here (the tenant's names said in the message)."""
+    known, keep = vocabulary(grammar), frozenset(protected)
+    quoted = [m.span() for m in lexicon.QUOTED.finditer(text)]
+
+    def fix(match: re.Match[str]) -> str:
+        word = match.group(0)
+        if word != word.lower() or any(a <= match.start() < b for a, b in quoted):
+            return word
+        folded = fold(word)
+        if folded in keep:
+            return word
+        meant = _meant(folded, known)
+        return meant if meant is not None else word
+
+    return _WORD.sub(fix, text)
+
+
+def slipped(text: str, grammar: Grammar) -> bool:
+    """Does the message hold a word that would be read as another (cheap: no read of the tenant's names)?"""
+    known = vocabulary(grammar)
+    return any(m.group(0) == m.group(0).lower() and _meant(fold(m.group(0)), known) for m in _WORD.finditer(text))
+
+
+@lru_cache(maxsize=20_000)
+def _meant(word: str, known: frozenset[str]) -> str | None:
+    if len(word) < _SHORTEST or word in known or _a_real_word(word):
+        return None
+    near = {w for w, _score, _i in process.extract(word, known, scorer=OSA.distance, score_cutoff=1,
+                                                   limit=_CANDIDATES)}
+    near = {w for w in near if _a_slip(word, w)}
+    return next(iter(near)) if len(near) == 1 else None
+
+
+def _a_slip(word: str, meant: str) -> bool:
+    """A slip inside the word, not another form of it: the last letter kept, neither a prefix of the other, and
+    a four-letter word only lengthened or swapped ("weks", "taht" — "mude"/"muda" are two words)."""
+    if word[-1] != meant[-1] or word.startswith(meant) or meant.startswith(word):
+        return False
+    return len(word) > _SHORTEST or len(meant) > len(word) or sorted(word) == sorted(meant)
+
+
+def _a_real_word(word: str) -> bool:
+    return any(word in checker for checker in _dictionaries())
+
+
+@lru_cache(maxsize=1)
+def _dictionaries() -> tuple[SpellChecker, ...]:
+    """The Portuguese and English word lists, loaded once per process (about a second) when first needed."""
+    return tuple(SpellChecker(language=language, distance=1) for language in ("pt", "en"))
+
+
+_CACHE: dict[int, tuple[Grammar, frozenset[str]]] = {}
+
+
+def vocabulary(grammar: Grammar) -> frozenset[str]:
+    """The closed-class words and the registry's words of this grammar (one per registry version)."""
+    cached = _CACHE.get(id(grammar))
+    if cached is not None and cached[0] is grammar:
+        return cached[1]
+    found = set(closed_class())
+    for cap in grammar.capabilities.values():
+        found.update(w for verb in cap.verbs for w in verb.words)
+        found.update(cap.keywords)
+        found.update(w for phrases in cap.fields.values() for phrase in phrases for w in phrase)
+        found.update(w for said in cap.examples.values() for example in said for w in words(fold(example)))
+    found.update(w for phrases in grammar.synonyms.values() for phrase in phrases for w in phrase)
+    known = frozenset(w for w in found if w.isalpha())
+    _CACHE.clear()  # one grammar is current: an older one is not kept alive
+    _CACHE[id(grammar)] = (grammar, known)
+    return known
+
+
+@lru_cache(maxsize=1)
+def closed_class() -> frozenset[str]:
+    """The words of every constant of the language modules: their word lists, phrase tables and patterns."""
+    return frozenset(w for module in _MODULES for name, value in vars(module).items()
+                     if name.lstrip("_").isupper() for w in _words_of(value) if w.isalpha())
+
+
+def _words_of(value: object) -> Iterator[str]:
+    if isinstance(value, str):
+        yield from words(fold(value))
+    elif isinstance(value, re.Pattern):
+        yield from _PATTERN_WORD.findall(value.pattern)
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _words_of(key)
+            if isinstance(item, str):
+                yield from _words_of(item)
+    elif isinstance(value, (set, frozenset, tuple, list)):
+        for item in value:
+            yield from _words_of(item)
