@@ -1,4 +1,4 @@
-"""A word typed with one slip — a letter dropped, doubled, swapped or struck beside it ("tomorow", "frday",
+"""A word typed with one slip — a letter dropped, doubled, swapped or struck beside it ("frday", "amnha",
 "weks", "quesiton", "anwser") — read as the one word of the agent's vocabulary it is that close to, before
 anything else reads the message (the MESSAGE_RECEIVED event keeps what was typed).
 
