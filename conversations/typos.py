@@ -3,7 +3,9 @@
 anything else reads the message (the MESSAGE_RECEIVED event keeps what was typed).
 
 The vocabulary is every word the language layer itself knows — the closed-class words and patterns of its
-modules — and the registry's words (verbs, entity nouns, field phrases, keywords, phrasings). Never touched:
+modules — and the registry's nouns: entity synonyms and field phrases. Not its verbs: a verb's slip is read where
+the verb is looked for (ranking.py, with what else the message says), and a status word's where a status is
+(status_goal.py): here "aprovda" would be the verb "aprova" rather than the status "aprovada". Never touched:
 a word already in it, a real word of Portuguese or English (pyspellchecker's word lists: "cable" is no slip of
 "able", "escada" none of "escala", "perto" none of "certo" — a dictated description keeps its words), a word
 with a capital (a name), a word inside quotes, the tenant's names said in the message, a word shorter than four
@@ -94,16 +96,13 @@ _CACHE: dict[int, tuple[Grammar, frozenset[str]]] = {}
 
 
 def vocabulary(grammar: Grammar) -> frozenset[str]:
-    """The closed-class words and the registry's words of this grammar (one per registry version)."""
+    """The closed-class words and the registry's nouns of this grammar (one per registry version)."""
     cached = _CACHE.get(id(grammar))
     if cached is not None and cached[0] is grammar:
         return cached[1]
     found = set(closed_class())
     for cap in grammar.capabilities.values():
-        found.update(w for verb in cap.verbs for w in verb.words)
-        found.update(cap.keywords)
         found.update(w for phrases in cap.fields.values() for phrase in phrases for w in phrase)
-        found.update(w for said in cap.examples.values() for example in said for w in words(fold(example)))
     found.update(w for phrases in grammar.synonyms.values() for phrase in phrases for w in phrase)
     known = frozenset(w for w in found if w.isalpha())
     _CACHE.clear()  # one grammar is current: an older one is not kept alive
