@@ -35,6 +35,8 @@ MONTHS = {
     "setembro": 9, "outubro": 10, "novembro": 11, "dezembro": 12,
     "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8,
     "september": 9, "october": 10, "november": 11, "december": 12,
+    # English abbreviations ("Feb 3rd", "3rd of Sept"); not pt-BR's: "set" and "out" are words of their own
+    "jan": 1, "feb": 2, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12,
 }
 UNIT_DAYS = {"dia": 1, "dias": 1, "day": 1, "days": 1, "semana": 7, "semanas": 7, "week": 7, "weeks": 7,
              "quinzena": 15, "quinzenas": 15, "fortnight": 14, "fortnights": 14}
@@ -49,7 +51,9 @@ _MONTH = "(" + "|".join(MONTHS) + ")"
 RULES: list[tuple[str, re.Pattern[str]]] = [
     ("iso", re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")),
     ("slash", re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b")),
-    ("day_month", re.compile(r"\b(\d{1,2}) de " + _MONTH + r"(?: de (\d{4}))?\b")),
+    # "12 de março de 2027", "the 3rd of February 2027", "3rd Feb, 2027" (a connector or an ordinal: "10 may" is none)
+    ("day_month", re.compile(r"\b(?:the )?(\d{1,2})(?:(?:st|nd|rd|th)(?: of)?| of| de) " + _MONTH
+                             + r"(?:(?: de|,)? (\d{4}))?\b")),
     ("month_day", re.compile(r"\b" + _MONTH + r" (\d{1,2})(?:st|nd|rd|th)?(?:,? (\d{4}))?\b")),
     ("day_of", re.compile(r"\b(?:dia (\d{1,2})|the (\d{1,2})(?:st|nd|rd|th))\b")),
     ("ahead", re.compile(r"\b(?:daqui a|daqui|dentro de|em|in|within|after) " + _AMOUNT + " " + _UNIT + r"\b")),
@@ -223,7 +227,12 @@ def numbers_as_digits(text: str, language: str) -> str:
     """"a <entidade> trezentos e dez", "sessenta dias": numbers of three or more in words, as digits
     (one and two stay words: "um <item>" is an article, not a quantity)."""
     converted = _numbers(_spoken_hundreds(text), language, threshold=3)
-    return text if _ORDINAL.search(converted) else converted
+    converted = text if _ORDINAL.search(converted) else converted
+    # "twelve and a half days", "10 e meio": a fraction, said so — never the whole number alone
+    return _AND_A_HALF.sub(r"\1.5", converted)
+
+
+_AND_A_HALF = re.compile(r"\b(\d+)\s+(?:and a half|e meio|e meia)\b", re.IGNORECASE)
 
 
 _ORDINAL = re.compile(r"\d+(?:ª|º|st|nd|rd|th)\b")

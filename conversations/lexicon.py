@@ -118,6 +118,18 @@ _POLITE = tuple(tuple(tokens(p)) for p in ("poderia", "poderia me", "pode", "con
                                           "bora", "vamos", "shall we", "should we", "let s", "lets", "how about we"))
 
 
+# "sem contar as …", "except the …": what follows is left out of what is asked.
+_EXCLUDING = tuple(tuple(tokens(p)) for p in ("sem contar", "exceto", "excluindo", "tirando", "fora as", "fora os",
+                                               "except", "excluding", "not counting", "other than", "apart from",
+                                               "besides", "but not"))
+
+
+def not_excluded(parts: list[str]) -> list[str]:
+    """The words before what the message leaves out ("agendadas, sem contar as concluídas" → up to "agendadas")."""
+    at = next((i for i in range(len(parts)) for p in _EXCLUDING if tuple(parts[i:i + len(p)]) == p), None)
+    return parts if at is None else parts[:at]
+
+
 def polite(parts: list[str]) -> bool:
     return any(tuple(parts[i:i + len(p)]) == p for p in _POLITE for i in range(len(parts)))
 
@@ -204,7 +216,8 @@ def run_of(phrases: frozenset[str], text: str) -> bool:
 _SELF_CORRECTIONS = frozenset({"errei", "erro meu", "foi mal", "desculpa", "desculpe", "my bad", "sorry", "my mistake",
                                "peco desculpas", "perdao", "i m sorry", "im sorry",
                                "oh", "oh no", "ai", "xi", "eita", "whoops", "pensando bem", "pensando melhor",
-                               "on second thought", "on second thoughts", "second thoughts", "actually"})
+                               "on second thought", "on second thoughts", "second thoughts", "actually",
+                               "me enganei", "eu me enganei", "enganei", "i was wrong"})
 _SELF_CORRECTION_LEADS = sorted((tuple(p.split()) for p in _SELF_CORRECTIONS), key=len, reverse=True)
 _KINDS = (("confirm", CONFIRM), ("decline", DECLINE), ("cancel", CANCEL), ("undo", UNDO), ("retry", RETRY),
           ("resume", RESUME))
@@ -254,7 +267,7 @@ def control_run(text: str) -> str | None:
     and "errei"/"my bad"): "wait no, undo that" is an undo — refusals and stops before one request to
     act (undo, retry, resume) lead up to it; "deixa pra lá, não precisa mais não" cancels — refusals
     and cancels together are the first of them; a yes mixed with a no is nothing."""
-    parts = _after_apology(text.split())
+    parts = after_apology(text.split())
     asked = _asked_to(parts)
     # "can you undo that?", "pode desfazer isso?": a request to act asked politely — never a cancel ("pode
     # cancelar" may confirm a pending cancel); anything else is read as said ("pode mandar ver")
@@ -274,16 +287,17 @@ def control_run(text: str) -> str | None:
     return None
 
 
-def _after_apology(parts: list[str]) -> list[str]:
-    """The words after the interjections and an apology or other self-correction that open a message ("peço
-    desculpas, mas preciso que o senhor desfaça isso", "sorry, could you undo that"): it asks nothing."""
+def after_apology(parts: list[str]) -> list[str]:
+    """The words after the interjections and apologies or other self-corrections that open a message ("peço
+    desculpas, mas preciso que o senhor desfaça isso", "sorry, could you undo that", "desculpe, me enganei: …"):
+    they ask nothing."""
     while parts and parts[0] in INTERJECTION_LEADS:
         parts = parts[1:]
-    for apology in _SELF_CORRECTION_LEADS:
-        if tuple(parts[:len(apology)]) == apology and len(parts) > len(apology):
-            rest = parts[len(apology):]
-            return rest[1:] if rest[:1] in (["mas"], ["but"]) else rest
-    return parts
+    said = next((a for a in _SELF_CORRECTION_LEADS if tuple(parts[:len(a)]) == a and len(parts) > len(a)), None)
+    if said is None:
+        return parts
+    rest = parts[len(said):]
+    return after_apology(rest[1:] if rest[:1] in (["mas"], ["but"]) else rest)
 
 
 # The control phrases split once and grouped by length, and their words: a message's pieces are

@@ -16,10 +16,11 @@ from .operations import operate
 from .turns import Turn
 from .understanding import Extraction
 
-_NEGATIONS = frozenset(tokens("nao not nem never nunca isnt arent wasnt werent dont doesnt"))
+_NEGATIONS = frozenset(tokens("nao not nem never nunca isnt arent wasnt werent dont doesnt exceto excluindo tirando "
+                              "except excluding"))
 # Between the negation and the value only a copula or a relative word: "não estão", "aren't yet".
 _BETWEEN = frozenset(tokens("estao esta estejam esteja sao seja sejam foram foi ficaram estiverem t is are was were be "
-                            "been being yet ainda mais that which que"))
+                            "been being yet ainda mais that which que as os the"))  # ("exceto as <valor>")
 _WINDOW = 3
 
 

@@ -87,7 +87,7 @@ _WEEKS = re.compile(r"\b(?:(?P<n>\d+|two|dois|duas)(?P<more>\s+(?:more|extra|add
                     r"|(?P<by>(?:by|por|em|mais|more|for|de|com|another|outra)\s+)"
                     r"(?:a|one|uma)(?:\s+(?:more|extra|additional))?"
                     r"|(?P<by_one>another|outra|mais uma|one more|one extra))\s+"
-                    r"(?P<unit>semanas?|semnas?|weeks?|weks?|quinzenas?|fortnights?)\b(?!\s+(?:que vem|from|a partir))",
+                    r"(?P<unit>sema?nas?|we?eks?|quinzenas?|fortnights?)\b(?!\s+(?:que vem|from|a partir))",
                     re.IGNORECASE)
 # Days in one unit a week-like word counts ("uma quinzena" is fifteen days in pt-BR, a fortnight fourteen).
 _UNIT_DAYS = (("quinzena", 15), ("fortnight", 14), ("", 7))

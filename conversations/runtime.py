@@ -24,7 +24,7 @@ from .confirm import confirm
 from .corrections import correction_apply, field_correction, labelled_value
 from .courtesy import courtesy
 from .data_spans import data_spans
-from .dates import numbers_as_digits
+from .dates import date_in, numbers_as_digits, today
 from .ellipsis import ellipsis_rest
 from .ellipsis_turn import asked_again_without_its_verb, ellipsis_apply, number_again, values_masked, which_ones
 from .flow import allowed_capabilities, expire_pending, pending_clarification, pending_confirmation, rest
@@ -76,6 +76,7 @@ def message(turn: Turn) -> None:
     # "adia 4 dyas", "a trezentos e dez": read as meant; the event keeps what was typed
     # "… para o dia 12, digo, 14": the user's last word wins (self_correction.py)
     text = numbers_as_digits(_slips_read(turn, spelled_as_meant(text)), turn.language)
+    text = _EQUALS.sub(" to " if turn.language.startswith("en") else " para ", text)  # "<campo> da 310 = 20 dias"
     text = turn.text = said_last(weeks_as_days(text), turn.language)
     asked = _the_question(turn, text)
     if asked is not None:  # "When is <item> scheduled? I'd like to be there that day.": the question is the request
@@ -118,6 +119,8 @@ def message(turn: Turn) -> None:
     bare = _bare_value(parts)
     if pending_confirmation(turn) is not None and bare and not _commands(turn, bare, allowed):
         return correction_apply(turn, bare)  # "opa, 45 dias" with a proposal on screen: its value, said again
+    if pending_confirmation(turn) is not None and _only_a_date(turn, parts):  # "hang on, make it <weekday> instead"
+        return correction_apply(turn, parts)
     asked = on_screen(turn)
     understand(turn, parts, allowed)
     supersede(turn, asked)
@@ -132,6 +135,7 @@ def _slips_read(turn: Turn, text: str) -> str:
     return as_typed_or_meant(text, turn.grammar, {said[i] for i in data_spans(turn.grammar, turn.reader, said)})
 
 
+_EQUALS = re.compile(r"\s*=\s*")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+")
 _QUESTION_WORDS = 3
 
@@ -205,7 +209,14 @@ def _remark_only(turn: Turn, rest: list[str], allowed: set[str]) -> bool:
     """Words after an answer that ask for nothing: short, no number, no correction opened, no request of their
     own."""
     return (len(rest) <= _REMARK_WORDS and not any(any(c.isdigit() for c in w) for w in rest)
-            and not _opens_correction(rest) and not _commands(turn, rest, allowed, reads=False))
+            and not _opens_correction(rest) and not _commands(turn, _what_i_did_aside(rest), allowed, reads=False))
+
+
+def _what_i_did_aside(rest: list[str]) -> list[str]:
+    """A remark's words without the verbs that tell what the user did ("coloquei na <entidade> errada", "I added
+    it to the wrong one"): a verb in the first person of the past asks for nothing."""
+    return [w for i, w in enumerate(rest) if not ((len(w) >= 5 and w.endswith("ei"))
+                                                  or (w.endswith("ed") and i and rest[i - 1] in ("i", "we")))]
 
 
 _CORRECTION_OPENERS = (("quero",), ("queria",), ("prefiro",), ("era",), ("seria",), ("e",), ("i", "want"),
@@ -328,18 +339,26 @@ def _what_about(turn: Turn, words: list[str], allowed: set[str]) -> list[str] | 
 
 # "opa, 50 na verdade", "60 instead": the amount with words that only say it replaces the one on screen
 _VALUE_WORDS = lexicon.DAY_UNITS | lexicon.ARTICLES | frozenset(lexicon.tokens(
-    "daqui pra para em in from now na no verdade caso actually instead then entao melhor better"))
+    "daqui pra para em in from now na no verdade caso actually instead then entao melhor better sao serao is it s"))
 
 
 def _bare_value(parts: list[str]) -> list[str] | None:
     """"opa, 45 dias", "15 days", "coloca 45 dias": only an amount (after an interjection), or None."""
-    rest = [p for p in parts if p not in lexicon.PLACING]
-    while rest and rest[0] in lexicon.INTERJECTION_LEADS:
-        rest = rest[1:]
+    rest = lexicon.after_apology([p for p in parts if p not in lexicon.PLACING])
     digits = [p for p in rest if p.isdigit()]
     if len(digits) != 1 or len(rest) > 5 or any(not p.isdigit() and p not in _VALUE_WORDS for p in rest):
         return None
     return rest
+
+
+_AROUND_A_DATE = _VALUE_WORDS | lexicon.HOLDS | frozenset(lexicon.tokens("hang on wait instead then rather"))
+
+
+def _only_a_date(turn: Turn, parts: list[str]) -> bool:
+    """Only a date, placed and held ("hang on, make it Wednesday instead", "pera, melhor na sexta")."""
+    rest = lexicon.after_apology([p for p in parts if p not in lexicon.PLACING])
+    said = date_in(" ".join(rest), today(), turn.language, moving=True) if rest else None
+    return said is not None and not set(rest) - set(said.words.split()) - _AROUND_A_DATE
 
 
 def _correctable(turn: Turn) -> bool:

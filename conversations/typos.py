@@ -8,8 +8,8 @@ the verb is looked for (ranking.py, with what else the message says), and a stat
 (status_goal.py): here "aprovda" would be the verb "aprova" rather than the status "aprovada". Never touched:
 a word already in it, a real word of Portuguese or English (pyspellchecker's word lists: "cable" is no slip of
 "able", "escada" none of "escala", "perto" none of "certo" — a dictated description keeps its words), a word
-with a capital (a name), a word inside quotes, the tenant's names said in the message, a word shorter than four
-letters, and a word as close to two vocabulary words. An ending is never
+with a capital inside a sentence (a name; "Descupe, …" opens one), a word inside quotes, the tenant's names said
+in the message, a word shorter than four letters, and a word as close to two vocabulary words. An ending is never
 changed ("approved" is no slip of "approve", "aprovada" none of "aprovado"): only a slip that keeps the word's
 last letter and is no prefix of it is read, so a form of a word is never turned into another form.
 
@@ -47,13 +47,15 @@ def as_typed_or_meant(text: str, grammar: Grammar, protected: Iterable[str] = ()
 
     def fix(match: re.Match[str]) -> str:
         word = match.group(0)
-        if word != word.lower() or any(a <= match.start() < b for a, b in quoted):
-            return word
+        opens = not text[:match.start()].strip() or text[:match.start()].rstrip()[-1] in ".!?;:"
+        if (word != word.lower() and not (opens and word[1:] == word[1:].lower())) or any(
+                a <= match.start() < b for a, b in quoted):
+            return word  # a capital inside a sentence is a name's
         folded = fold(word)
         if folded in keep:
             return word
         meant = _meant(folded, known)
-        return meant if meant is not None else word
+        return word if meant is None else meant.capitalize() if word[0].isupper() else meant
 
     return _WORD.sub(fix, text)
 
@@ -61,7 +63,8 @@ def as_typed_or_meant(text: str, grammar: Grammar, protected: Iterable[str] = ()
 def slipped(text: str, grammar: Grammar) -> bool:
     """Does the message hold a word that would be read as another (cheap: no read of the tenant's names)?"""
     known = vocabulary(grammar)
-    return any(m.group(0) == m.group(0).lower() and _meant(fold(m.group(0)), known) for m in _WORD.finditer(text))
+    return any(m.group(0)[1:] == m.group(0)[1:].lower() and _meant(fold(m.group(0)), known)
+               for m in _WORD.finditer(text))
 
 
 @lru_cache(maxsize=20_000)

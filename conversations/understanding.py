@@ -22,7 +22,7 @@ from .extraction import Extraction, Situation, SlotValue
 from .freetext import leftover_value, marked_value, only_a_date, quoted_values, value_as_typed
 from .grammar import CapabilityGrammar, Grammar, SlotSpec, camel_parts, find_phrase, same_word
 from .increments import increment_sign
-from .lexicon import ARTICLES, CREATED, DEMONSTRATIVES, REQUEST_OPENERS, detect_language, tokens
+from .lexicon import ARTICLES, CREATED, DEMONSTRATIVES, REQUEST_OPENERS, detect_language, not_excluded, tokens
 from .matching import Mention, mention
 from .numbers import numerals_of, on_an_item, value_problem
 from .ranking import MASK, Hints, Ranked, number_positions, rank  # noqa: F401 - the engine's public names
@@ -133,7 +133,9 @@ class Extractor(NumberedReferences):
         elif slot.parse == "entity_number":
             self._new_number(cap, slot, parts, out)
         elif slot.parse == "enum":
-            value = self.grammar.enum_value(slot, parts)
+            # "<valor>, sem contar as <outro>": a value said outside what is left out is the one asked
+            kept = not_excluded(parts)
+            value = (kept != parts and self.grammar.enum_value(slot, kept)) or self.grammar.enum_value(slot, parts)
             if value:
                 out.values[slot.name] = [SlotValue(value, value)]
         elif slot.resolver:
