@@ -16,11 +16,12 @@ from .operations import operate
 from .turns import Turn
 from .understanding import Extraction
 
-_NEGATIONS = frozenset(tokens("nao not nem never nunca isnt arent wasnt werent dont doesnt exceto excluindo tirando "
-                              "except excluding"))
+_EXCLUDING = frozenset(tokens("exceto excluindo tirando except excluding"))  # ("exceto as <valor>")
+_NEGATIONS = frozenset(tokens("nao not nem never nunca isnt arent wasnt werent dont doesnt")) | _EXCLUDING
 # Between the negation and the value only a copula or a relative word: "não estão", "aren't yet".
 _BETWEEN = frozenset(tokens("estao esta estejam esteja sao seja sejam foram foi ficaram estiverem t is are was were be "
-                            "been being yet ainda mais that which que as os the"))  # ("exceto as <valor>")
+                            "been being yet ainda mais that which que"))
+_ARTICLES = frozenset(tokens("as os the"))  # only after an excluding word: "não, as <valor>" answers, then says it
 _WINDOW = 3
 
 
@@ -32,6 +33,8 @@ def negated_value(grammar: Any, slot: SlotSpec, parts: list[str]) -> str | None:
     value, (start, _end) = said
     for back in range(1, _WINDOW + 1):
         at = start - back
+        if at > 0 and parts[at] in _ARTICLES and parts[at - 1] in _EXCLUDING:
+            continue
         if at < 0 or (parts[at] not in _NEGATIONS and parts[at] not in _BETWEEN):
             return None
         if parts[at] in _NEGATIONS or (parts[at] == "t" and at and parts[at - 1].endswith("n")):
