@@ -135,7 +135,7 @@ def _slips_read(turn: Turn, text: str) -> str:
     return as_typed_or_meant(text, turn.grammar, {said[i] for i in data_spans(turn.grammar, turn.reader, said)})
 
 
-_EQUALS = re.compile(r"\s*=\s*")
+_EQUALS = re.compile(r"\s*=\s*(?=[-−]?\d)")  # "= 20", "= -10": a value set (a "=" in words stays)
 _SENTENCES = re.compile(r"(?<=[.!?])\s+")
 _QUESTION_WORDS = 3
 
