@@ -344,7 +344,7 @@ _VALUE_WORDS = lexicon.DAY_UNITS | lexicon.ARTICLES | frozenset(lexicon.tokens(
 
 def _bare_value(parts: list[str]) -> list[str] | None:
     """"opa, 45 dias", "15 days", "coloca 45 dias": only an amount (after an interjection), or None."""
-    rest = lexicon.after_apology([p for p in parts if p not in lexicon.PLACING])
+    rest = _placed(parts)
     digits = [p for p in rest if p.isdigit()]
     if len(digits) != 1 or len(rest) > 5 or any(not p.isdigit() and p not in _VALUE_WORDS for p in rest):
         return None
@@ -354,9 +354,14 @@ def _bare_value(parts: list[str]) -> list[str] | None:
 _AROUND_A_DATE = _VALUE_WORDS | lexicon.HOLDS | frozenset(lexicon.tokens("hang on wait instead then rather"))
 
 
+def _placed(parts: list[str]) -> list[str]:
+    """What is said after apologies, without the words that only place it ("desculpe, coloca 45 dias" → 45 dias)."""
+    return lexicon.after_apology([p for p in parts if p not in lexicon.PLACING])
+
+
 def _only_a_date(turn: Turn, parts: list[str]) -> bool:
     """Only a date, placed and held ("hang on, make it Wednesday instead", "pera, melhor na sexta")."""
-    rest = lexicon.after_apology([p for p in parts if p not in lexicon.PLACING])
+    rest = _placed(parts)
     said = date_in(" ".join(rest), today(), turn.language, moving=True) if rest else None
     return said is not None and not set(rest) - set(said.words.split()) - _AROUND_A_DATE
 

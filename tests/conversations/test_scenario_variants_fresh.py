@@ -4,7 +4,8 @@ word the agent knows ("frday", "resposavel"), a shift by a negative amount read 
 of a number two items share without the noun, "actually make it 7 days" for a date (it proposed a create), a day
 of the month answering a date question, a choice said with its tab's noun ("workers tab pls"), a noun cut short
 ("insp 78"), "bora …?" as a request, "quando" asking the date though the verb is the inspector's, undo of "the
-last thing you did" and "two more weeks". Each failed before its change."""
+last thing you did" (played with the other undo phrasings in test_scenario_variants_questions.py) and "two
+more weeks". Each failed before its change."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from conversations.typos import as_typed_or_meant
 from registry.selectors import registry_snapshot
 from sst.models import Inspection
 
-from .conftest import inspection_78, selection
+from .conftest import inspection_78
 
 executes = pytest.mark.django_db(transaction=True)
 
@@ -124,16 +125,6 @@ def test_when_asks_the_date_though_the_verb_is_the_inspectors(world, operator_cl
 
 
 @executes
-@pytest.mark.parametrize("undo", ["hmm undo the last thing you did", "desfaz essa adição aí"])
-def test_an_undo_of_the_last_thing_done(world, operator_client, start, talk, undo):
-    conversation = start(operator_client)
-    talk(operator_client, conversation, "bota montagem de andaime", ui=selection(world.p802))
-    talk(operator_client, conversation, "sim")
-    turn = talk(operator_client, conversation, undo)
-    assert _proposed(turn) and "Montagem de Andaime" in _msg(turn), turn["response"]
-
-
-@executes
 def test_two_more_weeks_after_the_field_was_asked(world, operator_client, start, talk):
     conversation = start(operator_client)
     talk(operator_client, conversation, "how long is permit 802 valid for?")
@@ -141,7 +132,7 @@ def test_two_more_weeks_after_the_field_was_asked(world, operator_client, start,
     assert _proposed(turn) and "34 " in _msg(turn), turn["response"]
 
 
-# A second fresh blind corpus (bench/corpus/heldout/fresh_2026_12_a[e-h].yaml, first run 0.931) found these.
+# A second fresh blind corpus (bench/corpus/tuning/fresh_2026_12_a[e-h].yaml, first run 0.931) found these.
 
 @executes
 def test_a_fraction_said_in_words_is_never_the_whole_number(world, operator_client, start, talk):
@@ -163,17 +154,6 @@ def test_a_count_of_one_status_leaving_others_out(world, operator_client, start,
     turn = talk(operator_client, start(operator_client),
                 "quantas inspeções estão agendadas, sem contar as concluídas e as canceladas?")
     assert turn["response"]["type"] == "answer" and " 1 " in _msg(turn), turn["response"]
-
-
-@executes
-@pytest.mark.parametrize("undo", ["desfaça isso, por favor; coloquei na permissão errada",
-                                  "undo that please, I added it to the wrong permit"])
-def test_an_undo_with_a_remark_on_what_the_user_did(world, operator_client, start, talk, undo):
-    conversation = start(operator_client)
-    talk(operator_client, conversation, "bota montagem de andaime", ui=selection(world.p802))
-    talk(operator_client, conversation, "sim")
-    turn = talk(operator_client, conversation, undo)
-    assert _proposed(turn) and "Montagem de Andaime" in _msg(turn), turn["response"]
 
 
 @executes

@@ -22,7 +22,12 @@ def _msg(turn) -> str:
 
 
 @executes
-@pytest.mark.parametrize("undo", ["desfaz o que foi feito", "undo what was done"])
+@pytest.mark.parametrize("undo", ["desfaz o que foi feito", "undo what was done",
+                                  # the fresh blind corpora's (test_scenario_variants_fresh.py): the last thing
+                                  # done, and an undo with a remark on what the user did
+                                  "hmm undo the last thing you did", "desfaz essa adição aí",
+                                  "desfaça isso, por favor; coloquei na permissão errada",
+                                  "undo that please, I added it to the wrong permit"])
 def test_an_undo_of_what_was_done(world, operator_client, start, talk, undo):
     conversation = start(operator_client)
     talk(operator_client, conversation, "bota montagem de andaime", ui=selection(world.p802))
