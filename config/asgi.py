@@ -24,6 +24,9 @@ if _serving:  # never serve as a database role that could delete an audit row
     from tenancy.db import refuse_to_serve_as_a_deleting_role
 
     refuse_to_serve_as_a_deleting_role()
+    from conversations.typos import warm
+
+    warm()  # the language layer's word lists, before the first message rather than on it
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402

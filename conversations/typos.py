@@ -85,6 +85,13 @@ def _a_slip(word: str, meant: str) -> bool:
     return len(word) > _SHORTEST or len(meant) > len(word) or sorted(word) == sorted(meant)
 
 
+def warm() -> None:
+    """Load the word lists and the closed-class words now (about two seconds): a server process pays it
+    before it listens, not on its first message."""
+    closed_class()
+    _dictionaries()
+
+
 def _a_real_word(word: str) -> bool:
     return any(word in checker for checker in _dictionaries())
 
@@ -116,13 +123,18 @@ def vocabulary(grammar: Grammar) -> frozenset[str]:
 @lru_cache(maxsize=1)
 def closed_class() -> frozenset[str]:
     """The words of every constant of the language modules: their word lists, phrase tables and patterns."""
-    return frozenset(w for module in _MODULES for name, value in vars(module).items()
-                     if name.lstrip("_").isupper() for w in _words_of(value) if w.isalpha())
+    tables = {id(value): value for module in _MODULES for name, value in vars(module).items()
+              if name.lstrip("_").isupper()}  # a table another module imports is read once
+    return frozenset(w for value in tables.values() for w in _words_of(value) if w.isalpha())
 
 
 def _words_of(value: object) -> Iterator[str]:
     if isinstance(value, str):
         yield from words(fold(value))
+    elif isinstance(value, (set, frozenset)) and all(isinstance(item, str) for item in value):
+        # Phrase sets are generated (a million phrases of a few hundred words): their distinct words are
+        # folded once, not each phrase's (ten seconds on the first message of every process otherwise).
+        yield from words(fold(" ".join(set(" ".join(value).split()))))
     elif isinstance(value, re.Pattern):
         yield from _PATTERN_WORD.findall(value.pattern)
     elif isinstance(value, Mapping):
