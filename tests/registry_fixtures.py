@@ -8,7 +8,8 @@ start from an empty registry (each test's transaction is rolled back). So the fi
 database is remembered row by row, and a later call on an empty registry puts the same rows back in a
 dozen bulk statements. It still passes the database's guards: versions are inserted as DRAFT, moved to
 PENDING_APPROVAL, approved (the approval trigger checks the approver) and moved on to their status (the
-transition trigger checks both approvals). Anything else (a registry or seeding user already there, a
+transition trigger checks both approvals); the seeding users' permissions are remembered by app and codename, as
+a transactional test's flush gives the permissions new ids. Anything else (a registry or seeding user already there, a
 status the replay does not walk) seeds through the services as before.
 """
 
@@ -18,6 +19,7 @@ import io
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.db import connection, transaction
 
 from demo.seeding.registry import APPROVERS, AUTHOR, BOOTSTRAP, seed
@@ -62,7 +64,9 @@ def _remember() -> None:
         return  # not the seeder's registry alone: nothing to replay later
     _remembered[connection.settings_dict["NAME"]] = {
         "users": list(users.values()),
-        "permissions": list(user_model.user_permissions.through.objects.filter(user__in=users).values()),
+        # by natural key: a transactional test's flush recreates the permissions under new ids
+        "permissions": list(user_model.user_permissions.through.objects.filter(user__in=users).values_list(
+            "user_id", "permission__content_type__app_label", "permission__codename")),
         **{model._meta.db_table: list(model.objects.values()) for model in _REGISTRY},
         "versions": versions,
         "approvals": list(CapabilityApproval.objects.values()),
@@ -75,7 +79,10 @@ def _replay(rows: dict[str, list[dict[str, Any]]]) -> None:
     user_model = get_user_model()
     user_model.objects.bulk_create(user_model(**row) for row in rows["users"])
     through = user_model.user_permissions.through
-    through.objects.bulk_create(through(**row) for row in rows["permissions"])
+    ids = {(p.content_type.app_label, p.codename): p.pk for p in Permission.objects.filter(
+        codename__in={codename for _, _, codename in rows["permissions"]}).select_related("content_type")}
+    through.objects.bulk_create(through(user_id=user, permission_id=ids[(app, codename)])
+                                for user, app, codename in rows["permissions"])
     for model in _REGISTRY:
         model.objects.bulk_create(model(**row) for row in rows[model._meta.db_table])
     versions = rows["versions"]

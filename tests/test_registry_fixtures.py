@@ -7,6 +7,7 @@ import io
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.db import IntegrityError, transaction
 
 from demo.seeding.registry import AUTHOR, seed
@@ -69,3 +70,13 @@ def test_a_seeding_user_already_there_is_seeded_not_replayed(db):
     snapshot = activate_manifest()
     assert snapshot.capabilities
     assert CapabilityVersion.objects.filter(author=author).count() == len(snapshot.capabilities)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_replay_after_a_flush_gives_the_users_their_permissions_again():
+    activate_manifest()  # remembered (or replayed), committed
+    before = _rows()["users"]
+    # What a transactional test's teardown does: every table emptied, the permissions made again under new ids.
+    call_command("flush", interactive=False, verbosity=0)
+    activate_manifest()  # committed: a permission id that no longer exists would fail here
+    assert _rows()["users"] == before
