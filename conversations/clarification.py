@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .attributes import named_by_attribute
 from .clarify import clarify
 from .flow import activate_targets, close_clarification, is_count, rest
 from .grammar import SlotSpec
@@ -28,6 +29,8 @@ def clarification_answer(turn: Turn, clarification: Clarification, parts: list[s
     state = dict(clarification.intent)
     slot_name = clarification.missing_fields[0] if clarification.missing_fields else None
     chosen = _pick_candidate(clarification.candidates, parts) if clarification.candidates else None
+    if chosen is None and clarification.candidates and slot_name:  # "a do <pessoa>": by what names it
+        chosen = _named_by(turn, state, slot_name, clarification.candidates, parts)
     values = dict(state.get("slots") or {})
     if chosen is not None:
         values[slot_name] = [SlotValue(chosen["value"], str(chosen["entity"].get("label")), chosen["entity"],
@@ -126,6 +129,20 @@ def _pick_candidate(candidates: list[dict[str, Any]], parts: list[str]) -> dict[
         return candidates[int(numbers[0]) - 1]
     at = _ordinal(parts)
     return candidates[at] if at is not None and -len(candidates) <= at < len(candidates) else None
+
+
+def _named_by(turn: Turn, state: dict[str, Any], slot_name: str, candidates: list[dict[str, Any]],
+              parts: list[str]) -> dict[str, Any] | None:
+    """"a do <pessoa>", "the one <person> is responsible for": the one candidate a value the slot's items are
+    named by (the manifest's `named_by`: a person, a place) says, when the options on screen do not say it."""
+    cap = turn.grammar.capabilities.get(str(state.get("capability")))
+    slot = cap.slot(slot_name) if cap is not None else None
+    if slot is None or not slot.named_by:
+        return None
+    items, _at = named_by_attribute(turn.reader, slot, parts)
+    ids = {str(item.get("id")) for item in items}
+    found = [c for c in candidates if str(c.get("value")) in ids]
+    return found[0] if len(found) == 1 else None
 
 
 def _ordinal(parts: list[str]) -> int | None:

@@ -113,6 +113,13 @@ do that
 yes do it
 ok go
 affirmative
+pode crer
+ss
+sss
+yep go
+yes go
+ok go
+yeah go
 """)
 DECLINE = _set("""
 nao
@@ -237,6 +244,13 @@ call it off
 stop that
 stop everything
 hold off
+hold off
+hold off on that
+hold off on it
+hold off on this
+hold off for now
+hold that
+hold it
 """)
 UNDO = _set("""
 desfaca

@@ -57,13 +57,16 @@ RULES: list[tuple[str, re.Pattern[str]]] = [
     ("month_day", re.compile(r"\b" + _MONTH + r" (\d{1,2})(?:st|nd|rd|th)?(?:,? (\d{4}))?\b")),
     ("day_of", re.compile(r"\b(?:dia (\d{1,2})|the (\d{1,2})(?:st|nd|rd|th))\b")),
     ("ahead", re.compile(r"\b(?:daqui a|daqui|dentro de|em|in|within|after) " + _AMOUNT + " " + _UNIT + r"\b")),
-    ("from_now", re.compile(r"\b" + _AMOUNT + " " + _UNIT + r" (?:from now|from today|a partir de hoje)\b")),
+    ("from_now", re.compile(r"\b" + _AMOUNT + " " + _UNIT + r" (?:from now|from today|a partir de hoje|out)\b")),
     ("after_tomorrow", re.compile(r"\b(?:depois de amanha|(?:the )?day after tom+or+ow)\b")),
     ("tomorrow", re.compile(r"\b(?:amanha|tom+or+ow|tmrw|tmw)\b")),  # (tomorow, tommorow)
     ("today", re.compile(r"\b(?:hoje|today)\b")),
     ("next_week", re.compile(r"\b(?:semana que vem|proxima semana|next week)\b")),
     ("last_weekday", re.compile(r"\b(?:last " + _WEEKDAY + r"|(?:na |no |a |o )?" + _WEEKDAY
                                 + r"(?:-feira| feira)? passad[ao])\b")),
+    # "the Thursday after next", "na quinta depois da próxima": a week after the next one
+    ("weekday_after_next", re.compile(r"\b(?:the |a |o |na |no )?" + _WEEKDAY
+                                      + r"(?:-feira| feira)? (?:after next|depois da proxima|depois do proximo)\b")),
     ("weekday", re.compile(r"\b(?:(?:na |no |nesta |neste |next |this |on |a |o )?(?:proxima |proximo )?)"
                            + _WEEKDAY + r"(?:-feira| feira)?(?: que vem)?\b")),
 ]
@@ -73,7 +76,7 @@ RULES: list[tuple[str, re.Pattern[str]]] = [
 SHIFT = re.compile(r"\b(?:(?:em|por|by) )?(?:mais )?" + _N + " (?:(?:more|mais|extra) )?" + _UNIT
                    + r"(?: (mais tarde|depois|later|antes|mais cedo|earlier|sooner))?\b")
 _FROM_NOW_BEFORE = re.compile(r"\b(?:daqui a|daqui|dentro de|in|within|after|para|pra|to)\s*$")
-_FROM_NOW_AFTER = ("from now", "from today", "a partir de hoje")
+_FROM_NOW_AFTER = ("from now", "from today", "a partir de hoje", "out")  # "a fortnight out"
 _ONE_UNIT = re.compile(r"\b(?:a|an|one|uma|um)\s+(dia|semana|quinzena|mes|day|week|fortnight|month)\b")
 # "em -3 dias", "by 2.5 days": a shift amount that is not a whole number of units (the digits the
 # shift rule sees are only what follows the sign or the decimal mark).
@@ -148,6 +151,8 @@ def _resolve(kind: str, match: re.Match[str], today: date, language: str) -> dat
     if kind == "last_weekday":
         behind = (today.weekday() - WEEKDAYS[g[0] or g[1]]) % 7 or 7
         return today - timedelta(days=behind)
+    if kind == "weekday_after_next":
+        return today + timedelta(days=((WEEKDAYS[g[0]] - today.weekday()) % 7 or 7) + 7)
     if kind == "weekday":
         ahead = (WEEKDAYS[g[0]] - today.weekday()) % 7 or 7
         return today + timedelta(days=ahead)
@@ -226,13 +231,26 @@ def shift_in(text: str, language: str) -> tuple[int, str] | None:
 def numbers_as_digits(text: str, language: str) -> str:
     """"a <entidade> trezentos e dez", "sessenta dias": numbers of three or more in words, as digits
     (one and two stay words: "um <item>" is an article, not a quantity)."""
-    converted = _numbers(_spoken_hundreds(text), language, threshold=3)
+    converted = _numbers(_spoken_hundreds(_spoken_fractions(text, language)), language, threshold=3)
     converted = text if _ORDINAL.search(converted) else converted
     # "twelve and a half days", "10 e meio": a fraction, said so — never the whole number alone
     return _AND_A_HALF.sub(r"\1.5", converted)
 
 
 _AND_A_HALF = re.compile(r"\b(\d+)\s+(?:and a half|e meio|e meia)\b", re.IGNORECASE)
+# "dois vírgula cinco", "two point five", "dois e meio" (dictated): a fraction in words, small numbers too —
+# the whole number alone would be a value silently changed
+_SPOKEN_FRACTION = re.compile(r"\b([^\W\d_]+|\d+)\s+(?:(and a half|e mei[oa])|(?:v[ií]rgula|ponto|point)\s+"
+                              r"([^\W\d_]+|\d+))\b", re.IGNORECASE)
+
+
+def _spoken_fractions(text: str, language: str) -> str:
+    def digits(match: re.Match[str]) -> str:
+        whole = _numbers(match.group(1), language)
+        part = "5" if match.group(2) else _numbers(match.group(3), language)
+        return f"{whole}.{part}" if whole.isdigit() and part.isdigit() else match.group(0)
+
+    return _SPOKEN_FRACTION.sub(digits, text)
 
 
 _ORDINAL = re.compile(r"\d+(?:ª|º|st|nd|rd|th)\b")

@@ -76,7 +76,12 @@ def denied_numbers(text: str) -> set[str]:
     """The numbers a message denies, clause by clause: "não é a 60, é a 62" → {"60"}; in "Ah, não. É a
     456" or "não, a 310" the "não" closes its clause and denies nothing."""
     denied: set[str] = set()
-    for clause in re.split(r"[,.;:!?]+", text):
+    clauses = [c for c in re.split(r"[,.;:!?]+", text) if c.strip()]
+    said = tokens(text)
+    if len(clauses) == 1 and 2 <= len(said) <= 3 and said[0] in NEGATIONS and said[1].isdigit() and (
+            len(said) == 2 or said[2] in DAY_UNITS):
+        return denied  # "nao 50", "não cinquenta dias": a no, then the value meant (as "não, 50")
+    for clause in clauses:
         said = tokens(clause)
         denied |= {p for p in said if p.isdigit()} - {p for p in without_negated(said) if p.isdigit()}
     return denied
@@ -153,10 +158,10 @@ DAY_UNITS = frozenset(tokens("dia dias day days"))
 ARTICLES = frozenset(tokens("""o a os as um uma uns umas de da do das dos em na no nas nos para pra por pelo pela
 com e ao à the an of to in on for with by at from"""))
 
-_PT_MARKERS = frozenset(tokens("""o a os as de da do que nao e em uma um para com na no pela pelo esse essa este esta
+PT_MARKERS = frozenset(tokens("""o os as de da do que nao e em uma um para com na no pela pelo esse essa este esta
 isso sim voce eu quero abra abre va mude altere adicione exclua cancela desfaca quantos quantas qual explique
 agora entao quem onde quando pra ta tudo oi obrigado obrigada valeu voce vc ele ela nela nele dele dela"""))
-_EN_MARKERS = frozenset(tokens("""the of and is are to in for with what this that it be on an yes no open go show
+EN_MARKERS = frozenset(tokens("""the of and is are to in for with what this that it be on an yes no open go show
 add remove delete change set how many which explain undo cancel try again please permit you can who where
 when hello hi thanks thank its"""))
 
@@ -373,22 +378,6 @@ def phrase(text: str) -> str:
     return " ".join(strip_filler(tokens(text)))
 
 
-def detect_language(text: str, default: str) -> str:
-    """"pt-BR" or "en" for one message; a message with no clue keeps `default` (the conversation's). A quoted
-    passage is the user's value, in whatever language it is written: no clue."""
-    text = QUOTED.sub(" ", text)
-    parts = tokens(text)
-    # An accent is a clue, but not in a name said mid-sentence ("… of Metalúrgica Vale Azul's …"): a
-    # capitalised word after the first is a name, in either language.
-    accented = any(re.search(r"[ãõçáéíóúâêô]", w.casefold()) and (i == 0 or not w[:1].isupper())
-                   for i, w in enumerate(text.split()))
-    pt = sum(p in _PT_MARKERS for p in parts) + (2 if accented else 0)
-    en = sum(p in _EN_MARKERS for p in parts)
-    if pt == en:
-        return default
-    return "pt-BR" if pt > en else "en"
-
-
 # Words that hold the turn before what is meant: "perai", "wait", "hold on".
 HOLDS = frozenset(tokens("wait espera pera perai peraí hmm hum hm"))
 _INTERJECTIONS = frozenset(tokens("opa ih xi putz eita")) | HOLDS
@@ -415,6 +404,6 @@ def correction_remainder(text: str) -> list[str] | None:
 # The closed-class words of this module, as typed: a word of these is itself, never a slip of a longer word ("quis" is
 # no "quais" typed short).
 CLOSED_CLASS = (FILLER | NEGATIONS | REQUEST_OPENERS | DEMONSTRATIVES | EVERY | QUESTION_WORDS | ARTICLES
-                | _PT_MARKERS | _EN_MARKERS | CONFIRM_WORDS | INTERJECTION_LEADS | CORRECTION_LEADS
+                | PT_MARKERS | EN_MARKERS | CONFIRM_WORDS | INTERJECTION_LEADS | CORRECTION_LEADS
                 | _INTERJECTIONS | frozenset(w for phrase in _SELF_CORRECTIONS for w in phrase.split())
                 | frozenset(w for opener in CORRECTION_OPENERS for w in opener))

@@ -156,8 +156,7 @@ def field_answer(turn: Turn, slot: SlotSpec, body: Mapping[str, Any], field: str
                  template: str = "answer.field", extra: Mapping[str, Any] | None = None) -> None:
     """Answer `field` of the entity `body` (of `slot`'s type); it becomes the entity and topic in focus."""
     value = body[field]
-    # only a list's items are described
-    codes = code_labels(turn.grammar, turn.language) if isinstance(value, list) else None
+    codes = code_labels(turn.grammar, turn.language)  # "CANCELLED" → "cancelada": a code is said in words
     shown = _shown(value, turn.language, codes) if value not in (None, [], "") else turn.say("answer.none")
     unit = f" {messages.term('days', turn.language)}" if field.endswith("_days") else ""
     entity = entity_ref(slot.type, body, label_field=str((slot.resolver or {}).get("label", "name")))
@@ -197,6 +196,8 @@ def _shown(value: Any, language: str, codes: Mapping[str, str] | None = None) ->
         return f"{name} ({', '.join(details)})" if details else name
     if isinstance(value, list):
         return messages.join_list([_shown(v, language, codes) for v in value], language) or "—"
+    if isinstance(value, str) and codes and value in codes:
+        return codes[value]
     return "—" if value is None else str(value)
 
 

@@ -183,6 +183,11 @@ def rank(grammar: Grammar, parts: list[str], allowed: set[str], hints: Hints) ->
     _entity_asked_last(grammar, ranked, allowed, named, hints)
     for item in ranked.values():
         item.score += _evidence(grammar, item, parts, named, hints)
+    # "how many <children of another entity> are <value>?": a count or list of an entity the message does not
+    # name, while it names only others, unrelated — no reading (not a count of something else)
+    if named:
+        ranked = {k: r for k, r in ranked.items() if r.cap.intent not in _OF_MANY or r.cap.entity not in
+                  grammar.synonyms or any(t in r.cap.types or any(_related(t, u) for u in r.cap.types) for t in named)}
     # of two readings as strong, the one whose verb is said first ("open 53, I need to see what was found")
     return sorted(ranked.values(), key=lambda r: (-r.score, r.verb_span[0] if r.verb_span else 99))
 
@@ -200,6 +205,17 @@ def _same_verb_other_entity(grammar: Grammar, ranked: dict[str, Ranked], allowed
                 # Named: as good as the verb's own entity. A bare number ("abre a 52") may name any entity:
                 # a little behind, so the extraction (which one has a 52?) decides between them.
                 ranked[other.id] = Ranked(other, base.score - (0 if named else 3), base.verb, base.verb_span)
+            elif (other.id in allowed and other.id not in ranked and not named and other.kind == base.cap.kind == "read"
+                  and other.intent == base.cap.intent and _a_value_of(grammar, other, parts)):
+                # "how many still <value>?": a value only that entity's read filters by is said for it
+                ranked[other.id] = Ranked(other, base.score - 1, base.verb, base.verb_span)
+
+
+_OF_MANY = ("count", "list")
+
+
+def _a_value_of(grammar: Grammar, cap: CapabilityGrammar, parts: list[str]) -> bool:
+    return any(s.parse == "enum" and s.values and grammar.enum_value(s, parts) for s in cap.slots)
 
 
 def asked_entity(grammar: Grammar, hints: Hints) -> str | None:

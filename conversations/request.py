@@ -73,6 +73,8 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         return
     if not ranked and field_write(turn, parts, allowed, extractor):  # "<campo> da 310 pra 40 dias"
         return
+    if not ranked and any(p.isdigit() for p in parts) and field_question(turn, parts, data=spans):
+        return  # "<field> of 320": asked without asking (its item's number said: no "which one?" for a remark)
     if not ranked and date_write(turn, parts, allowed, extractor):  # "can we do 62 in 3 days?"
         return
     # "I need <entity> 311 cancelled": a status wanted, said outside names and dictated text

@@ -41,6 +41,7 @@ from .spelling import spelled_as_meant
 from .state import hints_for, situation_for
 from .statemachine import Status
 from .supersede import on_screen, supersede
+from .told import told_aside
 from .turns import Turn
 from .typos import as_typed_or_meant, slipped
 from .understanding import Extractor, masked, rank
@@ -77,7 +78,7 @@ def message(turn: Turn) -> None:
     # "… para o dia 12, digo, 14": the user's last word wins (self_correction.py)
     text = numbers_as_digits(_slips_read(turn, spelled_as_meant(text)), turn.language)
     text = _EQUALS.sub(" to " if turn.language.startswith("en") else " para ", text)  # "<campo> da 310 = 20 dias"
-    text = turn.text = said_last(weeks_as_days(text), turn.language)
+    text = turn.text = told_aside(said_last(weeks_as_days(text), turn.language))  # "a 325 foi cancelada, exclua"
     asked = _the_question(turn, text)
     if asked is not None:  # "When is <item> scheduled? I'd like to be there that day.": the question is the request
         text = turn.text = asked
@@ -166,7 +167,7 @@ def _answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
     asks for nothing: no number, no verb of another request (the pending operation's own verb aside)."""
     confirmation = pending_confirmation(turn)
     pending = confirmation or pending_clarification(turn)
-    clauses = [c for c in _CLAUSES.split(text) if c.strip()]
+    clauses = [c for clause in _CLAUSES.split(text) for c in _answer_then_reason(clause) if c.strip()]
     while clauses and (not lexicon.phrase(clauses[0]) or lexicon.phrase(clauses[0]) in lexicon.INTERJECTION_LEADS):
         clauses = clauses[1:]  # "ah, cancela isso, …": an interjection before the answer
     if len(clauses) < 2:
@@ -203,6 +204,18 @@ def _answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
             or (cap is not None and _changes_the_pending(turn, cap, rest, free_text=handler is not cancel))):
         return None  # "Não. Quero <outro nome>", "no, <entity> 311": a correction, not a remark
     return handler
+
+
+_REASON = re.compile(r"\s(?:que|porque|pq|pois|because|since|cause|as)\s", re.IGNORECASE)
+
+
+def _answer_then_reason(clause: str) -> list[str]:
+    """"deixa como está que o <fulano> ainda vai usar": an answer, then why — two clauses, as if a comma
+    stood before the reason word."""
+    match = _REASON.search(clause)
+    if match is None or _control(lexicon.phrase(clause[:match.start()])) is None:
+        return [clause]
+    return [clause[:match.start()], clause[match.end():]]
 
 
 def _remark_only(turn: Turn, rest: list[str], allowed: set[str]) -> bool:

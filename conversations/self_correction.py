@@ -17,6 +17,7 @@ import re
 
 from knowledge.text import fold, words
 
+from . import lexicon
 from .dates import date_spans
 
 _PAUSE = r"(?:\.{2,}|…|[,;—–]|\s-)\s*"
@@ -37,7 +38,9 @@ def said_last(text: str, language: str | None = None) -> str:
     match = _MARKER.search(text)
     if match is None or match.start() == 0:
         return text
-    head, tail = text[:match.start()], match.group("tail").strip()
+    if lexicon.control_run(lexicon.phrase(match.group("tail"))) in ("decline", "cancel"):
+        return match.group("tail").strip()  # "bump it to 20 days... actually nah, leave it as is": withdrawn
+    head, tail = text[:match.start()], _without_remark(text[:match.start()], match.group("tail").strip())
     if not tail or len(words(fold(tail))) > _TAIL_WORDS or len(words(fold(head))) < 2:
         return text
     tail_dates = date_spans(tail, language)
@@ -54,6 +57,16 @@ def said_last(text: str, language: str | None = None) -> str:
     if unit and rest_spans and words(fold(rest))[:1] == unit:  # "50 dias… não, 55 dias": the unit is said once
         rest = rest[rest_spans[0][1]:]
     return _joined(head[:last.start()] + number.group(0) + head[last.end():], rest)
+
+
+def _without_remark(head: str, tail: str) -> str:
+    """"… na 310, aliás, na 311, a 310 nem tem <x>": a clause after the corrected value that names the value
+    replaced again says why (the user's last word is still the correction) — it is left out."""
+    clause, _, remark = tail.partition(",") if "," in tail else tail.partition(";")
+    said = list(_DIGITS.finditer(head))
+    if not remark or not said or not _DIGITS.search(clause) or said[-1].group(0) not in _DIGITS.findall(remark):
+        return tail
+    return clause.strip()
 
 
 def _joined(corrected: str, rest: str) -> str:

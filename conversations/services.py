@@ -29,7 +29,7 @@ from tenancy import clock
 from tenancy.db import DeferredCheckFailed, coalesced_writes
 from tenancy.models import Tenant
 
-from . import lexicon, metrics
+from . import lexicon, metrics, wordlists
 from .grammar import grammar_for
 from .hooks import settled_apply
 from .llm import ModelNeeded, model_ask
@@ -179,7 +179,7 @@ def _turn_run(*, tenant: Tenant, user: Any, conversation_id: Any, kind: str, tex
         raise ConversationNotFound
     snapshot = registry_snapshot(taken.registry_version)
     grammar = grammar_for(snapshot)
-    language = lexicon.detect_language(text, conversation.language) if text else conversation.language
+    language = wordlists.detect_language(text, conversation.language) if text else conversation.language
     conversation.language = language
     turn = Turn(conversation=conversation, user=user, tenant=tenant, language=language, snapshot=snapshot,
                 grammar=grammar, reader=reader_for(user=user, tenant=tenant, snapshot=snapshot, grammar=grammar),

@@ -73,6 +73,8 @@ HELP = frozenset({"ajuda", "socorro", "help", "menu", "comandos", "o que voce po
 _ALONG = frozenset(tokens("por favor pela pelo ajuda a o voce vc amigo agente assistente entao ai bem muito me mim "
                           "pra hoje gente pessoal galera please for the your you there again so much pal to today "
                           "guys everyone aqui here lot going"))
+# Terms of address said along ("valeu mano, tmj", "cheers mate", "thanks boss").
+_ALONG |= frozenset(tokens("mano mana brother bro chefe chefia parceiro parca camarada man dude mate buddy boss"))
 # "what kind of stuff can you do?", "que tipo de coisa você sabe fazer?": the kind asked about, not a topic.
 _ALONG |= frozenset(tokens("what kind kinds sort sorts type types of stuff things que tipo tipos de coisa coisas"))
 # "what else can you do?", "o que mais você faz?".

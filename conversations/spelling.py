@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from rapidfuzz.distance import OSA
+from text_to_num import alpha2digit
 
 from knowledge.text import fold
 
@@ -23,7 +24,7 @@ def spelled_as_meant(text: str) -> str:
     """The message with a misspelt unit after a number written right; everything else as typed."""
     def fix(match: re.Match[str]) -> str:
         word = fold(match.group(2))
-        if word in _UNIT_WORDS:
+        if word in _UNIT_WORDS or _a_number_word(word):  # "adia a 60 duas semanas": "duas" is no "dias"
             return match.group(0)
         near = next((u for u in _UNIT_WORDS if len(u) >= 4 and OSA.distance(word, u, score_cutoff=1) <= 1), None)
         return match.group(1) + near if near else match.group(0)
@@ -31,6 +32,10 @@ def spelled_as_meant(text: str) -> str:
     text = _GLUED_MARK.sub(r"\1 \2", _CHAT_WORD.sub(lambda m: _CHAT_WORDS[m.group(0)], text))
     text = _QUESTION_CONTRACTION.sub(lambda m: _QUESTION_CONTRACTIONS[m.group(0).lower()], text)
     return _SHORTHAND.sub(_expanded, _WEEKDAY_AFTER_MARKER.sub(_weekday_fixed, _NUMBER_THEN_WORD.sub(fix, text)))
+
+
+def _a_number_word(word: str) -> bool:
+    return any(alpha2digit(word, language, threshold=0) != word for language in ("pt", "en"))
 
 
 # Chat abbreviations of pt-BR function words ("qdo q é", "qts tem", "a 311 tb", "hj") and chat slang of both
@@ -48,7 +53,9 @@ _CHAT_WORDS = {"qdo": "quando", "qndo": "quando", "qnd": "quando", "q": "que", "
                # English chat abbreviations: "nvm", "pls", "plz"; pt-BR "pfv", "vc", "qto"
                "nvm": "never mind", "nvmd": "never mind", "pls": "please", "plz": "please",
                "pfv": "por favor", "vc": "você", "vcs": "vocês", "qto": "quanto", "qta": "quanta",
-               "qtd": "quantidade", "qm": "quem"}
+               "qtd": "quantidade", "qm": "quem",
+               # units typed short: "push it back a wk", "2 wks"
+               "wk": "week", "wks": "weeks"}
 _CHAT_WORD = re.compile(r"(?<![\w/])(?:" + "|".join(sorted(_CHAT_WORDS, key=len, reverse=True)) + r")(?![\w/])")
 
 

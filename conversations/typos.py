@@ -25,15 +25,15 @@ from functools import lru_cache
 
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
-from spellchecker import SpellChecker
 
 from knowledge.text import fold, words
 
 from . import control_phrases, dates, ellipsis, increments, lexicon, numbers, relative, social, spelling
 from .grammar import Grammar
+from .wordlists import dictionaries, real_word
 
 _MODULES = (lexicon, control_phrases, social, dates, spelling, relative, increments, ellipsis, numbers)
-_WORD = re.compile(r"[^\W\d_]+")
+_WORD = re.compile(r"([^\W\d_]+)(\.?)")  # a word, and the point that may mark it cut short ("insp.")
 _PATTERN_WORD = re.compile(r"[a-z]{4,}")
 _SHORTEST = 4  # "taht", "weks": below four letters too many words are one edit apart
 _CANDIDATES = 12  # all the words one edit away, of which only slips count
@@ -42,29 +42,40 @@ _CANDIDATES = 12  # all the words one edit away, of which only slips count
 def as_typed_or_meant(text: str, grammar: Grammar, protected: Iterable[str] = ()) -> str:
     """`text` with each slipped word written as the vocabulary word it means; `protected`: folded words
     that are values here (the tenant's names said in the message)."""
-    known, keep = vocabulary(grammar), frozenset(protected)
+    known, keep, short = vocabulary(grammar), frozenset(protected), cut_short(grammar)
     quoted = [m.span() for m in lexicon.QUOTED.finditer(text)]
 
     def fix(match: re.Match[str]) -> str:
-        word = match.group(0)
+        word, point = match.groups()
         opens = not text[:match.start()].strip() or text[:match.start()].rstrip()[-1] in ".!?;:"
         if (word != word.lower() and not (opens and word[1:] == word[1:].lower())) or any(
                 a <= match.start() < b for a, b in quoted):
-            return word  # a capital inside a sentence is a name's
+            return match.group(0)  # a capital inside a sentence is a name's
         folded = fold(word)
         if folded in keep:
-            return word
+            return match.group(0)
+        noun = _noun_cut_short(folded, bool(point), short)
+        if noun is not None:
+            return noun  # its point marked the word cut short: no sentence ends there
         meant = _meant(folded, known)
-        return word if meant is None else meant.capitalize() if word[0].isupper() else meant
+        return match.group(0) if meant is None else (meant.capitalize() if word[0].isupper() else meant) + point
 
     return _WORD.sub(fix, text)
 
 
 def slipped(text: str, grammar: Grammar) -> bool:
     """Does the message hold a word that would be read as another (cheap: no read of the tenant's names)?"""
-    known = vocabulary(grammar)
-    return any(m.group(0)[1:] == m.group(0)[1:].lower() and _meant(fold(m.group(0)), known)
-               for m in _WORD.finditer(text))
+    known, short = vocabulary(grammar), cut_short(grammar)
+    return any(m.group(1)[1:] == m.group(1)[1:].lower() and (
+        _meant(fold(m.group(1)), known) or _noun_cut_short(fold(m.group(1)), bool(m.group(2)), short))
+        for m in _WORD.finditer(text))
+
+
+def _noun_cut_short(word: str, pointed: bool, short: Mapping[str, str]) -> str | None:
+    """"insp.", "insps", "perm.": the one entity noun `word` begins — a real word only when a point marks it
+    cut short ("perm." is the noun's, "perm" a word of its own; "work" never "worker")."""
+    noun = short.get(word)
+    return noun if noun is not None and (pointed or not _a_real_word(word)) else None
 
 
 @lru_cache(maxsize=20_000)
@@ -89,20 +100,48 @@ def warm() -> None:
     """Load the word lists and the closed-class words now (about two seconds): a server process pays it
     before it listens, not on its first message."""
     closed_class()
-    _dictionaries()
+    dictionaries()
 
 
 def _a_real_word(word: str) -> bool:
-    return any(word in checker for checker in _dictionaries())
-
-
-@lru_cache(maxsize=1)
-def _dictionaries() -> tuple[SpellChecker, ...]:
-    """The Portuguese and English word lists, loaded once per process (about a second) when first needed."""
-    return tuple(SpellChecker(language=language, distance=1) for language in ("pt", "en"))
+    return real_word(word)
 
 
 _CACHE: dict[int, tuple[Grammar, frozenset[str]]] = {}
+_SHORT_CACHE: dict[int, tuple[Grammar, Mapping[str, str]]] = {}
+_KEPT = 2  # "insp" of "inspection": a noun is cut short by two letters at least
+
+
+def cut_short(grammar: Grammar) -> Mapping[str, str]:
+    """The beginnings (four letters or more, and with a plural "s") of the registry's one-word entity nouns
+    that begin the nouns of one entity type only, each with that type's shortest noun so begun ("insp" →
+    "inspecao", "insps" → its shortest plural) — never a closed-class or vocabulary word, nor one slip from a
+    verb's word."""
+    cached = _SHORT_CACHE.get(id(grammar))
+    if cached is not None and cached[0] is grammar:
+        return cached[1]
+    begun: dict[str, dict[str, set[str]]] = {}
+    for type_, phrases in grammar.synonyms.items():
+        for noun in (p[0] for p in phrases if len(p) == 1 and p[0].isalpha()):
+            for end in range(_SHORTEST, len(noun) - _KEPT + 1):
+                begun.setdefault(noun[:end], {}).setdefault(type_, set()).add(noun)
+    known, found = vocabulary(grammar), {}
+    for start, by_type in begun.items():
+        if len(by_type) != 1:
+            continue
+        nouns = next(iter(by_type.values()))
+        found[start] = min(nouns, key=lambda n: (len(n), n))
+        plurals = [n for n in nouns if n.endswith("s")]
+        if plurals:
+            found[start + "s"] = min(plurals, key=lambda n: (len(n), n))
+    # "cont the drafts" is "count" with a letter dropped (ranking.py reads verbs' slips), not "contractor" cut short
+    verbs = [w for cap in grammar.capabilities.values() for verb in cap.verbs for w in verb.words
+             if len(w) >= _SHORTEST]
+    found = {k: v for k, v in found.items() if k not in known
+             and process.extractOne(k, verbs, scorer=OSA.distance, score_cutoff=1) is None}
+    _SHORT_CACHE.clear()
+    _SHORT_CACHE[id(grammar)] = (grammar, found)
+    return found
 
 
 def vocabulary(grammar: Grammar) -> frozenset[str]:

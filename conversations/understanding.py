@@ -22,18 +22,20 @@ from .extraction import Extraction, Situation, SlotValue
 from .freetext import leftover_value, marked_value, only_a_date, quoted_values, value_as_typed
 from .grammar import CapabilityGrammar, Grammar, SlotSpec, camel_parts, find_phrase, same_word
 from .increments import increment_sign
-from .lexicon import ARTICLES, CREATED, DEMONSTRATIVES, REQUEST_OPENERS, detect_language, not_excluded, tokens
+from .lexicon import ARTICLES, CREATED, DEMONSTRATIVES, REQUEST_OPENERS, not_excluded, tokens
 from .matching import Mention, mention
 from .numbers import numerals_of, on_an_item, value_problem
 from .ranking import MASK, Hints, Ranked, number_positions, rank  # noqa: F401 - the engine's public names
 from .reads import Reader, entity_ref
 from .references import NUMBER_WORDS, NumberedReferences, reference
 from .relative import factor_of
+from .wordlists import detect_language
 
 __all__ = ["MASK", "Extraction", "Extractor", "Hints", "Ranked", "Situation", "SlotValue", "masked", "number_positions",
            "parent_input", "rank", "reference"]
 # The language the tenant's data is written in when its words give no clue (the product's own: settings).
 _DATA_LANGUAGE = "en" if settings.LANGUAGE_CODE.lower().startswith("en") else "pt-BR"
+_SET_TO = frozenset({"para", "pra", "pro", "to"})
 _VALUE_PARSES = frozenset({"reference", "integer", "enum", "entity_number"})  # read from words outside names
 
 
@@ -217,6 +219,9 @@ class Extractor(NumberedReferences):
         numbers = [(i, d, u) for i, d, u in number_positions(parts) if i not in out.used and i not in named
                    and not on_an_item(parts, i)]
         with_unit = [(i, d) for i, d, u in numbers if u]
+        # "lost three days to the rain, so set its <field> to 40 days": of amounts said, the one said "to"
+        set_to = [n for n in with_unit if n[0] > 0 and parts[n[0] - 1] in _SET_TO]
+        with_unit = set_to if len(with_unit) > 1 and len(set_to) == 1 else with_unit
         chosen = with_unit[0] if with_unit else (numbers[0][:2] if numbers else None)
         spec = self.reader.spec(cap.id)
         schema = ((spec.input_schema if spec else {}).get("properties") or {}).get(slot.field)

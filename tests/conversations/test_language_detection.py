@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conversations.lexicon import detect_language
+from conversations.wordlists import detect_language
 
 
 @pytest.mark.parametrize(("text", "language"), [

@@ -1,0 +1,22 @@
+"""A state the message tells before what it asks: "a 325 foi cancelada e tá só poluindo a lista, pode excluir
+ela", "311 was approved yesterday, so add <x> to it". The participle after "foi"/"was" says what the item is,
+not what to do: it is left out of the words read for a request (the item's number stays, so "ela"/"it" still
+points at it). Only in a clause before another one, and never in a question (state_question.py answers
+"a 54 foi cancelada?")."""
+
+from __future__ import annotations
+
+import re
+
+_TOLD = re.compile(r"\b(foi|foram|was|were|been)\s+([^\W\d_]+(?:ado|ada|ados|adas|ido|ida|idos|idas|ed))\b",
+                   re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[,;.]|\s(?:e|and|mas|but|so|entao)\s", re.IGNORECASE)
+
+
+def told_aside(text: str) -> str:
+    """The message without the participles of the states it tells before a later clause (module docstring)."""
+    if text.rstrip().endswith("?"):
+        return text
+    ends = [m.start() for m in _CLAUSE_END.finditer(text)]
+    last = ends[-1] if ends else 0
+    return _TOLD.sub(lambda m: m.group(1) if m.end() <= last else m.group(0), text)
