@@ -109,13 +109,13 @@ def _a_real_word(word: str) -> bool:
 
 _CACHE: dict[int, tuple[Grammar, frozenset[str]]] = {}
 _SHORT_CACHE: dict[int, tuple[Grammar, Mapping[str, str]]] = {}
-_KEPT = 2  # "insp" of "inspection": a noun is cut short by two letters at least
+_KEPT = 2  # "<four letters of a noun>.": a noun is cut short by two letters at least
 
 
 def cut_short(grammar: Grammar) -> Mapping[str, str]:
     """The beginnings (four letters or more, and with a plural "s") of the registry's one-word entity nouns
-    that begin the nouns of one entity type only, each with that type's shortest noun so begun ("insp" →
-    "inspecao", "insps" → its shortest plural) — never a closed-class or vocabulary word, nor one slip from a
+    that begin the nouns of one entity type only, each with that type's shortest noun so begun (and with an "s",
+    its shortest plural) — never a closed-class or vocabulary word, nor one slip from a
     verb's word."""
     cached = _SHORT_CACHE.get(id(grammar))
     if cached is not None and cached[0] is grammar:
@@ -134,7 +134,7 @@ def cut_short(grammar: Grammar) -> Mapping[str, str]:
         plurals = [n for n in nouns if n.endswith("s")]
         if plurals:
             found[start + "s"] = min(plurals, key=lambda n: (len(n), n))
-    # "cont the drafts" is "count" with a letter dropped (ranking.py reads verbs' slips), not "contractor" cut short
+    # "cont the …" is "count" with a letter dropped (ranking.py reads verbs' slips), not a noun that begins so cut short
     verbs = [w for cap in grammar.capabilities.values() for verb in cap.verbs for w in verb.words
              if len(w) >= _SHORTEST]
     found = {k: v for k, v in found.items() if k not in known
