@@ -206,7 +206,7 @@ def _answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
     return handler
 
 
-_REASON = re.compile(r"\s(?:que|porque|pq|pois|because|since|cause|as)\s", re.IGNORECASE)
+_REASON = re.compile(r"\s(?:que|porque|pq|pois|because|since|cause)\s", re.IGNORECASE)  # ("as" is an article too)
 
 
 def _answer_then_reason(clause: str) -> list[str]:
