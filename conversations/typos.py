@@ -75,12 +75,12 @@ def _noun_cut_short(word: str, pointed: bool, short: Mapping[str, str]) -> str |
     """"insp.", "insps", "perm.": the one entity noun `word` begins — a real word only when a point marks it
     cut short ("perm." is the noun's, "perm" a word of its own; "work" never "worker")."""
     noun = short.get(word)
-    return noun if noun is not None and (pointed or not _a_real_word(word)) else None
+    return noun if noun is not None and (pointed or not real_word(word)) else None
 
 
 @lru_cache(maxsize=20_000)
 def _meant(word: str, known: frozenset[str]) -> str | None:
-    if len(word) < _SHORTEST or word in known or _a_real_word(word):
+    if len(word) < _SHORTEST or word in known or real_word(word):
         return None
     near = {w for w, _score, _i in process.extract(word, known, scorer=OSA.distance, score_cutoff=1,
                                                    limit=_CANDIDATES)}
@@ -101,10 +101,6 @@ def warm() -> None:
     before it listens, not on its first message."""
     closed_class()
     dictionaries()
-
-
-def _a_real_word(word: str) -> bool:
-    return real_word(word)
 
 
 _CACHE: dict[int, tuple[Grammar, frozenset[str]]] = {}
