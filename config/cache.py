@@ -4,8 +4,15 @@ Django's RedisCacheClient builds a new `redis.Redis` for every cache call, and t
 about 170 response callbacks each time: ~0.1 ms of CPU per call, and a served turn makes ten or more
 cache calls (its token, rate limit, data epochs, the tool calls' tokens) — over 1 ms per turn of
 nothing (issue #18). A `redis.Redis` is safe to share between threads (each command takes its own
-connection from the pool), so one per pool is kept. Written by hand: it is the one method Django
-leaves for a custom client to override, and no kept library fixes it.
+connection from the pool), so one per pool is kept.
+
+And one per process, not per cache object: Django keeps its cache objects per context
+(`django.core.cache.caches` is a context-local), and a served request runs in a fresh context, so each
+request built a new cache object, a new pool and a new TCP connection to Redis — measured under
+bench/served_turns.py at K=50: 4 % of the web workers' CPU in connecting (redis-py reads its own
+package metadata for every new connection). Clients are shared by server URL and pool options;
+redis-py's pool notices a fork and reconnects in the child. Written by hand: it is the one method
+Django leaves for a custom client to override, and no kept library fixes it.
 """
 
 from __future__ import annotations
@@ -16,21 +23,22 @@ from typing import Any
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 
 
-class ReusedClients(RedisCacheClient):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._clients: dict[int, Any] = {}
-        self._lock = threading.Lock()
+# (server URL, pool options) → the process's one client for it
+_CLIENTS: dict[tuple[str, str], Any] = {}
+_LOCK = threading.Lock()
 
+
+class ReusedClients(RedisCacheClient):
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
         index = self._get_connection_pool_index(write)
-        client = self._clients.get(index)
+        shared = (self._servers[index], repr(sorted(self._pool_options.items())))
+        client = _CLIENTS.get(shared)
         if client is None:
-            with self._lock:
-                client = self._clients.get(index)
+            with _LOCK:
+                client = _CLIENTS.get(shared)
                 if client is None:
                     client = self._client(connection_pool=self._get_connection_pool(write))
-                    self._clients[index] = client
+                    _CLIENTS[shared] = client
         return client
 
 

@@ -83,13 +83,25 @@ def said_of_it(grammar: Grammar, slot: SlotSpec, said: list[str], at: set[int]) 
         return True
     before = [p for p in said[max(0, first - 3):first] if p not in ARTICLES]
     after = [p for p in said[last + 1:last + 3] if p not in ARTICLES]
-    heads = [path.split(".")[0] for path in slot.named_by]
-    # the item's noun ("the <value> <entity>", "the <value> one"), or the field's own name or noun
-    # ("da <field noun> <value>", "… that <value> is <field> for")
-    nouns = {w for t in (slot.type, *heads) for phrase in grammar.synonyms.get(t, ()) for w in phrase}
-    nouns |= {w for head in heads for w in camel_parts(head)} | _ONE
+    nouns = _its_nouns(grammar, slot)
     near = before[-1:] + after[:1]
     return any(same_word(w, n) for w in near for n in nouns) or any(p in nouns - _ONE for p in said)
+
+
+def could_be_said_of_it(grammar: Grammar, slot: SlotSpec, said: list[str]) -> bool:
+    """Whether any value at all could pass `said_of_it` in these words — checked before the catalog is read,
+    so a message with none of its words ("how many <others> are there?") costs no listing of the items.
+    The same tests as said_of_it, without the value's position: a word of _OF, a possessive, or a noun."""
+    nouns = _its_nouns(grammar, slot)
+    return any(p in _OF or p == "s" or any(same_word(p, n) for n in nouns) for p in said)
+
+
+def _its_nouns(grammar: Grammar, slot: SlotSpec) -> frozenset[str]:
+    """The item's noun ("the <value> <entity>", "the <value> one"), or a named_by field's own name or noun
+    ("da <field noun> <value>", "… that <value> is <field> for")."""
+    heads = [path.split(".")[0] for path in slot.named_by]
+    nouns = {w for t in (slot.type, *heads) for phrase in grammar.synonyms.get(t, ()) for w in phrase}
+    return frozenset(nouns | {w for head in heads for w in camel_parts(head)} | _ONE)
 
 
 def another_slots_value(reader: Reader, cap: CapabilityGrammar, slot: SlotSpec, said: list[str],

@@ -9,7 +9,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .attributes import another_slots_value, named_among, named_by_attribute, quoting, said_of_it
+from .attributes import (another_slots_value, could_be_said_of_it, named_among, named_by_attribute, quoting,
+                         said_of_it)
 from .extraction import Extraction, Situation, SlotValue
 from .freetext import quoted_positions
 from .grammar import CapabilityGrammar, Grammar, SlotSpec, dropped_letter, find_phrase
@@ -145,6 +146,8 @@ class NumberedReferences:
         """"the <place> <entity>": the entities whose named_by field the message says (names are data:
         read in the message as typed, never as a verb)."""
         said = self.data[0] or parts
+        if not could_be_said_of_it(self.grammar, slot, said):
+            return False
         enums = [(s.field, v) for c in self.grammar.capabilities.values() if c.entity == slot.type for s in c.slots
                  if s.parse == "enum" and s.values and (v := self.grammar.enum_value(s, said))]
         items, at = named_by_attribute(self.reader, slot, said, enums, skip=self.skip_words(cap), used=out.used)

@@ -8,7 +8,10 @@ statements that send no signal (bulk_create, queryset delete).
 What changed is said per topic, in the API's own path terms (tenancy.data_epoch.topics_of): a permit
 and the rows under it (components, workers, evaluations) are "permits" (every list, search and count
 of permits) and "permits/<id>" (the permit and its sub-resources); inspections and their findings
-likewise. Companies, employees and component types are shown inside other answers (a permit names its
+likewise. The lists of a permit's components and workers and of an inspection's findings are declared
+parts (tenancy.data_epoch.register_parts): their rows also move "permits/<id>/components" etc., which
+is all such a list depends on — a permit's validity changing leaves them kept — and an entity deleted
+moves all of its parts. Companies, employees and component types are shown inside other answers (a permit names its
 company, responsible and components), so a change to one moves the whole tenant.
 """
 
@@ -20,50 +23,64 @@ from django.apps import apps
 from django.db.models.signals import post_delete, post_save
 from django.urls import reverse
 
-from tenancy.data_epoch import data_changed, topics_of
+from tenancy.data_epoch import data_changed, parts_of, register_parts
 
 # Bookkeeping rows, not the data the agent reads.
 _NOT_DATA = frozenset({"IdempotencyRecord", "FaultRule"})
-# Rows of an entity with its own part of the API: model → (collection, field holding the entity's id).
+# Rows of an entity with its own part of the API: model → (collection, field holding the entity's id, the
+# declared part its rows are listed at, if any).
 _UNDER = {
-    "WorkPermit": ("permits", "pk"),
-    "PermitComponent": ("permits", "permit_id"),
-    "PermitWorker": ("permits", "permit_id"),
-    "PermitEvaluation": ("permits", "permit_id"),
-    "Inspection": ("inspections", "pk"),
-    "Finding": ("inspections", "inspection_id"),
+    "WorkPermit": ("permits", "pk", None),
+    "PermitComponent": ("permits", "permit_id", "components"),
+    "PermitWorker": ("permits", "permit_id", "workers"),
+    "PermitEvaluation": ("permits", "permit_id", None),
+    "Inspection": ("inspections", "pk", None),
+    "Finding": ("inspections", "inspection_id", "findings"),
 }
+# The entity rows themselves: deleting one empties every part of it.
+_ENTITIES = frozenset(name for name, (_, id_field, _) in _UNDER.items() if id_field == "pk")
 
 
-def row_topics(model_name: str, instance: Any) -> list[str] | None:
+def row_topics(model_name: str, instance: Any, *, deleted: bool = False) -> list[str] | None:
     """The topics a saved or deleted row changes; None: the whole tenant."""
     under = _UNDER.get(model_name)
     if under is None:
         return None
-    collection, id_field = under
+    collection, id_field, part = under
     entity = getattr(instance, id_field, None)
-    return [collection] if entity is None else [collection, f"{collection}/{entity}"]
+    if entity is None:
+        return [collection]
+    parts = parts_of(collection) if deleted and model_name in _ENTITIES else {part} - {None}
+    return [collection, f"{collection}/{entity}", *(f"{collection}/{entity}/{p}" for p in sorted(parts))]
 
 
 def request_topics(path: str) -> list[str] | None:
     """The topics a successful write to an API path (absolute, e.g. /api/sst/permits/7/validity) changes;
-    None: the whole tenant."""
+    None: the whole tenant. A write to the entity itself (its path alone: a delete) moves all of its parts."""
     root = reverse("sst:company-list").removesuffix("companies")
-    relative = path.removeprefix(root)
-    parts = relative.strip("/").split("/")
-    if parts[0] not in {collection for collection, _ in _UNDER.values()}:
+    parts = path.removeprefix(root).strip("/").split("/")
+    if parts[0] not in {collection for collection, _, _ in _UNDER.values()}:
         return None
-    entity = topics_of(relative, entity_at_second=len(parts) > 1 and parts[1].isdigit())
-    return sorted({parts[0], *entity})
+    if len(parts) < 2 or not parts[1].isdigit():
+        return [parts[0]]
+    entity = f"{parts[0]}/{parts[1]}"
+    named = parts_of(parts[0]) if len(parts) == 2 else parts_of(parts[0]) & {parts[2]}
+    return sorted({parts[0], entity, *(f"{entity}/{p}" for p in named)})
 
 
-def _row_changed(sender: Any, instance: Any, **_: Any) -> None:
+def _row_saved(sender: Any, instance: Any, **_: Any) -> None:
     data_changed(getattr(instance, "tenant_id", None), row_topics(sender.__name__, instance))
 
 
+def _row_deleted(sender: Any, instance: Any, **_: Any) -> None:
+    data_changed(getattr(instance, "tenant_id", None), row_topics(sender.__name__, instance, deleted=True))
+
+
 def connect() -> None:
+    for collection in {collection for collection, _, _ in _UNDER.values()}:
+        register_parts(collection, {part for c, _, part in _UNDER.values() if c == collection and part})
     for model in apps.get_app_config("sst").get_models():
         if model.__name__ in _NOT_DATA:
             continue
-        for signal in (post_save, post_delete):
-            signal.connect(_row_changed, sender=model, dispatch_uid=f"sst-data-{model.__name__}")
+        post_save.connect(_row_saved, sender=model, dispatch_uid=f"sst-data-{model.__name__}")
+        post_delete.connect(_row_deleted, sender=model, dispatch_uid=f"sst-data-{model.__name__}")

@@ -38,13 +38,33 @@ _WHOLE = "*"  # the tenant's own token: every reader depends on it
 _KEEP_SECONDS = 24 * 3600
 
 
+# Sub-collections an application declares apart from their entity (register_parts): the rows listed at
+# "<collection>/<id>/<part>" change only with those rows, so that list depends on its own topic and a
+# change of the entity's own fields (a permit's validity, every few milliseconds under load) leaves it kept.
+_PARTS: dict[str, frozenset[str]] = {}
+
+
+def register_parts(collection: str, parts: Iterable[str]) -> None:
+    """Declare `parts` of `collection` ("permits": "components", "workers") as lists whose answers change
+    only with their own rows. The application then moves "<collection>/<id>/<part>" with every such change
+    (and all of them when the entity goes); an undeclared sub-path stays under its entity's topic."""
+    _PARTS[collection] = frozenset(parts)
+
+
+def parts_of(collection: str) -> frozenset[str]:
+    return _PARTS.get(collection, frozenset())
+
+
 def topics_of(path: str, *, entity_at_second: bool) -> tuple[str, ...]:
-    """The topic of an API path relative to the API's root: "permits/7003/components" → ("permits/7003",)
-    when its second segment is an entity id (`entity_at_second`: the caller knows its path template);
+    """The topic of an API path relative to the API's root: "permits/7003/checks" → ("permits/7003",)
+    when its second segment is an entity id (`entity_at_second`: the caller knows its path template), or
+    ("permits/7003/components",) when "components" is a declared part of "permits";
     "employees/count" or "component-types" → the collection alone."""
     parts = [p for p in path.strip("/").split("/") if p]
     if not parts:
         return ()
+    if entity_at_second and len(parts) > 2 and parts[2] in parts_of(parts[0]):
+        return ("/".join(parts[:3]),)
     if entity_at_second and len(parts) > 1:
         return (f"{parts[0]}/{parts[1]}",)
     return (parts[0],)

@@ -12,10 +12,13 @@ from tenancy.data_epoch import topics_of
 
 
 @pytest.mark.parametrize(("path", "expected"), [
-    ("/api/sst/permits/7/validity", ["permits", "permits/7"]),
-    ("/api/sst/permits/7/components/3", ["permits", "permits/7"]),
+    ("/api/sst/permits/7/validity", ["permits", "permits/7"]),  # the permit's own field: no list of its parts
+    ("/api/sst/permits/7/components/3", ["permits", "permits/7", "permits/7/components"]),
+    ("/api/sst/permits/7/checks/training", ["permits", "permits/7"]),  # no declared part
+    ("/api/sst/permits/7", ["permits", "permits/7", "permits/7/components", "permits/7/workers"]),  # a delete
     ("/api/sst/permits", ["permits"]),
-    ("/api/sst/inspections/52/findings", ["inspections", "inspections/52"]),
+    ("/api/sst/permits/count", ["permits"]),
+    ("/api/sst/inspections/52/findings", ["inspections", "inspections/52", "inspections/52/findings"]),
     ("/api/sst/employees", None),  # an employee is named inside permits and inspections
     ("/api/sst/component-types", None),
     ("/api/sst/companies", None),
@@ -26,8 +29,9 @@ def test_a_write_changes_the_topics_of_its_path(path, expected):
 
 @pytest.mark.parametrize(("model", "row", "expected"), [
     ("WorkPermit", SimpleNamespace(pk=7), ["permits", "permits/7"]),
-    ("PermitComponent", SimpleNamespace(pk=1, permit_id=7), ["permits", "permits/7"]),
-    ("Finding", SimpleNamespace(pk=1, inspection_id=52), ["inspections", "inspections/52"]),
+    ("PermitComponent", SimpleNamespace(pk=1, permit_id=7), ["permits", "permits/7", "permits/7/components"]),
+    ("PermitEvaluation", SimpleNamespace(pk=1, permit_id=7), ["permits", "permits/7"]),
+    ("Finding", SimpleNamespace(pk=1, inspection_id=52), ["inspections", "inspections/52", "inspections/52/findings"]),
     ("Employee", SimpleNamespace(pk=3), None),
     ("Company", SimpleNamespace(pk=3), None),
 ])
@@ -35,8 +39,17 @@ def test_a_row_changes_the_topics_of_its_entity(model, row, expected):
     assert row_topics(model, row) == expected
 
 
+def test_an_entity_deleted_moves_every_part_of_it():
+    assert row_topics("WorkPermit", SimpleNamespace(pk=7), deleted=True) == [
+        "permits", "permits/7", "permits/7/components", "permits/7/workers"]
+    assert row_topics("PermitWorker", SimpleNamespace(pk=1, permit_id=7), deleted=True) == [
+        "permits", "permits/7", "permits/7/workers"]
+
+
 @pytest.mark.parametrize(("path", "entity_at_second", "expected"), [
-    ("permits/7003/components", True, ("permits/7003",)),
+    ("permits/7003/components", True, ("permits/7003/components",)),  # a declared part: its own topic
+    ("permits/7003/checks/training", True, ("permits/7003",)),  # anything else under the entity: the entity's
+    ("inspections/52/findings", True, ("inspections/52/findings",)),
     ("permits/7003", True, ("permits/7003",)),
     ("employees/count", False, ("employees",)),
     ("component-types", False, ("component-types",)),

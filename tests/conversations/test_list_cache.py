@@ -155,3 +155,36 @@ def test_what_one_turn_does_with_a_kept_list_never_reaches_the_next(world, opera
     kept[0]["name"] = "changed too"
 
     assert reader().catalog(slot) == first
+
+
+def _children_reads(made, permit_id):
+    return [c for c, i in made if i == {"permit_id": permit_id} and c.endswith(".list")]
+
+
+def test_a_write_to_the_permits_own_fields_leaves_its_lists_of_children_kept(world, operator_client, start, talk,
+                                                                              calls):
+    """Under load a permit's validity changes all the time: its components and workers, which a turn about it
+    lists to find the names said, are their own topics (tenancy.data_epoch.register_parts)."""
+    conversation = start(operator_client)
+    talk(operator_client, conversation, "abra a permissão 802")
+    assert _children_reads(calls, world.p802.pk), "the first turn lists the permit's children"
+    response = operator_client.post(f"/api/sst/permits/{world.p802.pk}/validity", {"validity_days": 33}, format="json")
+    assert response.status_code == 200, response.content
+    calls.clear()
+    reply = talk(operator_client, conversation, "qual a validade da permissão 802?")
+
+    assert "33" in reply["response"]["message"]
+    assert _children_reads(calls, world.p802.pk) == []
+
+
+def test_a_child_added_is_seen_by_the_next_turn(world, operator_client, start, talk, calls):
+    conversation = start(operator_client)
+    talk(operator_client, conversation, "abra a permissão 802")
+    response = operator_client.post(f"/api/sst/permits/{world.p802.pk}/components", {"component": "noise"},
+                                    format="json")
+    assert response.status_code == 201, response.content
+    calls.clear()
+    talk(operator_client, conversation, "abra a permissão 802")
+
+    assert _children_reads(calls, world.p802.pk), "the component added moved its list's topic"
+

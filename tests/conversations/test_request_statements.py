@@ -32,11 +32,15 @@ TURNS = [
     # turn's reply (no completion hook locking the conversation again, nothing read back after the commit).
     # 51, then 46 with the outcome applied by the hook after the commit; 4 of these read the two entity
     # lists its name lookup needs, kept for later turns (list_cache.py)
-    # then 27 — and 23 now that it no longer reads the entity in focus (none of its fields is asked)
-    ("quantos funcionários existem?", "answer", 23),
+    # then 27 — and 23 now that it no longer reads the entity in focus (none of its fields is asked) — and 20
+    # now that no word of it could name a permit by its company or person (attributes.could_be_said_of_it):
+    # the list of permits is not read to look for one
+    ("quantos funcionários existem?", "answer", 20),
     # 25, then 14 (the plan's policy facts are the turn's reads), then the plan and its steps in one
-    # statement riding on the turn's next write (planning.services.plan_from_steps)
-    ("mude a validade para 33 dias", "confirmation", 8),
+    # statement riding on the turn's next write (planning.services.plan_from_steps): 8 — 11 since the
+    # count before it no longer lists the permits, and this turn's "para" may say whose permit it is:
+    # the list is read here, where it is needed (the same 31 statements over the two turns)
+    ("mude a validade para 33 dias", "confirmation", 11),
 ]
 AUTH_TABLES = ("tenancy_accesstoken", "tenancy_membership", "auth_user")
 
