@@ -22,7 +22,6 @@ from typing import Any
 
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 
-
 # (server URL, pool options) → the process's one client for it
 _CLIENTS: dict[tuple[str, str], Any] = {}
 _LOCK = threading.Lock()

@@ -9,8 +9,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .attributes import (another_slots_value, could_be_said_of_it, named_among, named_by_attribute, quoting,
-                         said_of_it)
+from .attributes import another_slots_value, could_be_said_of_it, named_among, named_by_attribute, quoting, said_of_it
 from .extraction import Extraction, Situation, SlotValue
 from .freetext import quoted_positions
 from .grammar import CapabilityGrammar, Grammar, SlotSpec, dropped_letter, find_phrase
