@@ -311,7 +311,17 @@ roll that back
 """)
 
 
-CONFIRM = CONFIRM | affirmations()
+CONFIRM = CONFIRM | affirmations() | _set("""
+indeed
+yes indeed
+by all means
+do go ahead
+do proceed
+please proceed
+prosseguir
+pode proceder
+proceda
+""")
 DECLINE = DECLINE | kept_as_is()
 UNDO = UNDO | undo_phrasings()
 CANCEL = CANCEL | cancel_phrasings() | no_longer_wanted()

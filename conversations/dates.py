@@ -57,7 +57,7 @@ RULES: list[tuple[str, re.Pattern[str]]] = [
     ("month_day", re.compile(r"\b" + _MONTH + r" (\d{1,2})(?:st|nd|rd|th)?(?:,? (\d{4}))?\b")),
     ("day_of", re.compile(r"\b(?:dia (\d{1,2})|the (\d{1,2})(?:st|nd|rd|th))\b")),
     ("ahead", re.compile(r"\b(?:daqui a|daqui|dentro de|em|in|within|after) " + _AMOUNT + " " + _UNIT + r"\b")),
-    ("from_now", re.compile(r"\b" + _AMOUNT + " " + _UNIT + r" (?:from now|from today|a partir de hoje|out)\b")),
+    ("from_now", re.compile(r"\b" + _AMOUNT + " " + _UNIT + r" (?:from now|from today|a partir de hoje|out|today)\b")),
     ("after_tomorrow", re.compile(r"\b(?:depois de amanha|(?:the )?day after tom+or+ow)\b")),
     ("tomorrow", re.compile(r"\b(?:amanha|tom+or+ow|tmrw|tmw)\b")),  # (tomorow, tommorow)
     ("today", re.compile(r"\b(?:hoje|today)\b")),
@@ -67,6 +67,9 @@ RULES: list[tuple[str, re.Pattern[str]]] = [
     # "the Thursday after next", "na quinta depois da próxima": a week after the next one
     ("weekday_after_next", re.compile(r"\b(?:the |a |o |na |no )?" + _WEEKDAY
                                       + r"(?:-feira| feira)? (?:after next|depois da proxima|depois do proximo)\b")),
+    # British: "Friday week" (a week after the next Friday), "a week on Monday", "a fortnight on Friday"
+    ("weekday_week", re.compile(r"\b(?:on )?" + _WEEKDAY + r" week\b")),
+    ("unit_on_weekday", re.compile(r"\b" + _AMOUNT + " " + _UNIT + r" on " + _WEEKDAY + r"\b")),
     ("weekday", re.compile(r"\b(?:(?:na |no |nesta |neste |next |this |on |a |o )?(?:proxima |proximo )?)"
                            + _WEEKDAY + r"(?:-feira| feira)?(?: que vem)?\b")),
 ]
@@ -76,12 +79,13 @@ RULES: list[tuple[str, re.Pattern[str]]] = [
 SHIFT = re.compile(r"\b(?:(?:em|por|by) )?(?:mais )?" + _N + " (?:(?:more|mais|extra) )?" + _UNIT
                    + r"(?: (mais tarde|depois|later|antes|mais cedo|earlier|sooner))?\b")
 _FROM_NOW_BEFORE = re.compile(r"\b(?:daqui a|daqui|dentro de|in|within|after|para|pra|to)\s*$")
-_FROM_NOW_AFTER = ("from now", "from today", "a partir de hoje", "out")  # "a fortnight out"
+_FROM_NOW_AFTER = ("from now", "from today", "a partir de hoje", "out", "today")  # "a fortnight out/today"
 _ONE_UNIT = re.compile(r"\b(?:a|an|one|uma|um)\s+(dia|semana|quinzena|mes|day|week|fortnight|month)\b")
 # "em -3 dias", "by 2.5 days": a shift amount that is not a whole number of units (the digits the
 # shift rule sees are only what follows the sign or the decimal mark).
 _SIGNED_OR_FRACTION = re.compile(r"(?:^|\s)(?:(-|\u2212)\s*\d+|\d+[.,](\d+)) " + _UNIT + r"\b")
-_EARLIER = re.compile(r"\b(?:antecip\w*|adiant\w*|bring|brought|forward|antes|mais cedo|earlier|sooner|cedo)\b")
+_EARLIER = re.compile(r"\b(?:antecip\w*|adiant\w*|bring|brought|forward|antes|mais cedo|earlier|sooner|cedo|pull in|"
+                      r"pulled in)\b")
 
 
 @dataclass(frozen=True)
@@ -151,6 +155,12 @@ def _resolve(kind: str, match: re.Match[str], today: date, language: str) -> dat
     if kind == "last_weekday":
         behind = (today.weekday() - WEEKDAYS[g[0] or g[1]]) % 7 or 7
         return today - timedelta(days=behind)
+    if kind == "weekday_week":
+        return today + timedelta(days=((WEEKDAYS[g[0]] - today.weekday()) % 7 or 7) + 7)
+    if kind == "unit_on_weekday":
+        amount = int(g[0]) if g[0].isdigit() else 2 if "couple" in g[0] or "par" in g[0] else 1
+        days = 0 if g[1] in MONTH_UNITS else amount * UNIT_DAYS[g[1]]
+        return today + timedelta(days=((WEEKDAYS[g[2]] - today.weekday()) % 7 or 7) + days)
     if kind == "weekday_after_next":
         return today + timedelta(days=((WEEKDAYS[g[0]] - today.weekday()) % 7 or 7) + 7)
     if kind == "weekday":

@@ -27,7 +27,8 @@ def _the_same_for() -> list[str]:
            for p in (*to, "sobre")]
     pt += [f"{v} igual {p}" for v in ("faz", "faca", "fazer") for p in to]  # ("igual na 311" alone compares)
     pt += [f"{v} {p}" for v in ("repete", "repita", "repete isso", "repita isso") for p in to]
-    return en + pt
+    # "and the same for …", "e o mesmo pra …", "now do the same on …"
+    return en + pt + [f"{c} {x}" for c in ("and", "now") for x in en] + [f"{c} {x}" for c in ("e", "agora") for x in pt]
 
 
 _OPENERS = tuple(tuple(tokens(p)) for p in (
@@ -60,7 +61,8 @@ _SAME = tuple(tuple(tokens(p)) for p in ("same for", "the same", "same with", "o
 def says_also(parts: list[str]) -> bool:
     """"a 311 também", "<entity> 312 too": the same again, for another target — a write included (it is
     proposed and confirmed like any other)."""
-    return bool(parts) and (parts[-1] in _ALSO or any(tuple(parts[:len(o)]) == o for o in _SAME))
+    core = parts[1:] if parts[:1] in (["and"], ["e"], ["now"], ["agora"]) else parts  # "and the same for …"
+    return bool(parts) and (parts[-1] in _ALSO or any(tuple(core[:len(o)]) == o for o in _SAME))
 
 
 def ellipsis_rest(parts: list[str]) -> list[str] | None:

@@ -18,13 +18,13 @@ SUB = frozenset(tokens("menos reduz reduza reduzir diminui diminua diminuir tira
 # "extend it by 5 days", "prorroga em 5 dias": the amount of a change, after one of those verbs.
 _BY = frozenset(tokens("by em"))
 
-_MORE_BEFORE = frozenset(tokens("mais more extra another outros outras"))
+_MORE_BEFORE = frozenset(tokens("mais more extra another outros outras further"))  # "by a further ten days"
 MORE_AFTER = frozenset(tokens("more extra mais adicionais additional longer"))
 _LESS_BEFORE = frozenset(tokens("menos"))
 # "acrescenta 5 dias", "add 3 days to <entity> 311": verbs that only ever add, right before an amount with
 # its unit (estende/extend/prorroga before "30 dias" may as well set the value: not these).
 _ADD_BEFORE = frozenset(tokens("acrescenta acrescente acrescentar soma some somar adiciona adicione adicionar add "
-                               "plus"))
+                               "plus aumenta aumente aumentar increase"))
 LESS_AFTER = frozenset(tokens("less fewer menos shorter off"))  # "take 5 days off"
 
 

@@ -17,6 +17,7 @@ from rapidfuzz.distance import OSA
 from knowledge.text import fold, words
 
 from .control_phrases import CANCEL, CONFIRM, CORRECTION_OPENERS, DECLINE, RESUME, RETRY, UNDO  # noqa: F401 - read as lexicon.*
+from .polite import asked_right_before, asked_to, asks_to_act, polite  # noqa: F401 - read as lexicon.*
 
 _PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
 # A quoted passage: "…", “…”, «…» or '…' (an apostrophe inside a word is no quote).
@@ -30,7 +31,7 @@ def tokens(text: str) -> list[str]:
 
 FILLER = frozenset(tokens("""
 por favor, favor, obrigado, obrigada, valeu, entao, então, agora, ah, ai, aí, hum, bom, please, thanks,
-thank you, well, then, now, oh, e, and, pls, plz, pfv, pf, thx, tks, hmm, hm, humm, hmmm, uh, erm
+thank you, well, then, now, oh, e, and, pls, plz, pfv, pf, thx, tks, hmm, hm, humm, hmmm, uh, erm, gentileza, kindly
 """))
 NEGATIONS = frozenset({"nao", "no", "not", "nope"})
 # Words that open a request before its verb ("preciso agendar…", "I need to schedule…", "can we…"):
@@ -111,18 +112,6 @@ QUESTION_WORDS = frozenset(tokens("qual quais quanto quantos quantas quando que 
 OPEN_QUESTION_WORDS = QUESTION_WORDS - {"que"}
 
 
-# "você poderia prorrogar…?", "can u add that?": a request phrased as a question.
-_POLITE = tuple(tuple(tokens(p)) for p in ("poderia", "poderia me", "pode", "consegue", "conseguiria", "da pra",
-                                          "da para", "dava pra", "dava para", "daria pra", "daria para", "tem como",
-                                          "teria como", "podemos", "poderiamos", "could you", "can you", "can u",
-                                          "would you", "will you", "could u", "can we", "could we", "can i",
-                                          "could i", "would you mind", "do you mind", "would it be possible",
-                                          "is it possible", "any chance", "seria possivel", "e possivel",
-                                          "sera que",
-                                          # "bora adiar a 62?", "shall we move it?": a proposal to do it together
-                                          "bora", "vamos", "shall we", "should we", "let s", "lets", "how about we"))
-
-
 # "sem contar as …", "except the …": what follows is left out of what is asked.
 _EXCLUDING = tuple(tuple(tokens(p)) for p in ("sem contar", "exceto", "excluindo", "tirando", "fora as", "fora os",
                                                "except", "excluding", "not counting", "other than", "apart from",
@@ -133,10 +122,6 @@ def not_excluded(parts: list[str]) -> list[str]:
     """The words before what the message leaves out ("agendadas, sem contar as concluídas" → up to "agendadas")."""
     at = next((i for i in range(len(parts)) for p in _EXCLUDING if tuple(parts[i:i + len(p)]) == p), None)
     return parts if at is None else parts[:at]
-
-
-def polite(parts: list[str]) -> bool:
-    return any(tuple(parts[i:i + len(p)]) == p for p in _POLITE for i in range(len(parts)))
 
 
 def asks(parts: list[str], text: str) -> bool:
@@ -222,21 +207,14 @@ _SELF_CORRECTIONS = frozenset({"errei", "erro meu", "foi mal", "desculpa", "desc
                                "peco desculpas", "perdao", "i m sorry", "im sorry",
                                "oh", "oh no", "ai", "xi", "eita", "whoops", "pensando bem", "pensando melhor",
                                "on second thought", "on second thoughts", "second thoughts", "actually",
-                               "me enganei", "eu me enganei", "enganei", "i was wrong"})
+                               "me enganei", "eu me enganei", "enganei", "i was wrong", "on reflection",
+                               "terribly sorry", "i m terribly sorry", "im terribly sorry", "so sorry", "i m so sorry",
+                               "oh dear", "forgive me", "pardon me", "desculpa ai", "thinking about it"})
 _SELF_CORRECTION_LEADS = sorted((tuple(p.split()) for p in _SELF_CORRECTIONS), key=len, reverse=True)
 _KINDS = (("confirm", CONFIRM), ("decline", DECLINE), ("cancel", CANCEL), ("undo", UNDO), ("retry", RETRY),
           ("resume", RESUME))
 _ACTIONS = frozenset({"undo", "retry", "resume"})
 _LONGEST_CONTROL = max(len(p.split()) for _, phrases in _KINDS for p in phrases)
-
-
-def _asked_to(parts: list[str]) -> list[str] | None:
-    """The words after a polite opener that asks someone to do it ("can you", "você pode", "poderia"),
-    or None when the message does not open so."""
-    for opener in _POLITE_ASKS:
-        if tuple(parts[:len(opener)]) == opener and len(parts) > len(opener):
-            return parts[len(opener):]
-    return None
 
 
 def _tag_asked(text: str) -> bool:
@@ -250,21 +228,6 @@ _TAGS = frozenset(" ".join(tokens(t)) for t in (
     "alright", "is that ok", "is that okay", "is that alright", "sounds good", "right", "fine"))
 
 
-def asked_right_before(parts: list[str], at: int) -> bool:
-    """Do the words right before `at` ask someone to do it ("…, please add", "…, você pode aprovar")?"""
-    return any(at >= len(o) and tuple(parts[at - len(o):at]) == o for o in _POLITE_ASKS)
-
-
-_NOT_ASKING = {("can", "we"), ("could", "we"), ("can", "i"), ("could", "i"), ("podemos",), ("poderiamos",)}
-_POLITE_ASKS = sorted({o for o in _POLITE if o not in _NOT_ASKING}
-                      | {tuple(tokens(p)) for p in ("voce pode", "vc pode", "voce poderia", "vc poderia",
-                                                    "voce consegue", "vc consegue", "can you please",
-                                                    "could you please", "please", "preciso que voce",
-                                                    "preciso que vc", "preciso que o senhor", "preciso que a senhora",
-                                                    "o senhor pode", "o senhor poderia", "a senhora pode",
-                                                    "a senhora poderia", "i need you to", "i d like you to",
-                                                    "i would like you to", "id like you to")},
-                      key=len, reverse=True)
 
 
 def control_run(text: str) -> str | None:
@@ -273,11 +236,15 @@ def control_run(text: str) -> str | None:
     act (undo, retry, resume) lead up to it; "deixa pra lá, não precisa mais não" cancels — refusals
     and cancels together are the first of them; a yes mixed with a no is nothing."""
     parts = after_apology(text.split())
-    asked = _asked_to(parts)
+    asked = asked_to(parts)
     # "can you undo that?", "pode desfazer isso?": a request to act asked politely — never a cancel ("pode
     # cancelar" may confirm a pending cancel); anything else is read as said ("pode mandar ver")
     if asked is not None and (kind := control_run(" ".join(asked))) in _ACTIONS:
         return kind
+    # "would you cancel that request?": asked, a cancel that names the request itself (not "pode cancelar", which
+    # may say yes to a pending cancel of the item)
+    if asked is not None and control_run(" ".join(asked)) == "cancel" and set(asked) & _THE_REQUEST:
+        return "cancel"
     kinds = _segment(parts)
     if not kinds:
         return None
@@ -292,6 +259,10 @@ def control_run(text: str) -> str | None:
     return None
 
 
+_THE_REQUEST = frozenset(tokens("request operation action task pedido operacao acao solicitacao tarefa comando "
+                                "processo"))
+
+
 def after_apology(parts: list[str]) -> list[str]:
     """The words after the interjections and apologies or other self-corrections that open a message ("peço
     desculpas, mas preciso que o senhor desfaça isso", "sorry, could you undo that", "desculpe, me enganei: …"):
@@ -303,6 +274,12 @@ def after_apology(parts: list[str]) -> list[str]:
         return parts
     rest = parts[len(said):]
     return after_apology(rest[1:] if rest[:1] in (["mas"], ["but"]) else rest)
+
+
+def apology_only(parts: list[str]) -> bool:
+    """Words that are interjections and apologies and nothing else ("I'm terribly sorry", "ah", "foi mal")."""
+    rest = after_apology(parts)
+    return not rest or all(p in INTERJECTION_LEADS for p in rest) or tuple(rest) in _SELF_CORRECTION_LEADS
 
 
 # The control phrases split once and grouped by length, and their words: a message's pieces are
@@ -346,7 +323,8 @@ def _segment(parts: list[str]) -> list[str] | None:
             continue
         for n in range(1, min(_LONGEST_CONTROL, len(parts) - start) + 1):
             piece = " ".join(parts[start:start + n])
-            opening = all(k == "lead" for k in best[start])  # "errei" only before the first control phrase
+            # "errei" only before the first control phrase, or after a no ("não, pensando bem, deixa como tá")
+            opening = all(k in ("lead", "decline", "cancel") for k in best[start])
             kind = ("lead" if opening and piece in _SELF_CORRECTIONS else _kind_of(piece))
             end = start + n
             if kind is not None and (end not in best or len(best[end]) > len(best[start]) + 1):
@@ -389,6 +367,8 @@ def correction_remainder(text: str) -> list[str] | None:
     parts = tokens(text)
     while parts and parts[0] in FILLER - NEGATIONS:
         parts = parts[1:]
+    if (after := after_apology(parts)) != parts and correction_remainder(" ".join(after)) is not None:
+        parts = after  # "Forgive me, I meant <entity> 60", "perdão, na verdade é <outro>": the apology asks nothing
     # "opa, na verdade é a 310": an interjection that also greets opens a correction only before an opener
     # ("opa, abre a 312" is a request).
     if parts[:1] and parts[0] in _INTERJECTIONS and correction_remainder(" ".join(parts[1:])) is not None:

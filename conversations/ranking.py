@@ -81,13 +81,24 @@ def verb_matches(grammar: Grammar, parts: list[str], allowed: set[str]) -> dict[
             continue
         for verb in cap.verbs:
             at = find_verb(words, verb.words) if verb.words and verb.words[0] in said else None
-            if at is None:
+            if at is None or _participle_after_noun(grammar, words, at, verb):
                 continue
             span = (index[at[0]], index[at[1] - 1] + 1)
             best = found.get(cap.id)
             if best is None or (len(verb.words), -span[0]) > (len(best[0].words), -best[1][0]):
                 found[cap.id] = (verb, span)
     return found
+
+
+_PARTICIPLE = ("ed", "ado", "ada", "ados", "adas", "ido", "ida", "idos", "idas")
+
+
+def _participle_after_noun(grammar: Grammar, words: list[str], at: tuple[int, int], verb: Verb) -> bool:
+    """"the <items> recorded at <entity> 51", "os <itens> registrados na 51": a one-word verb said as a participle
+    right after a noun describes the items named — it asks nothing to be done."""
+    word = words[at[0]]
+    return (len(verb.words) == 1 and at[0] > 0 and word != verb.words[0] and word.endswith(_PARTICIPLE)
+            and bool(grammar.types_named_in([words[at[0] - 1]])))
 
 
 def _verb_place(words: list[str]) -> int:
@@ -196,8 +207,12 @@ def _same_verb_other_entity(grammar: Grammar, ranked: dict[str, Ranked], allowed
                             named: Mapping[str, tuple[int, int]], parts: list[str]) -> None:
     """"cancela a <entidade> 46", "quantas <entidades>…": a verb said of an entity the message names, whose
     capabilities list other verbs, counts for that entity's capability of the same kind and intent."""
+    # "pop open <entity> 62": a verb of the named entity's own right after another's write verb is what that
+    # word opens — the write verb is no verb for this entity
+    own_starts = {r.verb_span[0] for r in ranked.values() if r.verb_span and r.cap.types & named.keys()}
     for base in list(ranked.values()):
-        if base.verb is None or base.cap.types & named.keys():
+        if base.verb is None or base.cap.types & named.keys() or (
+                base.cap.kind == "write" and base.verb_span and base.verb_span[1] in own_starts):
             continue
         for other in grammar.capabilities.values():
             if (other.id in allowed and other.id not in ranked and other.kind == base.cap.kind

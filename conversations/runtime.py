@@ -83,11 +83,13 @@ def message(turn: Turn) -> None:
     if asked is not None:  # "When is <item> scheduled? I'd like to be there that day.": the question is the request
         text = turn.text = asked
     control = _control(lexicon.phrase(text))
+    words = lexicon.tokens(text)
+    allowed = allowed_capabilities(turn)
+    if control is confirm and pending_confirmation(turn) is None and (social := social_kind(words)) is not None:
+        return courtesy(turn, social, allowed)  # "valeu, é isso" with nothing to confirm: a thanks
     if control is not None:
         return control(turn)
-    words = lexicon.tokens(text)
     parts = lexicon.strip_filler(words)
-    allowed = allowed_capabilities(turn)
     if _confirms_naming_it(turn, words, allowed):
         return confirm(turn)
     if swap_apply(turn):  # "opa, 50, não 40": the proposal's value said again, corrected
@@ -168,8 +170,8 @@ def _answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
     confirmation = pending_confirmation(turn)
     pending = confirmation or pending_clarification(turn)
     clauses = [c for clause in _CLAUSES.split(text) for c in _answer_then_reason(clause) if c.strip()]
-    while clauses and (not lexicon.phrase(clauses[0]) or lexicon.phrase(clauses[0]) in lexicon.INTERJECTION_LEADS):
-        clauses = clauses[1:]  # "ah, cancela isso, …": an interjection before the answer
+    while clauses and lexicon.apology_only(lexicon.phrase(clauses[0]).split()):
+        clauses = clauses[1:]  # "ah, cancela isso, …", "I'm terribly sorry, …": an interjection or apology first
     if len(clauses) < 2:
         return None
     # the answer is the longest run of clauses a control phrase makes ("stop, forget about it. I'll …")
@@ -178,6 +180,8 @@ def _answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
         longer = _control(lexicon.phrase(" ".join(clauses[:n])))
         if longer is not None:
             said, handler = n, longer
+    if handler is None:  # "that was the wrong one; could you undo that?": the remark may come first
+        return _remark_then_answer(turn, clauses, allowed, confirmation)
     # "no, on second thought better not, the auditors…": further clauses that say the same answer again
     while said < len(clauses) - 1 and handler is not None and _control(lexicon.phrase(clauses[said])) in (
             (handler,) if handler is confirm else (decline, cancel)):
@@ -204,6 +208,18 @@ def _answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
             or (cap is not None and _changes_the_pending(turn, cap, rest, free_text=handler is not cancel))):
         return None  # "Não. Quero <outro nome>", "no, <entity> 311": a correction, not a remark
     return handler
+
+
+def _remark_then_answer(turn: Turn, clauses: list[str], allowed: set[str], confirmation: Any):
+    """A remark that asks for nothing, then the answer in the last clauses: an undo of what ran when nothing is
+    pending, a no to what is pending — never a yes (words before it may say another item or value: a correction)."""
+    at = next((k for k in range(1, len(clauses)) if _control(lexicon.phrase(" ".join(clauses[k:]))) is not None), None)
+    if at is None:
+        return None
+    handler = _control(lexicon.phrase(" ".join(clauses[at:])))
+    told = [w for w in lexicon.tokens(" ".join(clauses[:at])) if w not in lexicon.FILLER]
+    fits = (undo_request,) if confirmation is None and pending_clarification(turn) is None else (decline, cancel)
+    return handler if handler in fits and _remark_only(turn, told, allowed) else None
 
 
 _REASON = re.compile(r"\s(?:que|porque|pq|pois|because|since|cause)\s", re.IGNORECASE)  # ("as" is an article too)
@@ -241,7 +257,13 @@ def _opens_correction(rest: list[str]) -> bool:
     """"não, quero a outra", "no, I want the other one": the remark opens a correction. Its words are the
     correction leads at its start only — "no thanks, I'll sort it out later" says "I" and "it" and
     corrects nothing."""
-    return any(tuple(rest[:len(o)]) == o for o in _CORRECTION_OPENERS) or (bool(rest) and rest[-1] == "instead")
+    opened = next((o for o in _CORRECTION_OPENERS if tuple(rest[:len(o)]) == o), None)
+    if opened is not None and rest[len(opened):len(opened) + 1] and rest[len(opened)].startswith(_KEEP):
+        return False  # "não, obrigada. Pensando melhor, prefiro mantê-la": wants it kept, corrects nothing
+    return opened is not None or (bool(rest) and rest[-1] == "instead")
+
+
+_KEEP = ("mant", "deix", "keep", "leave")  # "prefiro mantê-la/deixar assim", "I want to keep it"
 
 
 def _changes_the_pending(turn: Turn, cap: Any, rest: list[str], *, free_text: bool = True) -> bool:

@@ -38,8 +38,9 @@ def said_last(text: str, language: str | None = None) -> str:
     match = _MARKER.search(text)
     if match is None or match.start() == 0:
         return text
-    if lexicon.control_run(lexicon.phrase(match.group("tail"))) in ("decline", "cancel"):
-        return match.group("tail").strip()  # "bump it to 20 days... actually nah, leave it as is": withdrawn
+    withdrawn = _withdrawn(match.group("tail"))
+    if withdrawn is not None:
+        return withdrawn  # "bump it to 20 days... actually nah, leave it as is": withdrawn
     head, tail = text[:match.start()], _without_remark(text[:match.start()], match.group("tail").strip())
     if not tail or len(words(fold(tail))) > _TAIL_WORDS or len(words(fold(head))) < 2:
         return text
@@ -57,6 +58,22 @@ def said_last(text: str, language: str | None = None) -> str:
     if unit and rest_spans and words(fold(rest))[:1] == unit:  # "50 dias… não, 55 dias": the unit is said once
         rest = rest[rest_spans[0][1]:]
     return _joined(head[:last.start()] + number.group(0) + head[last.end():], rest)
+
+
+def _withdrawn(tail: str) -> str | None:
+    """The words that take the request back, when the tail does: a no or a cancel, then at most clauses that say
+    no again ("… actually no, forget it, don't delete anything" → "no, forget it"); else None."""
+    if lexicon.control_run(lexicon.phrase(tail)) in ("decline", "cancel"):
+        return tail.strip()
+    clauses = [c for c in re.split(r"[,;]", tail) if lexicon.phrase(c)]
+    said = next((n for n in range(len(clauses), 0, -1)
+                 if lexicon.control_run(lexicon.phrase(" ".join(clauses[:n]))) in ("decline", "cancel")), 0)
+    if said and all(_NEGATED.search(lexicon.phrase(c)) for c in clauses[said:]):
+        return ",".join(clauses[:said]).strip()
+    return None
+
+
+_NEGATED = re.compile(r"\b(?:nao|no|not|don t|dont|do not|never|nunca|nada|nothing)\b")
 
 
 def _without_remark(head: str, tail: str) -> str:

@@ -113,7 +113,7 @@ def _same(word: str, expected: str, fuzzy: bool) -> bool:
 def _find(parts: list[str | None], phrase: tuple[str, ...], loose: bool = False) -> tuple[int, int] | None:
     """Where `phrase` starts and ends in `parts`; between two of its words only words that come
     along may stand ("what *kind of stuff* can you help me with"), at most _GAP of them (`loose`: any)."""
-    fuzzy = len(phrase) >= 3
+    fuzzy = len(phrase) >= 3 or (len(phrase) == 1 and len(phrase[0]) >= 6)  # "thansk", "obrigdo": one long word
     for i, first in enumerate(parts):
         if first is None or not _same(first, phrase[0], fuzzy):
             continue

@@ -12,6 +12,8 @@ from text_to_num import alpha2digit
 
 from knowledge.text import fold
 
+from .nominal import as_verbs
+
 # Units of a number, whose one-letter slips are read as the unit ("4 dyas", "10 dais", "2 semnas").
 _UNIT_WORDS = ("dia", "dias", "day", "days", "semana", "semanas", "week", "weeks", "meses", "month", "months")
 _NUMBER_THEN_WORD = re.compile(r"(\d+\s+)([^\W\d_]{4,9})\b")
@@ -31,6 +33,7 @@ def spelled_as_meant(text: str) -> str:
     text = _ONE_THEN_WORD.sub(fix, text)  # "push it back a weak": one unit, at the end of what is said
     text = _GLUED_MARK.sub(r"\1 \2", _CHAT_WORD.sub(lambda m: _CHAT_WORDS[m.group(0)], text))
     text = _QUESTION_CONTRACTION.sub(lambda m: _QUESTION_CONTRACTIONS[m.group(0).lower()], text)
+    text = as_verbs(text)  # "solicito a exclusão da <entidade> 311" → "solicito excluir a <entidade> 311"
     return _SHORTHAND.sub(_expanded, _WEEKDAY_AFTER_MARKER.sub(_weekday_fixed, _NUMBER_THEN_WORD.sub(fix, text)))
 
 
@@ -55,7 +58,13 @@ _CHAT_WORDS = {"qdo": "quando", "qndo": "quando", "qnd": "quando", "q": "que", "
                "pfv": "por favor", "vc": "você", "vcs": "vocês", "qto": "quanto", "qta": "quanta",
                "qtd": "quantidade", "qm": "quem",
                # units typed short: "push it back a wk", "2 wks"
-               "wk": "week", "wks": "weeks"}
+               "wk": "week", "wks": "weeks",
+               # days typed short: "can u move it to 2moro", "amanha", "this fri"
+               "2moro": "tomorrow", "2morrow": "tomorrow", "tmrw": "tomorrow", "tmr": "tomorrow",
+               "tmw": "tomorrow", "2day": "today", "mon": "monday", "tue": "tuesday", "tues": "tuesday",
+               "wed": "wednesday", "thu": "thursday", "thur": "thursday", "thurs": "thursday", "fri": "friday",
+               "sry": "sorry", "srry": "sorry", "qntas": "quantas", "qntos": "quantos", "qnto": "quanto",
+               "qnta": "quanta"}
 _CHAT_WORD = re.compile(r"(?<![\w/])(?:" + "|".join(sorted(_CHAT_WORDS, key=len, reverse=True)) + r")(?![\w/])")
 
 

@@ -28,6 +28,8 @@ def state_question(turn: Turn, parts: list[str]) -> bool:
         return False
     if any(p in lexicon.OPEN_QUESTION_WORDS for p in parts) or _which(parts):  # "when is …?", "em que dia …?"
         return False
+    if lexicon.asks_to_act(parts):  # "<it> was carried out this morning; could you mark it as <state>?": a request
+        return False
     for cap in turn.grammar.capabilities.values():
         slot = next((s for s in cap.slots if s.parse == "reference"), None)
         if cap.kind != "read" or cap.intent != "show" or slot is None or not turn.reader.spec(cap.id):

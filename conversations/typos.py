@@ -52,8 +52,8 @@ def as_typed_or_meant(text: str, grammar: Grammar, protected: Iterable[str] = ()
                 a <= match.start() < b for a, b in quoted):
             return match.group(0)  # a capital inside a sentence is a name's
         folded = fold(word)
-        if folded in keep:
-            return match.group(0)
+        if folded in keep or _CLITIC.match(text, match.end()):
+            return match.group(0)  # a value; "mantê-la", "deixá-lo": a verb with its pronoun, as typed
         noun = _noun_cut_short(folded, bool(point), short)
         if noun is not None:
             return noun  # its point marked the word cut short: no sentence ends there
@@ -61,6 +61,9 @@ def as_typed_or_meant(text: str, grammar: Grammar, protected: Iterable[str] = ()
         return match.group(0) if meant is None else (meant.capitalize() if word[0].isupper() else meant) + point
 
     return _WORD.sub(fix, text)
+
+
+_CLITIC = re.compile(r"-(?:l[oa]s?|me|te|se|lhes?|nos|vos)\b", re.IGNORECASE)
 
 
 def slipped(text: str, grammar: Grammar) -> bool:
