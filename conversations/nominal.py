@@ -1,5 +1,5 @@
-"""A request made with the action's noun: "Solicito a exclusão da permissão 311", "I request the removal of
-<item> from <entity> 51" — read as the verb: "Solicito excluir a permissão 311", "I request to remove …".
+"""A request made with the action's noun: "Solicito a exclusão da <entidade> 311", "I request the removal of
+<item> from <entity> 51" — read as the verb: "Solicito excluir a <entidade> 311", "I request to remove …".
 
 Only after a word that asks for it (solicito, peço, request, proceed with): elsewhere the noun names a thing
 ("a data da remarcação"). The nouns are the two languages' own derivations of common verbs, closed-class like
@@ -22,7 +22,7 @@ _NOUNS = {
     "cancelation": "cancel", "approval": "approve", "addition": "add", "extension": "extend",
     "rescheduling": "reschedule", "completion": "complete",
 }
-# "da"/"do"/"of": the article the verb's object keeps ("a exclusão da permissão" → "excluir a permissão")
+# "da"/"do"/"of": the article the verb's object keeps ("a exclusão da <entidade>" → "excluir a <entidade>")
 _ARTICLE = {"da": "a ", "do": "o ", "das": "as ", "dos": "os ", "de": "", "of": "", "of the": "the "}
 _ASKS = r"solicit\w*|pe[çc]o|pedimos|proceda com|proceder com|prosseguir com|request\w*|proceed with|arrange"
 _OPENS = re.compile(r"(?i)(?:^|[.!?]|\b(?:eu|nos|nós|i|we|gostaria de|gostariamos de|i would like to|i'd like to|"
@@ -32,7 +32,7 @@ _NOMINAL = re.compile(rf"(?i)\b({_ASKS})\s+(?:a|o|the)\s+({'|'.join(_NOUNS)})\s+
 
 def as_verbs(text: str) -> str:
     """`text` with each requested action's noun said as its verb (module docstring) — only where the request
-    opens a sentence: inside a sentence the words may be a name's ("explique o componente Solicito a …")."""
+    opens a sentence: inside a sentence the words may be a name's ("explique o <item> Solicito a …")."""
     def verb(match: re.Match[str]) -> str:
         if not _OPENS.search(text[:match.start()]):
             return match.group(0)

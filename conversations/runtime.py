@@ -84,12 +84,12 @@ def message(turn: Turn) -> None:
         text = turn.text = asked
     control = _control(lexicon.phrase(text))
     words = lexicon.tokens(text)
-    allowed = allowed_capabilities(turn)
-    if control is confirm and pending_confirmation(turn) is None and (social := social_kind(words)) is not None:
-        return courtesy(turn, social, allowed)  # "valeu, é isso" with nothing to confirm: a thanks
+    if control is confirm and (social := social_kind(words)) is not None and pending_confirmation(turn) is None:
+        return courtesy(turn, social, allowed_capabilities(turn))  # "ok, thanks" with nothing to confirm: a thanks
     if control is not None:
         return control(turn)
     parts = lexicon.strip_filler(words)
+    allowed = allowed_capabilities(turn)
     if _confirms_naming_it(turn, words, allowed):
         return confirm(turn)
     if swap_apply(turn):  # "opa, 50, não 40": the proposal's value said again, corrected
