@@ -87,23 +87,28 @@ class Reader:
         self._cache[key] = read
         return read
 
-    def listing(self, capability_id: str, input: Mapping[str, Any]) -> ReadResult:  # noqa: A002
-        """A list read to find names: reused across turns while the tenant's data is unchanged."""
+    def listing(self, capability_id: str, input: Mapping[str, Any], *,  # noqa: A002
+                names_only: bool = False) -> ReadResult:
+        """A list read to find names: reused across turns while the tenant's data is unchanged. `names_only`:
+        only its items' names, states and references are looked at — kept while only plain values change
+        (tenancy.data_epoch.PLAIN), and never served in this turn as the list itself."""
         seconds, this_turn = keep_seconds(), self._key(capability_id, input)
-        if seconds <= 0 or this_turn in self._cache:
-            return self.call(capability_id, input)
-        key = (str(self.tenant.pk), self.user.pk, self.snapshot.version, this_turn)
-        epoch = self._data_epoch(capability_id, input)  # before the read: a change meanwhile makes it stale, not wrong
+        kept_here = this_turn + ("#names" if names_only else "")
+        if seconds <= 0 or this_turn in self._cache or kept_here in self._cache:
+            return self._cache.get(kept_here) or self.call(capability_id, input)
+        key = (str(self.tenant.pk), self.user.pk, self.snapshot.version, kept_here)
+        # before the read: a change meanwhile makes it stale, not wrong
+        epoch = self._data_epoch(capability_id, input, names_only)
         kept = lists.get(key, epoch)
         if kept is not None:
-            self._cache[this_turn] = ReadResult(True, 200, json.loads(kept))
-            return self._cache[this_turn]
+            self._cache[kept_here] = ReadResult(True, 200, json.loads(kept))
+            return self._cache[kept_here]
         read = self.call(capability_id, input)
         if read.ok:
             lists.put(key, epoch, json.dumps(read.body), seconds)
         return read
 
-    def _data_epoch(self, capability_id: str, input: Mapping[str, Any]) -> str:  # noqa: A002
+    def _data_epoch(self, capability_id: str, input: Mapping[str, Any], names_only: bool = False) -> str:  # noqa: A002
         """The epoch of what this list is about (its API path's topic), read once per turn and topic."""
         spec = self.spec(capability_id)
         topics: tuple[str, ...] = ()
@@ -111,7 +116,8 @@ class Reader:
             template = str(spec.call.get("path") or spec.path_template)
             parts = template.strip("/").split("/")
             path = build_request(spec, dict(input), None).path
-            topics = topics_of(path, entity_at_second=len(parts) > 1 and parts[1].startswith("{"))
+            topics = topics_of(path, entity_at_second=len(parts) > 1 and parts[1].startswith("{"),
+                               names_only=names_only)
         if topics not in self._epochs:
             self._epochs[topics] = data_epoch(self.tenant.pk, topics)
         return self._epochs[topics]
@@ -185,13 +191,13 @@ class Reader:
         capability = str(resolver.get("capability", ""))
         spec = self.spec(capability)
         if spec is not None and not spec.input_schema.get("required"):
-            result = self.listing(capability, {})
+            result = self.listing(capability, {}, names_only=True)
         else:
             # the entity the resolver searches, which a filter slot's own type ("the person responsible")
             # need not name
             searched = self.grammar.capabilities.get(capability)
             listing = self.list_capability(slot.type) or (searched and self.list_capability(searched.entity))
-            result = self.listing(listing, {}) if listing else ReadResult(False, None, None)
+            result = self.listing(listing, {}, names_only=True) if listing else ReadResult(False, None, None)
         return result.body if result.ok and isinstance(result.body, list) else []
 
     def search(self, slot: SlotSpec, value: Any, extra: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:

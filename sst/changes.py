@@ -23,7 +23,7 @@ from django.apps import apps
 from django.db.models.signals import post_delete, post_save
 from django.urls import reverse
 
-from tenancy.data_epoch import data_changed, parts_of, register_parts
+from tenancy.data_epoch import PLAIN, data_changed, parts_of, register_parts
 
 # Bookkeeping rows, not the data the agent reads.
 _NOT_DATA = frozenset({"IdempotencyRecord", "FaultRule"})
@@ -37,12 +37,19 @@ _UNDER = {
     "Inspection": ("inspections", "pk", None),
     "Finding": ("inspections", "inspection_id", "findings"),
 }
+# Plain values (tenancy.data_epoch.PLAIN): fields no name, state or reference is made of, by model, and the
+# write paths that change only those ("permits/<id>/validity").
+_PLAIN_FIELDS = {"WorkPermit": frozenset({"validity_days"})}
+_PLAIN_PATHS = {"permits": frozenset({"validity"})}
+_BOOKKEEPING = frozenset({"revision", "updated_at"})
 # The entity rows themselves: deleting one empties every part of it.
 _ENTITIES = frozenset(name for name, (_, id_field, _) in _UNDER.items() if id_field == "pk")
 
 
-def row_topics(model_name: str, instance: Any, *, deleted: bool = False) -> list[str] | None:
-    """The topics a saved or deleted row changes; None: the whole tenant."""
+def row_topics(model_name: str, instance: Any, *, deleted: bool = False,
+               update_fields: Any = None) -> list[str] | None:
+    """The topics a saved or deleted row changes; None: the whole tenant. `update_fields`: the fields a save
+    wrote, when it said (only plain values: the collection's plain topic, not the collection's)."""
     under = _UNDER.get(model_name)
     if under is None:
         return None
@@ -50,6 +57,8 @@ def row_topics(model_name: str, instance: Any, *, deleted: bool = False) -> list
     entity = getattr(instance, id_field, None)
     if entity is None:
         return [collection]
+    if not deleted and update_fields and set(update_fields) - _BOOKKEEPING <= _PLAIN_FIELDS.get(model_name, set()):
+        return [collection + PLAIN, f"{collection}/{entity}"]
     parts = parts_of(collection) if deleted and model_name in _ENTITIES else {part} - {None}
     return [collection, f"{collection}/{entity}", *(f"{collection}/{entity}/{p}" for p in sorted(parts))]
 
@@ -64,12 +73,15 @@ def request_topics(path: str) -> list[str] | None:
     if len(parts) < 2 or not parts[1].isdigit():
         return [parts[0]]
     entity = f"{parts[0]}/{parts[1]}"
+    if len(parts) == 3 and parts[2] in _PLAIN_PATHS.get(parts[0], ()):
+        return sorted({parts[0] + PLAIN, entity})
     named = parts_of(parts[0]) if len(parts) == 2 else parts_of(parts[0]) & {parts[2]}
     return sorted({parts[0], entity, *(f"{entity}/{p}" for p in named)})
 
 
-def _row_saved(sender: Any, instance: Any, **_: Any) -> None:
-    data_changed(getattr(instance, "tenant_id", None), row_topics(sender.__name__, instance))
+def _row_saved(sender: Any, instance: Any, update_fields: Any = None, **_: Any) -> None:
+    data_changed(getattr(instance, "tenant_id", None), row_topics(sender.__name__, instance,
+                                                                  update_fields=update_fields))
 
 
 def _row_deleted(sender: Any, instance: Any, **_: Any) -> None:

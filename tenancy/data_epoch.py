@@ -10,6 +10,12 @@ it ("permits/7003" for "permits/7003/components"). A reader depends on the tenan
 topic of what it read; the application moves the topics a change touches — or the tenant's token
 when a change may show in any answer (a company renamed shows in every permit).
 
+A change of plain values only — a permit's validity: no name, no state, no reference to anything — moves
+"<collection>~plain" instead of "<collection>" (the application says which of its writes are such). A reader
+that only looks at its items' names, states and references (`names_only`: the agent's lists to find what a
+message names) depends on "<collection>" alone and stays current while validities change under load; any other
+reader depends on both.
+
 Tokens live in Django's cache (Redis in production: every process sees one change; per process in
 the embedded default, which serves from one process). Each is a new random value on each change, not
 a counter, and a missing one (never set, or evicted) is first set to a new random value: an entry
@@ -55,11 +61,14 @@ def parts_of(collection: str) -> frozenset[str]:
     return _PARTS.get(collection, frozenset())
 
 
-def topics_of(path: str, *, entity_at_second: bool) -> tuple[str, ...]:
+PLAIN = "~plain"  # the suffix of a collection's topic for changes of plain values only
+
+
+def topics_of(path: str, *, entity_at_second: bool, names_only: bool = False) -> tuple[str, ...]:
     """The topic of an API path relative to the API's root: "permits/7003/checks" → ("permits/7003",)
     when its second segment is an entity id (`entity_at_second`: the caller knows its path template), or
     ("permits/7003/components",) when "components" is a declared part of "permits";
-    "employees/count" or "component-types" → the collection alone."""
+    "employees/count" or "component-types" → the collection, and its plain values' topic unless `names_only`."""
     parts = [p for p in path.strip("/").split("/") if p]
     if not parts:
         return ()
@@ -67,7 +76,7 @@ def topics_of(path: str, *, entity_at_second: bool) -> tuple[str, ...]:
         return ("/".join(parts[:3]),)
     if entity_at_second and len(parts) > 1:
         return (f"{parts[0]}/{parts[1]}",)
-    return (parts[0],)
+    return (parts[0],) if names_only else (parts[0], parts[0] + PLAIN)
 
 
 def _key(tenant_id: Any, topic: str) -> str:

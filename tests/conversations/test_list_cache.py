@@ -188,3 +188,27 @@ def test_a_child_added_is_seen_by_the_next_turn(world, operator_client, start, t
 
     assert _children_reads(calls, world.p802.pk), "the component added moved its list's topic"
 
+
+
+def _permit_lists(made):
+    return [c for c, i in made if not i and c.startswith("workPermit.")]
+
+
+def test_a_plain_value_written_leaves_the_names_kept_and_a_state_does_not(world, operator_client, supervisor_client,
+                                                                          start, talk, calls):
+    """Under load permits' validities change all the time: a turn looking for a permit by its company's name does
+    not re-read every permit for that (tenancy.data_epoch.PLAIN); an approval changes what a list of names says."""
+    conversation = start(operator_client)
+    talk(operator_client, conversation, "qual a validade da permissão da Omega?")
+    assert _permit_lists(calls), "the first turn lists the permits to find the Omega one"
+    written = operator_client.post(f"/api/sst/permits/{world.p802.pk}/validity", {"validity_days": 44}, format="json")
+    assert written.status_code == 200, written.content
+    calls.clear()
+    reply = talk(operator_client, conversation, "qual a validade da permissão da Omega?")
+    assert _permit_lists(calls) == [] and "20" in reply["response"]["message"], reply["response"]
+
+    approved = supervisor_client.post(f"/api/sst/permits/{world.p802.pk}/approve", {}, format="json")
+    assert approved.status_code == 200, approved.content
+    calls.clear()
+    talk(operator_client, conversation, "qual a validade da permissão da Omega?")
+    assert _permit_lists(calls), "a state changed: the permits are listed again"
