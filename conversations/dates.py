@@ -150,23 +150,27 @@ def _resolve(kind: str, match: re.Match[str], today: date, language: str) -> dat
     if kind == "day_of":
         return _next_day_of_month(today, int(g[0] or g[1]))
     if kind in ("ahead", "from_now"):
-        amount, unit = int(g[0]) if g[0].isdigit() else 2 if "couple" in g[0] or "par" in g[0] else 1, g[1]
-        return _add_months(today, amount) if unit in MONTH_UNITS else today + timedelta(days=amount * UNIT_DAYS[unit])
+        return _later(today, g[0], g[1])
     if kind == "last_weekday":
         behind = (today.weekday() - WEEKDAYS[g[0] or g[1]]) % 7 or 7
         return today - timedelta(days=behind)
-    if kind == "weekday_week":
-        return today + timedelta(days=((WEEKDAYS[g[0]] - today.weekday()) % 7 or 7) + 7)
-    if kind == "unit_on_weekday":
-        amount = int(g[0]) if g[0].isdigit() else 2 if "couple" in g[0] or "par" in g[0] else 1
-        days = 0 if g[1] in MONTH_UNITS else amount * UNIT_DAYS[g[1]]
-        return today + timedelta(days=((WEEKDAYS[g[2]] - today.weekday()) % 7 or 7) + days)
-    if kind == "weekday_after_next":
-        return today + timedelta(days=((WEEKDAYS[g[0]] - today.weekday()) % 7 or 7) + 7)
+    if kind in ("weekday_after_next", "weekday_week"):  # "the Friday after next", "Friday week"
+        return _next_weekday(today, g[0]) + timedelta(days=7)
+    if kind == "unit_on_weekday":  # "a week on Monday": that long after the next Monday
+        return _later(_next_weekday(today, g[2]), g[0], g[1])
     if kind == "weekday":
-        ahead = (WEEKDAYS[g[0]] - today.weekday()) % 7 or 7
-        return today + timedelta(days=ahead)
+        return _next_weekday(today, g[0])
     return today + timedelta(days={"today": 0, "tomorrow": 1, "after_tomorrow": 2, "next_week": 7}[kind])
+
+
+def _next_weekday(today: date, weekday: str) -> date:
+    return today + timedelta(days=(WEEKDAYS[weekday] - today.weekday()) % 7 or 7)
+
+
+def _later(day: date, amount: str, unit: str) -> date:
+    """`day` plus an amount said as digits, an article ("a week") or a pair ("a couple of days") of `unit`."""
+    n = int(amount) if amount.isdigit() else 2 if "couple" in amount or "par" in amount else 1
+    return _add_months(day, n) if unit in MONTH_UNITS else day + timedelta(days=n * UNIT_DAYS[unit])
 
 
 def date_in(text: str, today: date, language: str, *, moving: bool = False) -> SaidDate | None:

@@ -237,14 +237,12 @@ def control_run(text: str) -> str | None:
     and cancels together are the first of them; a yes mixed with a no is nothing."""
     parts = after_apology(text.split())
     asked = asked_to(parts)
-    # "can you undo that?", "pode desfazer isso?": a request to act asked politely — never a cancel ("pode
-    # cancelar" may confirm a pending cancel); anything else is read as said ("pode mandar ver")
-    if asked is not None and (kind := control_run(" ".join(asked))) in _ACTIONS:
+    # "can you undo that?", "pode desfazer isso?": a request to act asked politely — a cancel only when it names
+    # the request itself ("would you cancel that request?"; "pode cancelar" may say yes to a pending cancel of the
+    # item); anything else is read as said ("pode mandar ver")
+    kind = control_run(" ".join(asked)) if asked is not None else None
+    if kind in _ACTIONS or (kind == "cancel" and set(asked or ()) & _THE_REQUEST):
         return kind
-    # "would you cancel that request?": asked, a cancel that names the request itself (not "pode cancelar", which
-    # may say yes to a pending cancel of the item)
-    if asked is not None and control_run(" ".join(asked)) == "cancel" and set(asked) & _THE_REQUEST:
-        return "cancel"
     kinds = _segment(parts)
     if not kinds:
         return None
@@ -278,8 +276,8 @@ def after_apology(parts: list[str]) -> list[str]:
 
 def apology_only(parts: list[str]) -> bool:
     """Words that are interjections and apologies and nothing else ("I'm terribly sorry", "ah", "foi mal")."""
-    rest = after_apology(parts)
-    return not rest or all(p in INTERJECTION_LEADS for p in rest) or tuple(rest) in _SELF_CORRECTION_LEADS
+    rest = after_apology(parts)  # (which leaves an apology alone: "sorry" is a message too)
+    return not rest or tuple(rest) in _SELF_CORRECTION_LEADS
 
 
 # The control phrases split once and grouped by length, and their words: a message's pieces are

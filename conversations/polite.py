@@ -1,29 +1,23 @@
 """Requests phrased as questions or wrapped in courtesy: "você poderia prorrogar…?", "can u add that?", "would you be
 so kind as to cancel that request?". The closed-class openers of the two languages (lexicon.py re-exports what it
-reads), folded like the lexicon's words; no domain word is here."""
+reads), folded like the lexicon's words (knowledge.text, as lexicon.tokens: lexicon imports this module); no domain
+word is here."""
 
 from __future__ import annotations
 
 from knowledge.text import fold, words
 
-
-def tokens(text: str) -> list[str]:  # lexicon.tokens (imported there: no import back)
-    return words(fold(text))
-
-
 # "você poderia prorrogar…?", "can u add that?": a request phrased as a question.
-_POLITE = tuple(tuple(tokens(p)) for p in ("poderia", "poderia me", "pode", "consegue", "conseguiria", "da pra",
-                                          "da para", "dava pra", "dava para", "daria pra", "daria para", "tem como",
-                                          "teria como", "podemos", "poderiamos", "could you", "can you", "can u",
-                                          "would you", "will you", "could u", "can we", "could we", "can i",
-                                          "could i", "would you mind", "do you mind", "would it be possible",
-                                          "is it possible", "any chance", "seria possivel", "e possivel",
-                                          "sera que",
-                                          # "bora adiar a 62?", "shall we move it?": a proposal to do it together
-                                          "bora", "vamos", "shall we", "should we", "let s", "lets", "how about we",
-                                          # the formal asks: "would you be so kind as to …", "could you possibly …"
-                                          "would you be so kind as to", "be so kind as to", "would you kindly",
-                                          "could you kindly", "could you possibly", "would you possibly"))
+_POLITE = tuple(tuple(words(fold(p))) for p in (
+    "poderia", "poderia me", "pode", "consegue", "conseguiria", "da pra", "da para", "dava pra", "dava para",
+    "daria pra", "daria para", "tem como", "teria como", "podemos", "poderiamos", "could you", "can you", "can u",
+    "would you", "will you", "could u", "can we", "could we", "can i", "could i", "would you mind", "do you mind",
+    "would it be possible", "is it possible", "any chance", "seria possivel", "e possivel", "sera que",
+    # "bora adiar a 62?", "shall we move it?": a proposal to do it together
+    "bora", "vamos", "shall we", "should we", "let s", "lets", "how about we",
+    # the formal asks: "would you be so kind as to …", "could you possibly …"
+    "would you be so kind as to", "be so kind as to", "would you kindly", "could you kindly", "could you possibly",
+    "would you possibly"))
 
 
 def polite(parts: list[str]) -> bool:
@@ -51,11 +45,11 @@ def asks_to_act(parts: list[str]) -> bool:
                for o in _POLITE_ASKS for i in range(len(parts)))
 
 
-_TELL = frozenset(tokens("tell say check see confirm let verify find show me dizer diga dizer informar informa "
-                         "verificar verifica confirmar confirma checar checa ver conferir confere saber mostrar"))
+_TELL = frozenset(words(fold("tell say check see confirm let verify find show me dizer diga dizer informar informa "
+                         "verificar verifica confirmar confirma checar checa ver conferir confere saber mostrar")))
 _NOT_ASKING = {("can", "we"), ("could", "we"), ("can", "i"), ("could", "i"), ("podemos",), ("poderiamos",)}
 _POLITE_ASKS = sorted({o for o in _POLITE if o not in _NOT_ASKING}
-                      | {tuple(tokens(p)) for p in ("voce pode", "vc pode", "voce poderia", "vc poderia",
+                      | {tuple(words(fold(p))) for p in ("voce pode", "vc pode", "voce poderia", "vc poderia",
                                                     "voce consegue", "vc consegue", "can you please",
                                                     "could you please", "please", "preciso que voce",
                                                     "preciso que vc", "preciso que o senhor", "preciso que a senhora",

@@ -213,10 +213,10 @@ def _answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
 def _remark_then_answer(turn: Turn, clauses: list[str], allowed: set[str], confirmation: Any):
     """A remark that asks for nothing, then the answer in the last clauses: an undo of what ran when nothing is
     pending, a no to what is pending — never a yes (words before it may say another item or value: a correction)."""
-    at = next((k for k in range(1, len(clauses)) if _control(lexicon.phrase(" ".join(clauses[k:]))) is not None), None)
-    if at is None:
+    at, handler = next(((k, h) for k in range(1, len(clauses))
+                        if (h := _control(lexicon.phrase(" ".join(clauses[k:])))) is not None), (0, None))
+    if handler is None:
         return None
-    handler = _control(lexicon.phrase(" ".join(clauses[at:])))
     told = [w for w in lexicon.tokens(" ".join(clauses[:at])) if w not in lexicon.FILLER]
     fits = (undo_request,) if confirmation is None and pending_clarification(turn) is None else (decline, cancel)
     return handler if handler in fits and _remark_only(turn, told, allowed) else None

@@ -63,8 +63,6 @@ def said_last(text: str, language: str | None = None) -> str:
 def _withdrawn(tail: str) -> str | None:
     """The words that take the request back, when the tail does: a no or a cancel, then at most clauses that say
     no again ("… actually no, forget it, don't delete anything" → "no, forget it"); else None."""
-    if lexicon.control_run(lexicon.phrase(tail)) in ("decline", "cancel"):
-        return tail.strip()
     clauses = [c for c in re.split(r"[,;]", tail) if lexicon.phrase(c)]
     said = next((n for n in range(len(clauses), 0, -1)
                  if lexicon.control_run(lexicon.phrase(" ".join(clauses[:n]))) in ("decline", "cancel")), 0)
