@@ -120,6 +120,15 @@ yep go
 yes go
 ok go
 yeah go
+fine go ahead
+fine do it
+do the needful
+please do the needful
+de acordo
+estou de acordo
+vamo
+vamo la
+pode ir em frente
 """)
 DECLINE = _set("""
 nao
@@ -418,4 +427,8 @@ my mistake
 scratch that
 correction
 era
+make it
+make that
+wait make it
+wait make that
 """.strip().splitlines())

@@ -26,6 +26,8 @@ from text_to_num import alpha2digit
 from knowledge.text import fold, words
 from tenancy import clock
 
+from .spoken import number_words_mended, punctuation_said, spoken_hundreds
+
 WEEKDAYS = {
     "segunda": 0, "terca": 1, "quarta": 2, "quinta": 3, "sexta": 4, "sabado": 5, "domingo": 6,
     "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6,
@@ -245,7 +247,8 @@ def shift_in(text: str, language: str) -> tuple[int, str] | None:
 def numbers_as_digits(text: str, language: str) -> str:
     """"a <entidade> trezentos e dez", "sessenta dias": numbers of three or more in words, as digits
     (one and two stay words: "um <item>" is an article, not a quantity)."""
-    converted = _numbers(_spoken_hundreds(_spoken_fractions(text, language)), language, threshold=3)
+    spoken = spoken_hundreds(number_words_mended(punctuation_said(_spoken_fractions(text, language))))
+    converted = _numbers(spoken, language, threshold=3)
     converted = text if _ORDINAL.search(converted) else converted
     # "twelve and a half days", "10 e meio": a fraction, said so — never the whole number alone
     return _AND_A_HALF.sub(r"\1.5", converted)
@@ -268,21 +271,6 @@ def _spoken_fractions(text: str, language: str) -> str:
 
 
 _ORDINAL = re.compile(r"\d+(?:ª|º|st|nd|rd|th)\b")
-# "three-ten", "three-oh-five", "three-twenty-five": a number said as its hundreds digit, then the rest
-# (how numbers like 310 are read aloud in English). Only hyphenated: "three ten" may be two numbers.
-_UNIT_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
-_SPOKEN_HUNDREDS = re.compile(r"\b(" + "|".join(_UNIT_WORDS) + r")-(oh-)?([a-z]+(?:-[a-z]+)?)\b", re.IGNORECASE)
-
-
-def _spoken_hundreds(text: str) -> str:
-    def digits(match: re.Match[str]) -> str:
-        rest = _numbers(match.group(3).replace("-", " "), "en")
-        low, high = (1, 9) if match.group(2) else (10, 99)
-        if not rest.isdigit() or not low <= int(rest) <= high:
-            return match.group(0)
-        return f"{_UNIT_WORDS.index(match.group(1).lower()) + 1}{int(rest):02d}"
-
-    return _SPOKEN_HUNDREDS.sub(digits, text)
 
 
 def shift_problem(text: str) -> str | None:

@@ -31,7 +31,8 @@ def tokens(text: str) -> list[str]:
 
 FILLER = frozenset(tokens("""
 por favor, favor, obrigado, obrigada, valeu, entao, então, agora, ah, ai, aí, hum, bom, please, thanks,
-thank you, well, then, now, oh, e, and, pls, plz, pfv, pf, thx, tks, hmm, hm, humm, hmmm, uh, erm, gentileza, kindly
+thank you, well, then, now, oh, e, and, pls, plz, pfv, pf, thx, tks, hmm, hm, humm, hmmm, uh, erm, gentileza, kindly,
+prezado, prezada, prezados, tche, tchê, bah, uai, oxe, oxente, visse, mano, vei, véi, yo
 """))
 NEGATIONS = frozenset({"nao", "no", "not", "nope"})
 # Words that open a request before its verb ("preciso agendar…", "I need to schedule…", "can we…"):
@@ -61,16 +62,21 @@ def without_negated(parts: list[str]) -> list[str]:
     i = 0
     while i < len(parts):
         j = i + 1
-        if parts[i] in NEGATIONS:
+        # "no no 55", "no sorry 55", "não, espera, 55": a no said twice or an apology closes the no — the value follows
+        if parts[i] in NEGATIONS and not (i and parts[i - 1] == parts[i]):
             while j < len(parts) and j - i <= 4 and not parts[j].isdigit():
                 j += 1
             others = [w for w in parts[i + 1:j] if w not in _SMALL]
-            if j < len(parts) and parts[j].isdigit() and len(others) <= 1:
+            closed = any(w == parts[i] or w in HOLDS or w in _SORRY for w in parts[i + 1:j])
+            if j < len(parts) and parts[j].isdigit() and len(others) <= 1 and not closed:
                 i = j + 1
                 continue
         out.append(parts[i])
         i += 1
     return out
+
+
+_SORRY = frozenset(tokens("sorry desculpa desculpe perdao perdão oops opa"))
 
 
 def denied_numbers(text: str) -> set[str]:
@@ -124,10 +130,20 @@ def not_excluded(parts: list[str]) -> list[str]:
     return parts if at is None else parts[:at]
 
 
+_OR_NOT = frozenset({("ou", "nao"), ("or", "not"), ("or", "what"), ("ou", "que")})
+
+
+def without_or_not(parts: list[str]) -> list[str]:
+    """The question without its "ou não" / "or what" tail (its "what" asks nothing)."""
+    return parts[:-2] if tuple(parts[-2:]) in _OR_NOT else parts
+
+
 def asks(parts: list[str], text: str) -> bool:
     """A question: "?", a question word, or "que" / "o que" opening it, maybe after a "tell me" ("que dia…",
     "me fala rapidinho o que acharam…"; "pra semana que vem" asks nothing)."""
     if (text.rstrip().endswith("?") and not _tag_asked(text)) or any(p in OPEN_QUESTION_WORDS for p in parts):
+        return True
+    if tuple(parts[-2:]) in _OR_NOT:  # "essa aqui tá aprovada ou não", "is it approved or what"
         return True
     at = next((i for i, p in enumerate(parts) if p not in _TELL_ME), len(parts))
     return parts[at:at + 1] == ["que"] or parts[at:at + 2] == ["o", "que"]
@@ -271,7 +287,10 @@ def after_apology(parts: list[str]) -> list[str]:
     if said is None:
         return parts
     rest = parts[len(said):]
-    return after_apology(rest[1:] if rest[:1] in (["mas"], ["but"]) else rest)
+    rest = rest[1:] if rest[:1] in (["mas"], ["but"]) else rest
+    while len(rest) > 1 and rest[0] in FILLER and rest[0] not in NEGATIONS:  # "sorry, kindly undo the same"
+        rest = rest[1:]
+    return after_apology(rest)
 
 
 def apology_only(parts: list[str]) -> bool:

@@ -11,9 +11,11 @@ write to one entity therefore leaves the catalogs and every other entity's child
 
 What is kept: successful answers of read capabilities that list, as JSON text (each hit decodes its
 own copy: no turn can change what another reads), keyed by tenant, user (the business API answers
-each user with what that user may see), registry version and input. Reads
-of one entity, searches and counts are not kept: they give a turn its facts and target revisions.
-Nothing kept here authorizes anything: policy decides, and every step re-reads its target.
+each user with what that user may see), registry version and input; and a search's few found entities
+(conversations.reads.Reader.search), checked against the epoch of each entity it found as well — a
+search gives a turn its target and that target's revision, so it is used only while none of them
+changed. Reads of one entity by id and counts are not kept. Nothing kept here authorizes anything:
+policy decides, and every step re-reads its target.
 
 Written by hand: a dict with an expiry and a bound is all it needs, and no kept library checks an
 entry against an external epoch.
@@ -49,6 +51,15 @@ class ListCache:
                 del self._entries[key]
                 return None
             return value
+
+    def peek(self, key: Hashable) -> tuple[str | None, Any] | None:
+        """(epoch, value) of a live entry whatever its epoch: what a reader must check it against may
+        depend on the value (the entities a search found)."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or entry[1] <= time.monotonic():
+                return None
+            return entry[0], entry[2]
 
     def put(self, key: Hashable, epoch: str | None, value: Any, seconds: float) -> None:
         with self._lock:

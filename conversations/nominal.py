@@ -23,11 +23,36 @@ _NOUNS = {
     "rescheduling": "reschedule", "completion": "complete",
 }
 # "da"/"do"/"of": the article the verb's object keeps ("a exclusão da <entidade>" → "excluir a <entidade>")
-_ARTICLE = {"da": "a ", "do": "o ", "das": "as ", "dos": "os ", "de": "", "of": "", "of the": "the "}
+_ARTICLE = {"da": "a ", "do": "o ", "das": "as ", "dos": "os ", "de": "", "of": "", "of the": "the ", "desta": "esta ",
+            "deste": "este ", "dessa": "essa ", "desse": "esse ", "this": "this ", "that": "that "}
 _ASKS = r"solicit\w*|pe[çc]o|pedimos|proceda com|proceder com|prosseguir com|request\w*|proceed with|arrange"
-_OPENS = re.compile(r"(?i)(?:^|[.!?]|\b(?:eu|nos|nós|i|we|gostaria de|gostariamos de|i would like to|i'd like to|"
+_OPENS = re.compile(r"(?i)(?:^|[.!?,;]|\b(?:eu|nos|nós|i|we|gostaria de|gostariamos de|i would like to|i'd like to|"
                     r"i d like to|we would like to|please|por favor|venho|vimos))\s*$")
-_NOMINAL = re.compile(rf"(?i)\b({_ASKS})\s+(?:a|o|the)\s+({'|'.join(_NOUNS)})\s+(of the|da|do|das|dos|de|of)\b")
+_OF = "of the|da|do|das|dos|de|of|desta|deste|dessa|desse"
+_NOMINAL = re.compile(rf"(?i)\b({_ASKS})\s+(?:a|o|the)\s+({'|'.join(_NOUNS)})\s+({_OF})\b")
+
+
+# "Solicito que seja removido o <item> da <entidade> 311": the passive of the request, said as its verb. A participle
+# → its infinitive by the language's regular endings, a few irregular ones first.
+_PASSIVE = re.compile(rf"(?i)\b({_ASKS}|gostaria|favor)\s+que\s+(?:seja|sejam|fosse|fossem)\s+([^\W\d_]{{4,}})\b")
+_IRREGULAR = {"abert": "abrir", "feit": "fazer", "post": "pôr", "escrit": "escrever"}
+_ENDINGS = (("uíd", "uir"), ("uid", "uir"), ("ad", "ar"), ("id", "er"))
+
+
+def _infinitive(participle: str) -> str | None:
+    stem = participle.lower().rstrip("s")[:-1]  # "removidos" → "removid"
+    if stem in _IRREGULAR:
+        return _IRREGULAR[stem]
+    return next((stem[:-len(end)] + verb for end, verb in _ENDINGS if stem.endswith(end)), None)
+
+
+def _passive_as_verb(text: str) -> str:
+    def verb(match: re.Match[str]) -> str:
+        infinitive = _infinitive(match.group(2))
+        if infinitive is None or not _OPENS.search(text[:match.start()]):
+            return match.group(0)
+        return f"{match.group(1)} {infinitive}"
+    return _PASSIVE.sub(verb, text)
 
 
 def as_verbs(text: str) -> str:
@@ -39,4 +64,4 @@ def as_verbs(text: str) -> str:
         joiner = " to " if match.group(1).lower().startswith(("request", "arrange")) else " "
         return (f"{match.group(1)}{joiner}{_NOUNS[match.group(2).lower()]} "
                 f"{_ARTICLE[match.group(3).lower()]}").rstrip() + " "
-    return re.sub(r"\s{2,}", " ", _NOMINAL.sub(verb, text))
+    return re.sub(r"\s{2,}", " ", _NOMINAL.sub(verb, _passive_as_verb(text)))

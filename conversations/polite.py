@@ -55,5 +55,6 @@ _POLITE_ASKS = sorted({o for o in _POLITE if o not in _NOT_ASKING}
                                                     "preciso que vc", "preciso que o senhor", "preciso que a senhora",
                                                     "o senhor pode", "o senhor poderia", "a senhora pode",
                                                     "a senhora poderia", "i need you to", "i d like you to",
-                                                    "i would like you to", "id like you to")},
+                                                    "i would like you to", "id like you to", "solicito", "solicitamos",
+                                                    "solicito que", "peco que", "pedimos que")},
                       key=len, reverse=True)

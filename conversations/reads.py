@@ -4,7 +4,8 @@ registered read capabilities and the Tool Runtime — never by importing the bus
 The reader acts as the authenticated (user, tenant): the business API re-checks the user's own
 rights on each call, so an entity the user may not see simply is not found. Results are cached
 for the length of one turn; only lists read to find names (catalogs, children) are reused across
-turns, while the tenant's data is unchanged (list_cache.py).
+turns, while the tenant's data is unchanged (list_cache.py), and so are searches while neither what
+they list nor any entity they found changed (`found`).
 Which capability reads or lists an entity type is found in the registry's language metadata
 (`entity`, `intent`, slot resolvers), not named here.
 """
@@ -108,16 +109,53 @@ class Reader:
             lists.put(key, epoch, json.dumps(read.body), seconds)
         return read
 
+    def found(self, capability_id: str, input: Mapping[str, Any], entity_type: str) -> ReadResult:  # noqa: A002
+        """A search for a few `entity_type` (by number, by name), reused across turns while neither its
+        collection's names nor any entity it found changed: under load every turn names its entity and
+        that search was a third of a served turn, while a write moves only the entity it wrote.
+
+        The epoch is read before the read it guards, so a change meanwhile can only make it stale. Which
+        entities' topics guard it is known only from a first answer: that one is kept as a hint, and the
+        entry counts from the next read that finds the same entities."""
+        seconds, here = keep_seconds(), self._key(capability_id, input)
+        if seconds <= 0 or here in self._cache or not self._lists_entities(capability_id, entity_type):
+            return self.call(capability_id, input)
+        key = (str(self.tenant.pk), self.user.pk, self.snapshot.version, "found:" + here)
+        hint = lists.peek(key)
+        guess = hint[1][0] if hint else None
+        epoch = None if guess is None else self._found_epoch(capability_id, input, entity_type, guess)
+        if hint is not None and epoch is not None and hint[0] == epoch:
+            self._cache[here] = ReadResult(True, 200, json.loads(hint[1][1]))
+            return self._cache[here]
+        read = self.call(capability_id, input)
+        items = read.body if read.ok and isinstance(read.body, list) else None
+        if items is not None and len(items) <= KNOWN_FROM_LIST_MAX and all(isinstance(i, dict) for i in items):
+            ids = [i.get("id") for i in items]
+            lists.put(key, epoch if ids == guess else None, (ids, json.dumps(items)), seconds)
+        return read
+
+    def _found_epoch(self, capability_id: str, input: Mapping[str, Any], entity_type: str,  # noqa: A002
+                     ids: list[Any]) -> str:
+        read, id_field = self.read_capability(entity_type) or ("", "")
+        topics = list(self._topics(capability_id, input, names_only=True))
+        for ident in ids:
+            topics += self._topics(read, {id_field: ident})
+        return self._epoch_of(tuple(topics))
+
     def _data_epoch(self, capability_id: str, input: Mapping[str, Any], names_only: bool = False) -> str:  # noqa: A002
         """The epoch of what this list is about (its API path's topic), read once per turn and topic."""
+        return self._epoch_of(self._topics(capability_id, input, names_only))
+
+    def _topics(self, capability_id: str, input: Mapping[str, Any], names_only: bool = False) -> tuple[str, ...]:  # noqa: A002
         spec = self.spec(capability_id)
-        topics: tuple[str, ...] = ()
-        if spec is not None:
-            template = str(spec.call.get("path") or spec.path_template)
-            parts = template.strip("/").split("/")
-            path = build_request(spec, dict(input), None).path
-            topics = topics_of(path, entity_at_second=len(parts) > 1 and parts[1].startswith("{"),
-                               names_only=names_only)
+        if spec is None:
+            return ()
+        template = str(spec.call.get("path") or spec.path_template)
+        parts = template.strip("/").split("/")
+        path = build_request(spec, dict(input), None).path
+        return topics_of(path, entity_at_second=len(parts) > 1 and parts[1].startswith("{"), names_only=names_only)
+
+    def _epoch_of(self, topics: tuple[str, ...]) -> str:
         if topics not in self._epochs:
             self._epochs[topics] = data_epoch(self.tenant.pk, topics)
         return self._epochs[topics]
@@ -207,7 +245,8 @@ class Reader:
         if not field_name:
             return []
         capability = str(resolver.get("capability"))
-        result = self.call(capability, {field_name: value, **(extra or {})})
+        searched = self.grammar.capabilities.get(capability)
+        result = self.found(capability, {field_name: value, **(extra or {})}, searched.entity if searched else "")
         items = result.body if result.ok and isinstance(result.body, list) else []
         self._known_from(capability, slot.type, items)
         return items
@@ -215,15 +254,19 @@ class Reader:
     def _known_from(self, listing: str, entity_type: str, items: list[Any]) -> None:
         """A list whose items are the entity exactly as its read answers it (the same output schema)
         answers that read for this turn too: a found entity is not read a second time."""
-        found, spec = self.read_capability(entity_type), self.spec(listing)
-        if found is None or spec is None or not items or len(items) > KNOWN_FROM_LIST_MAX:
-            return
-        read = self.spec(found[0])
-        if read is None or (spec.output_schema.get("items") or {}) != read.output_schema:
+        found = self.read_capability(entity_type)
+        if found is None or not items or len(items) > KNOWN_FROM_LIST_MAX or not self._lists_entities(listing,
+                                                                                                    entity_type):
             return
         for item in items:
             if isinstance(item, dict) and isinstance(item.get("id"), int):
                 self._cache.setdefault(self._key(found[0], {found[1]: item["id"]}), ReadResult(True, 200, item))
+
+    def _lists_entities(self, listing: str, entity_type: str) -> bool:
+        """Whether `listing` answers items exactly as the read of one `entity_type` does (the same schema)."""
+        found, spec = self.read_capability(entity_type), self.spec(listing)
+        read = self.spec(found[0]) if found else None
+        return spec is not None and read is not None and (spec.output_schema.get("items") or {}) == read.output_schema
 
     def children(self, capability_id: str, input: Mapping[str, Any]) -> list[dict[str, Any]]:  # noqa: A002
         result = self.listing(capability_id, input)

@@ -19,6 +19,7 @@ from typing import Any
 from . import lexicon
 from .attributes import same_number_elsewhere
 from .cancel import cancel, decline
+from .checked_yes import checks_then_confirms
 from .clarification import candidate_words, clarification_answer
 from .confirm import confirm
 from .corrections import correction_apply, field_correction, labelled_value
@@ -90,7 +91,9 @@ def message(turn: Turn) -> None:
         return control(turn)
     parts = lexicon.strip_filler(words)
     allowed = allowed_capabilities(turn)
-    if _confirms_naming_it(turn, words, allowed):
+    if _confirms_naming_it(turn, words, allowed) or checks_then_confirms(  # "that's on 310, right? ok go"
+            turn, text, is_yes=lambda said: _control(said) is confirm,
+            asks_for_more=lambda said: _commands(turn, said, allowed, reads=False)):
         return confirm(turn)
     if swap_apply(turn):  # "opa, 50, não 40": the proposal's value said again, corrected
         return None
@@ -161,7 +164,7 @@ def _the_question(turn: Turn, text: str) -> str | None:
 
 
 _CLAUSES = re.compile(r"[,;.!?—–]+|\s-\s")
-_REMARK_WORDS = 8
+_REMARK_WORDS = 12  # "undo it, I was given the wrong date by the client"
 
 
 def _answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):

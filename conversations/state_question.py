@@ -24,6 +24,7 @@ STATE_VERBS = frozenset(lexicon.tokens("foi foram esta estao ta tao ja ainda con
 
 def state_question(turn: Turn, parts: list[str]) -> bool:
     asks = lexicon.asks(parts, turn.text)
+    parts = lexicon.without_or_not(parts)
     if not asks or not any(p in STATE_VERBS for p in parts):
         return False
     if any(p in lexicon.OPEN_QUESTION_WORDS for p in parts) or _which(parts):  # "when is …?", "em que dia …?"

@@ -1,0 +1,77 @@
+"""Numbers as people dictate or type them fast, read as the digits they mean before text2num reads the rest.
+
+- English reads a three-digit number as its hundreds digit, then the rest: "three ten" (310), "three-oh-five"
+  (305), "three twenty-five" (325). Two words in a row are one number only when the second is ten to ninety-nine
+  (or "oh" and a digit) and no unit follows ("three ten days" stays two amounts).
+- Punctuation said aloud, as dictation writes it: "registra um <item> na sessenta vírgula <descrição>" (a
+  comma between the item and the value, not a decimal mark: "dois vírgula cinco" was read as a fraction before).
+- A number word with one slip, as speech-to-text and fast typing leave them ("tresentos", "sinquenta",
+  "cessenta"): long Portuguese number words only (seven letters or more), so no short word of the language is
+  taken for one.
+
+Hand-written: text2num (`alpha2digit`, dates.py) reads well-formed number words; it has no notion of these habits.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rapidfuzz.distance import OSA
+
+_DIGIT_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_TEENS = ("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_DIGIT = "|".join(_DIGIT_WORDS)
+_REST = rf"(?:{'|'.join(_TEENS)}|(?:{'|'.join(_TENS)})(?:[\s-](?:{_DIGIT}))?)"
+_UNIT_AFTER = r"(?!\s+(?:days?|weeks?|months?|years?|hours?|more|extra|dias?|semanas?|meses|anos?)\b)"
+_HUNDREDS = re.compile(rf"\b({_DIGIT})(?:-|\s+)(?:(oh)(?:-|\s+)({_DIGIT})|({_REST}))\b{_UNIT_AFTER}", re.IGNORECASE)
+
+# Long number words of Portuguese, the only ones read through a slip.
+_LONG_WORDS = ("duzentos", "trezentos", "quatrocentos", "quinhentos", "seiscentos", "setecentos", "oitocentos",
+               "novecentos", "quarenta", "cinquenta", "sessenta", "setenta", "oitenta", "noventa")
+_WORD = re.compile(r"\b[^\W\d_]{7,}\b")
+
+
+def spoken_hundreds(text: str) -> str:
+    """"<entity> three ten" → "<entity> 310", "three-oh-five" → "305"; anything else as it was."""
+    def digits(match: re.Match[str]) -> str:
+        rest = (match.group(3) if match.group(2) else match.group(4)).lower().replace("-", " ").split()
+        return f"{_DIGIT_WORDS.index(match.group(1).lower()) + 1}{_value(rest):02d}"
+
+    return _HUNDREDS.sub(digits, text)
+
+
+def _value(words: list[str]) -> int:
+    """"two" → 2, "twelve" → 12, "twenty five" → 25 (words the expression above matched)."""
+    if words[0] in _DIGIT_WORDS:
+        return _DIGIT_WORDS.index(words[0]) + 1
+    if words[0] in _TEENS:
+        return _TEENS.index(words[0]) + 10
+    return (_TENS.index(words[0]) + 2) * 10 + (_value(words[1:]) if words[1:] else 0)
+
+
+def number_words_mended(text: str) -> str:
+    """A long Portuguese number word with one slip, written right ("a sinquenta e sete" → "a cinquenta e sete")."""
+    def mend(match: re.Match[str]) -> str:
+        word = match.group(0)
+        if word.lower() in _LONG_WORDS:
+            return word
+        near = [w for w in _LONG_WORDS if OSA.distance(word.lower(), w, score_cutoff=1) <= 1]
+        return near[0] if len(near) == 1 else word
+
+    return _WORD.sub(mend, text)
+
+
+_SMALL_NUMBERS = _DIGIT + r"|zero|um|uma|dois|duas|tr[eê]s|quatro|cinco|seis|sete|oito|nove"
+_COMMA_SAID = re.compile(r"\s+(?:v[ií]rgula|comma)\s+(?![\d]|(?:" + _SMALL_NUMBERS + r")\b)", re.IGNORECASE)
+
+
+# "não não ponto deixa quieto": a full stop said after a short answer ("ponto" is a word too: "o ponto de
+# ancoragem"), or "ponto final" anywhere.
+_STOP_SAID = re.compile(r"(?i)\b(n[aã]o|sim|ok|okay|isso|pronto|beleza|certo|yes|no)\s+(?:ponto|period|full stop)"
+                        r"(?:\s+final)?\b|\s+ponto final\b")
+
+
+def punctuation_said(text: str) -> str:
+    """"… sessenta vírgula fiação exposta" → "… sessenta, fiação exposta" (a spoken fraction is read before)."""
+    return _STOP_SAID.sub(lambda m: (m.group(1) or "") + ".", _COMMA_SAID.sub(", ", text))
