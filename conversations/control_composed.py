@@ -28,12 +28,11 @@ def undo_phrasings() -> frozenset[str]:
     # "essa alteração", "that change", "a mudança que você fez": the change named by a demonstrative
     changes = [f"{d} {n}" for d in ("essa", "esta", "aquela", "a")
                for n in ("alteracao", "mudanca", "acao", "operacao", "adicao", "inclusao", "remocao", "exclusao",
-                         "retirada", "remarcacao", "prorrogacao", "aprovacao", "conclusao", "atribuicao")]
+                         "retirada")]
     changes += [f"{d} {n}" for d in ("esse", "este", "aquele", "o", "meu", "ultimo")
                 for n in ("passo", "comando", "ajuste", "registro", "lancamento")]
     changes += [f"{d} {n}" for d in ("that", "this", "the", "my", "last")
-                for n in ("change", "edit", "update", "action", "step", "entry", "record", "addition", "removal",
-                          "rescheduling", "reschedule", "extension", "approval", "assignment")]
+                for n in ("change", "edit", "update", "action", "step", "entry", "record", "addition", "removal")]
     changes += ["the same"]  # "kindly undo the same": the same as what was just done
     # "the last thing you did", "a última coisa que você fez": the last one, said of what the agent did
     last_done = [f"{o} {t}" for o in last_en if o.startswith(("the", "that")) for t in ("you did", "you just did")]

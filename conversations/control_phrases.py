@@ -427,8 +427,6 @@ my mistake
 scratch that
 correction
 era
-make it
-make that
 wait make it
 wait make that
 """.strip().splitlines())
