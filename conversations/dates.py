@@ -86,8 +86,8 @@ _ONE_UNIT = re.compile(r"\b(?:a|an|one|uma|um)\s+(dia|semana|quinzena|mes|day|we
 # "em -3 dias", "by 2.5 days": a shift amount that is not a whole number of units (the digits the
 # shift rule sees are only what follows the sign or the decimal mark).
 _SIGNED_OR_FRACTION = re.compile(r"(?:^|\s)(?:(-|\u2212)\s*\d+|\d+[.,](\d+)) " + _UNIT + r"\b")
-_EARLIER = re.compile(r"\b(?:antecip\w*|adiant\w*|bring|brought|forward|antes|mais cedo|earlier|sooner|cedo|pull in|"
-                      r"pulled in)\b")
+_EARLIER = re.compile(r"\b(?:antecip\w*|adiant\w*|prepon\w*|bring|brought|forward|antes|mais cedo|earlier|sooner|cedo|"
+                      r"pull in|pulled in)\b")
 
 
 @dataclass(frozen=True)
@@ -249,6 +249,8 @@ def numbers_as_digits(text: str, language: str) -> str:
     (one and two stay words: "um <item>" is an article, not a quantity)."""
     spoken = spoken_hundreds(number_words_mended(punctuation_said(_spoken_fractions(text, language))))
     converted = _numbers(spoken, language, threshold=3)
+    # a message in one language may say its numbers in the other ("assign <pessoa> as … for fifty seven")
+    converted = _numbers(converted, "pt" if language.startswith("en") else "en", threshold=3)
     converted = text if _ORDINAL.search(converted) else converted
     # "twelve and a half days", "10 e meio": a fraction, said so — never the whole number alone
     return _AND_A_HALF.sub(r"\1.5", converted)

@@ -12,9 +12,11 @@ write to one entity therefore leaves the catalogs and every other entity's child
 What is kept: successful answers of read capabilities that list, as JSON text (each hit decodes its
 own copy: no turn can change what another reads), keyed by tenant, user (the business API answers
 each user with what that user may see), registry version and input; and a search's few found entities
-(conversations.reads.Reader.search), checked against the epoch of each entity it found as well — a
+(conversations.reads.Reader.found), checked against the epoch of each entity it found as well — a
 search gives a turn its target and that target's revision, so it is used only while none of them
-changed. Reads of one entity by id and counts are not kept. Nothing kept here authorizes anything:
+changed. Those are kept in Django's cache (`searches`: Redis when served), not in this process: a user's
+next turn is often served by another worker process, and the entry counts only from a second read.
+Reads of one entity by id and counts are not kept. Nothing kept here authorizes anything:
 policy decides, and every step re-reads its target.
 
 Written by hand: a dict with an expiry and a bound is all it needs, and no kept library checks an
@@ -23,6 +25,8 @@ entry against an external epoch.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import threading
 import time
 from collections import OrderedDict
@@ -30,6 +34,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 
 # Enough for every list of a few hundred (tenant, user) pairs; the oldest entry goes first.
 MAX_ENTRIES = 4096
@@ -52,15 +57,6 @@ class ListCache:
                 return None
             return value
 
-    def peek(self, key: Hashable) -> tuple[str | None, Any] | None:
-        """(epoch, value) of a live entry whatever its epoch: what a reader must check it against may
-        depend on the value (the entities a search found)."""
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None or entry[1] <= time.monotonic():
-                return None
-            return entry[0], entry[2]
-
     def put(self, key: Hashable, epoch: str | None, value: Any, seconds: float) -> None:
         with self._lock:
             self._entries[key] = (epoch, time.monotonic() + seconds, value)
@@ -74,6 +70,27 @@ class ListCache:
 
 
 lists = ListCache()
+
+
+class SharedEntries:
+    """Entries in Django's cache, seen by every process: (epoch, value) as JSON under a hashed key."""
+
+    _PREFIX = "agent:found:"
+
+    def _key(self, key: Hashable) -> str:
+        return self._PREFIX + hashlib.sha256(repr(key).encode()).hexdigest()[:40]
+
+    def peek(self, key: Hashable) -> tuple[str | None, Any] | None:
+        """(epoch, value) of a live entry whatever its epoch: what a reader must check it against may
+        depend on the value (the entities a search found)."""
+        raw = cache.get(self._key(key))
+        return None if raw is None else tuple(json.loads(raw))
+
+    def put(self, key: Hashable, epoch: str | None, value: Any, seconds: float) -> None:
+        cache.set(self._key(key), json.dumps([epoch, value]), timeout=seconds)
+
+
+searches = SharedEntries()
 
 
 def keep_seconds() -> int:

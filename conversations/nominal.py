@@ -20,7 +20,8 @@ _NOUNS = {
     "remarcação": "remarcar", "remarcacao": "remarcar", "reagendamento": "reagendar", "conclusão": "concluir",
     "conclusao": "concluir", "deletion": "delete", "removal": "remove", "cancellation": "cancel",
     "cancelation": "cancel", "approval": "approve", "addition": "add", "extension": "extend",
-    "rescheduling": "reschedule", "completion": "complete",
+    "rescheduling": "reschedule", "completion": "complete", "relação": "listar", "relacao": "listar",
+    "listagem": "listar",
 }
 # "da"/"do"/"of": the article the verb's object keeps ("a exclusão da <entidade>" → "excluir a <entidade>")
 _ARTICLE = {"da": "a ", "do": "o ", "das": "as ", "dos": "os ", "de": "", "of": "", "of the": "the ", "desta": "esta ",

@@ -74,7 +74,8 @@ _ALONG = frozenset(tokens("por favor pela pelo ajuda a o voce vc amigo agente as
                           "pra hoje gente pessoal galera please for the your you there again so much pal to today "
                           "guys everyone aqui here lot going"))
 # Terms of address said along ("valeu mano, tmj", "cheers mate", "thanks boss").
-_ALONG |= frozenset(tokens("mano mana brother bro chefe chefia parceiro parca camarada man dude mate buddy boss"))
+_ALONG |= frozenset(tokens("mano mana brother bro chefe chefia parceiro parca camarada man dude mate buddy boss "
+                           "tche bah uai oxe oxente visse vei"))
 # "what kind of stuff can you do?", "que tipo de coisa você sabe fazer?": the kind asked about, not a topic.
 _ALONG |= frozenset(tokens("what kind kinds sort sorts type types of stuff things que tipo tipos de coisa coisas"))
 # "what else can you do?", "o que mais você faz?".

@@ -110,3 +110,16 @@ def test_each_user_searches_for_itself(world, operator_client, supervisor_client
     talk(supervisor_client, start(supervisor_client), "abra a permissão 802")
 
     assert _searches(calls, "802"), "what the business API lets one user find is not served to another"
+
+
+def test_a_search_kept_by_one_process_serves_the_next_turn_in_another(world, operator_client, start, talk, calls):
+    """Served, a user's next turn often lands on another worker process: the entries live in Django's cache
+    (Redis), not in the process's own lists (cleared here as a fresh process has them)."""
+    from conversations.list_cache import lists
+
+    conversation = _ask_twice(operator_client, start, talk)
+    lists.clear()
+    calls.clear()
+    talk(operator_client, conversation, "qual a validade da permissão 802?")
+
+    assert _searches(calls, "802") == []
