@@ -30,7 +30,7 @@ from .models import Clarification, Confirmation, Conversation, PendingStatus
 from .persist import conversation_save
 from .reads import entity_ref
 from .review import review_apply
-from .state import entity_remember
+from .state import entity_activate, entity_remember
 from .statemachine import Status, check_transition
 from .summary import read_answer
 
@@ -77,6 +77,22 @@ def _created(detail: Mapping[str, Any], grammar: Any) -> list[dict[str, Any]]:
                 label = "number" if item.get("number") is not None else "name"
                 created.append(entity_ref(cap.entity, item, label_field=label))
     return created
+
+
+def _listed_alone(detail: Mapping[str, Any], grammar: Any, snapshot: Any) -> dict[str, Any] | None:
+    """The one entity a list or search of the tenant's entities answered, when it answered exactly one: the next
+    "that one" is it. Not a list under another entity (its items are that entity's parts, not it)."""
+    steps = [s for s in detail["steps"] if s["status"] == "completed"]
+    cap = grammar.capabilities.get(steps[-1]["capability"]) if len(steps) == 1 else None
+    spec = snapshot.get(cap.id) if cap is not None else None  # (its schema: the step already ran, allowed)
+    result = steps[0].get("result") if spec is not None else None
+    if (cap is None or spec is None or cap.kind != "read" or cap.intent not in ("list", "search")
+            or spec.input_schema.get("required") or not isinstance(result, list)):
+        return None
+    if len(result) != 1 or not isinstance(result[0], Mapping) or result[0].get("id") is None:
+        return None
+    label = "number" if result[0].get("number") is not None else "name"
+    return entity_ref(cap.entity, result[0], label_field=label)
 
 
 def _message(execution: Execution, detail: Mapping[str, Any], intent: Mapping[str, Any], grammar: Any,
@@ -163,6 +179,9 @@ def settled_apply(conversation: Conversation, execution: Execution, snapshot: An
     conversation.active_operation = operation
     for ref in created:
         entity_remember(conversation, ref)
+    alone = _listed_alone(detail, grammar, snapshot)
+    if alone is not None:  # "which <entities> are cancelled?" → one: "who was responsible for that one?" is about it
+        entity_activate(conversation, alone, version=int(conversation.version or 0))
     task_executed(conversation, read_only=detail["plan"]["risk"] == "read")
     stale_context_observe(reason="target_changed", at="execution", count=sum(
         (s.get("error") or {}).get("code") == "TARGET_CHANGED" for s in detail["steps"]))

@@ -379,6 +379,9 @@ _INTERJECTIONS = frozenset(tokens("opa ih xi putz eita")) | HOLDS
 _OPENERS_LONGEST_FIRST = sorted((o for o in CORRECTION_OPENERS if o), key=len, reverse=True)
 
 
+_MAKE_IT = frozenset({("make", "it"), ("make", "that")})
+
+
 def correction_remainder(text: str) -> list[str] | None:
     """The words after a correction opener ("Não, a da Beta" → ["a", "da", "beta"]), or None."""
     parts = tokens(text)
@@ -393,6 +396,8 @@ def correction_remainder(text: str) -> list[str] | None:
     found = False
     while True:  # "opa, na verdade é a 310", "oops, no, 312": an interjection, then another opener
         opener = next((o for o in _OPENERS_LONGEST_FIRST if tuple(parts[:len(o)]) == o and len(parts) > len(o)), None)
+        if opener is None and found and tuple(parts[:2]) in _MAKE_IT and parts[2:3] and parts[2].isdigit():
+            opener = parts[:2]  # "actually, make that 10 days": after an opener, "make that" only says the value
         if opener is None:
             return parts if found else None
         parts, found = parts[len(opener):], True

@@ -104,7 +104,16 @@ def weeks_as_days(text: str) -> str:
         by = match.group("by") or (match.group("by_one") + " " if match.group("by_one") else "")
         more = match.group("more") or ""  # "two more weeks": "14 more days"
         return f"{by}{next(d for w, d in _UNIT_DAYS if word.startswith(w)) * n}{more} {unit}"
-    return _WEEKS.sub(days, text)
+    def by_one(match: re.Match[str]) -> str:
+        english = match.group(2).lower().startswith(("w", "f"))
+        return f"{match.group(1)} {'by a' if english else 'em uma'} {match.group(2)}"
+    return _WEEKS.sub(days, _ITEM_THEN_ONE.sub(by_one, text))
+
+
+# "estica a 310 uma semana", "push 62 a week": one unit right after the item's number is an amount ("by a week"),
+# unless what follows makes it a date ("uma semana depois", "a week from now").
+_ITEM_THEN_ONE = re.compile(r"(?i)\b(\d+)\s+(?:uma|a|one)\s+(sema?nas?|we?eks?|quinzenas?|fortnights?)\b"
+                            r"(?!\s+(?:que vem|from|a partir|depois|after|later|antes|before|ago|atr[aá]s|out))")
 
 
 def numbers_in(parts: list[str]) -> list[tuple[int, str, bool]]:

@@ -209,8 +209,12 @@ def _field_words(turn: Turn, field: str) -> set[str]:
     return words
 
 
+# "a <entidade> número 60": a number's label right before it labels the reference, it asks no field; any other
+# field word right before a number asks that field of it ("<campo> 311?").
+_NUMBER_LABELS = frozenset(lexicon.tokens("numero n no nº num number nr nro"))
+
+
 def _numbered(parts: list[str], after: int) -> bool:
-    """"a <entidade> número 60": a word right before a number labels the reference, it asks no field."""
     return after < len(parts) and parts[after].isdigit()
 
 
@@ -234,7 +238,8 @@ def field_asked(fields: Mapping[str, tuple[tuple[str, ...], ...]], parts: list[s
                 continue
             n = len(phrase)
             if any(all(_same_field_word(parts[i + k], w) for k, w in enumerate(phrase))
-                   and not (n == 1 and _numbered(parts, i + n)) for i in range(len(parts) - n + 1)):
+                   and not (n == 1 and phrase[0] in _NUMBER_LABELS and _numbered(parts, i + n))
+                   for i in range(len(parts) - n + 1)):
                 # The phrase that says most wins: "quem responde" over "quem", and "responsável" over
                 # "quem tá" in "quem tá de responsável" (question words say nothing of the field).
                 weight = sum(len(w) for w in phrase if w not in lexicon.QUESTION_WORDS)

@@ -54,7 +54,7 @@ _CHAT_WORDS = {"qdo": "quando", "qndo": "quando", "qnd": "quando", "q": "que", "
                "kinda": "kind of", "sorta": "sort of", "wanna": "want to", "gonna": "going to", "gotta": "got to",
                "lemme": "let me", "gimme": "give me", "whatcha": "what are you", "u": "you",
                # English chat abbreviations: "nvm", "pls", "plz"; pt-BR "pfv", "vc", "qto"
-               "nvm": "never mind", "nvmd": "never mind", "pls": "please", "plz": "please",
+               "nvm": "never mind", "nvmd": "never mind", "pls": "please", "plz": "please", "opn": "open",
                "pfv": "por favor", "vc": "você", "vcs": "vocês", "qto": "quanto", "qta": "quanta",
                "qtd": "quantidade", "qm": "quem",
                # units typed short: "push it back a wk", "2 wks"
