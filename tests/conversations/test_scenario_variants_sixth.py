@@ -25,7 +25,8 @@ def test_a_field_word_right_before_the_number(world, operator_client, start, tal
     assert turn["response"]["type"] == "answer" and "20" in turn["response"]["message"], turn["response"]
 
 
-@pytest.mark.parametrize(("say", "days"), [("estica a 802 uma semana", "27"), ("corta 5 dias da validade da 802", "15")])
+@pytest.mark.parametrize(("say", "days"), [("estica a 802 uma semana", "27"),
+                                           ("corta 5 dias da validade da 802", "15")])
 def test_a_change_by_an_amount(world, operator_client, start, talk, say, days):
     turn = talk(operator_client, start(operator_client), say)
 
