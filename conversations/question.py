@@ -18,6 +18,7 @@ from .intents import intent_state
 from .matching import mention
 from .plurals import plural_types
 from .reads import entity_ref
+from .references import NUMBER_WORDS
 from .state import entity_activate, situation_for
 from .summary import code_labels
 from .turns import Turn
@@ -209,11 +210,6 @@ def _field_words(turn: Turn, field: str) -> set[str]:
     return words
 
 
-# "a <entidade> número 60": a number's label right before it labels the reference, it asks no field; any other
-# field word right before a number asks that field of it ("<campo> 311?").
-_NUMBER_LABELS = frozenset(lexicon.tokens("numero n no nº num number nr nro"))
-
-
 def _numbered(parts: list[str], after: int) -> bool:
     return after < len(parts) and parts[after].isdigit()
 
@@ -238,7 +234,9 @@ def field_asked(fields: Mapping[str, tuple[tuple[str, ...], ...]], parts: list[s
                 continue
             n = len(phrase)
             if any(all(_same_field_word(parts[i + k], w) for k, w in enumerate(phrase))
-                   and not (n == 1 and phrase[0] in _NUMBER_LABELS and _numbered(parts, i + n))
+                   # "a <entidade> número 60": a number's label right before it labels the reference; any other
+                   # field word right before a number asks that field of it ("<campo> 311?")
+                   and not (n == 1 and phrase[0] in NUMBER_WORDS and _numbered(parts, i + n))
                    for i in range(len(parts) - n + 1)):
                 # The phrase that says most wins: "quem responde" over "quem", and "responsável" over
                 # "quem tá" in "quem tá de responsável" (question words say nothing of the field).
