@@ -2,9 +2,9 @@
 "that's going on 310, yes? ok go ahead", "vai <verbo> só a 52, certo? então pode".
 
 The yes counts only when the question says nothing the proposal does not: its numbers and names are the
-proposal's own (its summary as shown), and it asks for no other operation. A number, a name or a request the
-proposal lacks means the user has another item or value in mind — then nothing is confirmed and the message is
-read as it would be without the yes.
+proposal's own (its summary as shown), it asks for no other operation and denies nothing. A number, a name or a
+request the proposal lacks means the user has another item or value in mind — then nothing is confirmed and the
+message is read as it would be without the yes.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from .turns import Turn
 from .understanding import parent_input
 
 # Words that only tag the question ("né?", "right?", "yes?") or tell that the user is checking.
-_CHECKING = frozenset(lexicon.tokens("ne right yes certo correto isso so only just mesmo really so that s going vai "
-                                     "ficou fica ficar will be going"))
+_CHECKING = frozenset(lexicon.tokens("ne right yes certo correto isso so only just mesmo really that s going vai "
+                                     "ficou fica ficar will be"))
 _NAME_WORD = 4  # shorter words of a name ("da", "de") name nothing alone
 
 
@@ -69,5 +69,7 @@ def checks_then_confirms(turn: Turn, text: str, *, is_yes: Callable[[str], bool]
     if question is None:
         return False
     beyond = said_beyond(turn, question, confirmation)
-    return not (any(c.isdigit() for w in beyond for c in w) or asks_for_more(beyond)
+    # a no inside the check ("it's not 310, right? ok go") may deny what the proposal says: never a yes then
+    return not (any(w in lexicon.NEGATIONS for w in question) or any(c.isdigit() for w in beyond for c in w)
+                or asks_for_more(beyond)
                 or turn.grammar.types_named_in(beyond) or names_another(turn, beyond))

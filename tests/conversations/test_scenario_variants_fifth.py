@@ -36,7 +36,8 @@ def test_a_check_of_the_proposal_then_a_yes_confirms(world, operator_client, sta
 
 @pytest.mark.parametrize("check", ["é a 771, né? pode mandar", "that's going on 771, right? ok go ahead",
                                    "é a da Omega, né? pode mandar", "so it's 45 days, right? ok go",
-                                   "vai aprovar ela também, né? pode"])
+                                   "vai aprovar ela também, né? pode", "não é a 802, né? pode mandar",
+                                   "it's not going on 802, right? ok go"])
 def test_a_check_that_says_what_the_proposal_lacks_never_confirms(world, operator_client, start, talk, check):
     conversation = start(operator_client)
     talk(operator_client, conversation, "mude a validade da permissão 802 para 31 dias")
