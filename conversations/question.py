@@ -71,6 +71,8 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
                 state["field"] = field
                 clarify(turn, state, Extraction(ambiguous={slot.name: extraction.ambiguous[slot.name]}))
                 return True
+        if value is not None and value.source != "text" and slot.type in plural_types(turn.grammar, parts):
+            continue  # "quais <entidades> estão <estado>?" with one in focus: a list asked, not its field
         if (value is not None and value.source == "text" and slot.type not in named and not numbered
                 and (named or not _own_value_said(turn, slot, value, parts))):
             # "which <entities> is <person> <field> for?", "who works for <owner>?": a name of another type

@@ -69,3 +69,14 @@ def test_the_one_item_a_list_answered_is_that_one(world, operator_client, start,
     turn = talk(operator_client, conversation, "qual a validade dessa?")
 
     assert "33" in turn["response"]["message"], turn["response"]
+
+
+def test_a_plural_question_with_one_item_in_focus_lists(world, operator_client, start, talk):
+    from sst import services as sst
+
+    sst.permit_approve(tenant=world.tenant, permit_id=world.p802.pk)
+    conversation = start(operator_client)
+    talk(operator_client, conversation, "abra a permissão 771 da Omega")
+    turn = talk(operator_client, conversation, "quais permissões estão aprovadas?")
+
+    assert "802" in turn["response"]["message"] and "771" not in turn["response"]["message"], turn["response"]
