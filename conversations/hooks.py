@@ -83,9 +83,10 @@ def _listed_alone(detail: Mapping[str, Any], grammar: Any, snapshot: Any) -> dic
     """The one entity a list or search of the tenant's entities answered, when it answered exactly one: the next
     "that one" is it. Not a list under another entity (its items are that entity's parts, not it)."""
     steps = [s for s in detail["steps"] if s["status"] == "completed"]
-    cap = grammar.capabilities.get(steps[-1]["capability"]) if len(steps) == 1 else None
+    step = steps[0] if len(steps) == 1 else {}
+    cap = grammar.capabilities.get(step.get("capability"))
     spec = snapshot.get(cap.id) if cap is not None else None  # (its schema: the step already ran, allowed)
-    result = steps[0].get("result") if spec is not None else None
+    result = step.get("result")
     if (cap is None or spec is None or cap.kind != "read" or cap.intent not in ("list", "search")
             or spec.input_schema.get("required") or not isinstance(result, list)):
         return None

@@ -143,7 +143,7 @@ def asks(parts: list[str], text: str) -> bool:
     "me fala rapidinho o que acharam…"; "pra semana que vem" asks nothing)."""
     if (text.rstrip().endswith("?") and not _tag_asked(text)) or any(p in OPEN_QUESTION_WORDS for p in parts):
         return True
-    if tuple(parts[-2:]) in _OR_NOT:  # "essa aqui tá aprovada ou não", "is it approved or what"
+    if without_or_not(parts) != parts:  # "essa aqui tá aprovada ou não", "is it approved or what"
         return True
     at = next((i for i, p in enumerate(parts) if p not in _TELL_ME), len(parts))
     return parts[at:at + 1] == ["que"] or parts[at:at + 2] == ["o", "que"]
@@ -242,8 +242,6 @@ def _tag_asked(text: str) -> bool:
 _TAGS = frozenset(" ".join(tokens(t)) for t in (
     "tudo bem", "pode ser", "ok", "okay", "certo", "beleza", "blz", "combinado", "ta bom", "ta", "pode", "all right",
     "alright", "is that ok", "is that okay", "is that alright", "sounds good", "right", "fine"))
-
-
 
 
 def control_run(text: str) -> str | None:

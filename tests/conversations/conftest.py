@@ -121,6 +121,13 @@ def talk(django_capture_on_commit_callbacks):
     return _talk
 
 
+def answer_to_a_proposal(client, start, talk, answer: str) -> dict[str, Any]:
+    """The turn answering `answer` to the proposal of permit 802's validity set to 31 days."""
+    conversation = start(client)
+    talk(client, conversation, "mude a validade da permissão 802 para 31 dias")
+    return talk(client, conversation, answer)
+
+
 @pytest.fixture
 def start():
     def _start(client) -> str:

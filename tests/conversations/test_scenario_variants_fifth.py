@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import inspection_78
+from .conftest import answer_to_a_proposal, inspection_78
 
 pytestmark = pytest.mark.django_db
 
@@ -23,11 +23,11 @@ def _proposed(turn) -> str:
 
 
 @pytest.mark.parametrize("check", ["é a 802, né? pode mandar", "that's going on 802, right? ok go ahead",
-                                   "is that it? ok go", "vai mudar só a validade, certo? então pode"])
+                                   "is that it? ok go", "vai mudar só a validade, certo? então pode",
+                                   # formal yeses
+                                   "De acordo, pode prosseguir.", "Ok, do the needful."])
 def test_a_check_of_the_proposal_then_a_yes_confirms(world, operator_client, start, talk, check):
-    conversation = start(operator_client)
-    talk(operator_client, conversation, "mude a validade da permissão 802 para 31 dias")
-    turn = talk(operator_client, conversation, check)
+    turn = answer_to_a_proposal(operator_client, start, talk, check)
 
     assert _kind(turn) == "execution", turn["response"]
     world.p802.refresh_from_db()
@@ -39,9 +39,7 @@ def test_a_check_of_the_proposal_then_a_yes_confirms(world, operator_client, sta
                                    "vai aprovar ela também, né? pode", "não é a 802, né? pode mandar",
                                    "it's not going on 802, right? ok go"])
 def test_a_check_that_says_what_the_proposal_lacks_never_confirms(world, operator_client, start, talk, check):
-    conversation = start(operator_client)
-    talk(operator_client, conversation, "mude a validade da permissão 802 para 31 dias")
-    turn = talk(operator_client, conversation, check)
+    turn = answer_to_a_proposal(operator_client, start, talk, check)
 
     assert _kind(turn) != "execution", turn["response"]
     world.p802.refresh_from_db()
@@ -72,14 +70,6 @@ def test_make_that_another_item(world, operator_client, start, talk):
     turn = talk(operator_client, conversation, "wait, make that inspection 79")
 
     assert "79" in _proposed(turn) and "78" not in _proposed(turn), turn["response"]
-
-
-@pytest.mark.parametrize("yes", ["De acordo, pode prosseguir.", "Ok, do the needful."])
-def test_a_formal_yes(world, operator_client, start, talk, yes):
-    conversation = start(operator_client)
-    talk(operator_client, conversation, "mude a validade da permissão 802 para 31 dias")
-
-    assert _kind(talk(operator_client, conversation, yes)) == "execution"
 
 
 def test_kindly_undo_the_same(world, operator_client, start, talk):

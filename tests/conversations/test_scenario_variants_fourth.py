@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import inspection_78
+from .conftest import answer_to_a_proposal, inspection_78
 
 
 def _msg(turn) -> str:
@@ -58,9 +58,7 @@ def test_the_request_on_screen_is_withdrawn_never_turned_into_a_write(world, ope
 @pytest.mark.django_db
 @pytest.mark.parametrize("yes", ["Sim, pode prosseguir, por gentileza.", "Indeed, do go ahead."])
 def test_a_formal_yes_confirms(world, operator_client, start, talk, yes):
-    conversation = start(operator_client)
-    talk(operator_client, conversation, "mude a validade da permissão 802 para 31 dias")
-    turn = talk(operator_client, conversation, yes)
+    turn = answer_to_a_proposal(operator_client, start, talk, yes)
     assert _kind(turn) == "execution", turn["response"]
     world.p802.refresh_from_db()
     assert world.p802.validity_days == 31
