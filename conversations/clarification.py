@@ -15,6 +15,7 @@ from .matching import mention
 from .models import Clarification, PendingStatus
 from .navigation import navigate_state
 from .operations import plan_and_decide, read_answer_direct
+from .ordinals import ANSWER_PLACES
 from .question import field_answer
 from .state import clarification_view, situation_for
 from .statemachine import Status
@@ -147,15 +148,10 @@ def _named_by(turn: Turn, state: dict[str, Any], slot_name: str, candidates: lis
 
 def _ordinal(parts: list[str]) -> int | None:
     """"a primeira", "a de cima", "the second one", "the last one": the place of the choice in the list shown."""
-    said = " ".join(p for p in parts if p not in _AROUND_AN_ORDINAL)
-    return next((at for at, phrases in _ORDINALS.items() if said in phrases), None)
+    return ANSWER_PLACES.get(tuple(p for p in parts if p not in _AROUND_AN_ORDINAL))
 
 
 _AROUND_AN_ORDINAL = frozenset(tokens("a o as os the one opcao option essa esse that this aquela aquele"))
-_ORDINALS = {0: frozenset({"primeira", "primeiro", "de cima", "first", "top", "1st", "upper"}),
-             1: frozenset({"segunda", "segundo", "second", "2nd"}),
-             2: frozenset({"terceira", "terceiro", "third", "3rd"}),
-             -1: frozenset({"ultima", "ultimo", "de baixo", "last", "bottom", "lower"})}
 
 
 def resume_intent(turn: Turn, state: dict[str, Any]) -> None:

@@ -43,6 +43,9 @@ def clarify(turn: Turn, state: Mapping[str, Any], extraction: Extraction) -> Non
                        "entity": {k: v for k, v in o.items() if k != "value"}} for o in options]
         labels = messages.join_list([c["label"] for c in candidates], language)
         slot = cap.slot(slot_name)
+        if slot is not None and slot.parse == "reference":  # the options shown: "a segunda" next picks (ordinals.py)
+            listed = [dict(c["entity"], type=slot.type) for c in candidates]
+            turn.conversation.context = {**(turn.conversation.context or {}), "listed": listed}
         if slot is not None and slot.parse == "reference" and collide:  # "2 <entidades> 340: …"
             question = turn.say("clarify.which_entity", count=len(candidates), number=options[0].get("label"),
                                 options=labels, **turn.nouns(slot.type))

@@ -12,6 +12,7 @@ from typing import Any
 from . import lexicon
 from .attributes import same_number_elsewhere
 from .clarify import clarify
+from .compared import compared_positions
 from .ellipsis import last_request
 from .ellipsis_turn import ellipsis_apply, pointed_on_screen
 from .flow import allowed_capabilities, pending_confirmation
@@ -19,12 +20,13 @@ from .grammar import CapabilityGrammar, same_word
 from .intents import slot_values
 from .navigation import navigate_state
 from .operations import plan_and_decide
+from .ordinals import ORDINALS, listed_pick
 from .reads import entity_ref
 from .request import understand
 from .state import entity_activate, situation_for
 from .statemachine import Status
 from .turns import Turn
-from .understanding import Extraction, Extractor, number_positions
+from .understanding import Extraction, Extractor, SlotValue, number_positions
 
 
 def _base_intent(turn: Turn) -> dict[str, Any] | None:
@@ -43,7 +45,8 @@ def correction_apply(turn: Turn, remainder: list[str]) -> None:
     nothing changed): the words are a new request (request.understand)."""
     base = _base_intent(turn)
     # "não, não é a 60, é a 62": the number denied anywhere in the message is never the one meant
-    denied = lexicon.denied_numbers(turn.text)
+    # nor the one named to compare with ("the same <field> as 312")
+    denied = lexicon.denied_numbers(turn.text) | {remainder[i] for i in compared_positions(remainder, turn.text)}
     parts = [p for p in remainder if p not in denied]
     while parts and (parts[0] in lexicon.CORRECTION_LEADS or parts[0] in lexicon.FILLER):
         parts = parts[1:]
@@ -123,7 +126,7 @@ def field_correction(turn: Turn, remainder: list[str], allowed: set[str]) -> boo
     request = last_request(turn.conversation.context)
     if request is None or request.get("kind") != "field" or pending_confirmation(turn) is not None:
         return False
-    denied = lexicon.denied_numbers(turn.text)
+    denied = lexicon.denied_numbers(turn.text) | {remainder[i] for i in compared_positions(remainder, turn.text)}
     parts = [p for p in remainder if p not in denied]
     while parts and (parts[0] in lexicon.CORRECTION_LEADS or parts[0] in lexicon.FILLER):
         parts = parts[1:]
@@ -149,6 +152,13 @@ def _changes(turn: Turn, extractor: Extractor, cap: CapabilityGrammar, base: dic
             besides = current.value
         elif current is not None and number == str(current.label) and any(p in lexicon.OTHER for p in parts):
             besides = current.value  # "é a outra 340": its number said again, with "the other"
+        picked = listed_pick(extractor.situation.listed, slot.type, parts) if number is None else None
+        if picked is not None:  # "no, the third": another item of the list just answered, by its place
+            if current is None or str(current.value) != str(picked.get("id")):
+                slots[slot.name] = [SlotValue(picked.get("id"), str(picked.get("label")), picked, "context").to_dict()]
+                changed.append(slot.name)
+            parts = [p for p in parts if p not in ORDINALS]  # its place word is no day of the month
+            continue
         if number is None:
             shown = pointed_on_screen(turn, slot, parts)
             if shown is not None and (current is None or str(current.value) != str(shown.value)):

@@ -53,3 +53,4 @@ class Situation:
     created: list[dict[str, Any]] = field(default_factory=list)  # last result's created entities
     recent: list[dict[str, Any]] = field(default_factory=list)
     filter_company: dict[str, Any] | None = None
+    listed: list[dict[str, Any]] = field(default_factory=list)  # the last list answered, in its order (ordinals.py)

@@ -64,7 +64,7 @@ def quoted_values(text: str) -> list[str]:
     return [(a or b).strip() for a, b in QUOTED.findall(head) if (a or b).strip()]
 
 
-def _char_spans(text: str, parts: list[str]) -> list[tuple[int, int]] | None:
+def char_spans(text: str, parts: list[str]) -> list[tuple[int, int]] | None:
     """Where each of `parts` (the message's folded tokens, filler stripped) is in `text`, or None when the
     tokens cannot be aligned with it."""
     full = words(fold(text))
@@ -79,7 +79,7 @@ def quoted_positions(text: str, parts: list[str]) -> frozenset[int]:
     """The positions in `parts` of the words inside quotes: a quoted passage is a value as the user typed
     it — "… o <item> 'cancele a <entidade> 52'" — whose words never pick a verb, a noun or a number."""
     quotes = [m.span() for m in QUOTED.finditer(text)]
-    spans = _char_spans(text, parts) if quotes else None
+    spans = char_spans(text, parts) if quotes else None
     if not spans:
         return frozenset()
     return frozenset(i for i, (start, _) in enumerate(spans) if any(a <= start < b for a, b in quotes))
@@ -100,7 +100,7 @@ def described_positions(text: str, parts: list[str], nouns: frozenset[str],
     <entidade> 52"): it names the item as its text does, never a verb, a noun or a number of the request.
     The clause's last words may say whose item it is — "from <owner> 51", "da <dona> 51" (`owners`: nouns of
     the items referred to by number) — and are the request's, not the text's."""
-    spans = _char_spans(text, parts)
+    spans = char_spans(text, parts)
     for i in range(1, len(parts) if spans else 0):
         said = next((p for p in _SAYING if tuple(parts[i:i + len(p)]) == p), None)
         if said is None or parts[i - 1] not in nouns:

@@ -32,7 +32,7 @@ from .reads import entity_ref
 from .review import review_apply
 from .state import entity_activate, entity_remember
 from .statemachine import Status, check_transition
-from .summary import read_answer
+from .summary import MAX_ITEMS, read_answer
 
 log = structlog.get_logger(__name__)
 
@@ -79,9 +79,10 @@ def _created(detail: Mapping[str, Any], grammar: Any) -> list[dict[str, Any]]:
     return created
 
 
-def _listed_alone(detail: Mapping[str, Any], grammar: Any, snapshot: Any) -> dict[str, Any] | None:
-    """The one entity a list or search of the tenant's entities answered, when it answered exactly one: the next
-    "that one" is it. Not a list under another entity (its items are that entity's parts, not it)."""
+def _listed(detail: Mapping[str, Any], grammar: Any, snapshot: Any) -> list[dict[str, Any]] | None:
+    """The entities a list or search of the tenant's entities answered, in the order the reply shows them (the
+    next "abre a segunda" picks among them, ordinals.py; one alone is the next "that one"), else None. Not a
+    list under another entity (its items are that entity's parts, not it)."""
     steps = [s for s in detail["steps"] if s["status"] == "completed"]
     step = steps[0] if len(steps) == 1 else {}
     cap = grammar.capabilities.get(step.get("capability"))
@@ -90,10 +91,8 @@ def _listed_alone(detail: Mapping[str, Any], grammar: Any, snapshot: Any) -> dic
     if (cap is None or spec is None or cap.kind != "read" or cap.intent not in ("list", "search")
             or spec.input_schema.get("required") or not isinstance(result, list)):
         return None
-    if len(result) != 1 or not isinstance(result[0], Mapping) or result[0].get("id") is None:
-        return None
-    label = "number" if result[0].get("number") is not None else "name"
-    return entity_ref(cap.entity, result[0], label_field=label)
+    shown = [r for r in result[:MAX_ITEMS] if isinstance(r, Mapping) and r.get("id") is not None]
+    return [entity_ref(cap.entity, r, label_field="number" if r.get("number") is not None else "name") for r in shown]
 
 
 def _message(execution: Execution, detail: Mapping[str, Any], intent: Mapping[str, Any], grammar: Any,
@@ -106,6 +105,10 @@ def _message(execution: Execution, detail: Mapping[str, Any], intent: Mapping[st
     if all(c is not None and c.kind == "read" for c in caps) and execution.status == "completed":
         answer = read_answer(grammar, snapshot or registry_snapshot(), detail["steps"], language, intent.get("except"),
                              intent.get("slots"))
+        if answer and intent.get("unfiltered"):  # text_filter.py: the filter it did not apply, then the total
+            nouns = grammar.noun(grammar.capabilities[intent["capability"]].entity, language, many=True)
+            answer = messages.say("read.unfiltered", language, nouns=nouns, text=intent["unfiltered"]) + " " + (
+                answer[:1].lower() + answer[1:])
         return "answer", answer or compose(execution, language)
     done = (operation or {}).get("done")
     text = done if done and execution.status == "completed" else compose(execution, language)
@@ -180,9 +183,11 @@ def settled_apply(conversation: Conversation, execution: Execution, snapshot: An
     conversation.active_operation = operation
     for ref in created:
         entity_remember(conversation, ref)
-    alone = _listed_alone(detail, grammar, snapshot)
-    if alone is not None:  # "which <entities> are cancelled?" → one: "who was responsible for that one?" is about it
-        entity_activate(conversation, alone, version=int(conversation.version or 0))
+    listed = _listed(detail, grammar, snapshot)
+    if listed is not None:
+        conversation.context = {**(conversation.context or {}), "listed": listed}
+    if listed and len(listed) == 1:  # "which <entities> are cancelled?" → one: "who was responsible for that one?"
+        entity_activate(conversation, listed[0], version=int(conversation.version or 0))
     task_executed(conversation, read_only=detail["plan"]["risk"] == "read")
     stale_context_observe(reason="target_changed", at="execution", count=sum(
         (s.get("error") or {}).get("code") == "TARGET_CHANGED" for s in detail["steps"]))

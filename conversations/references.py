@@ -16,6 +16,7 @@ from .grammar import CapabilityGrammar, Grammar, SlotSpec, dropped_letter, find_
 from .lexicon import ARTICLES, CREATED, OTHER, PREVIOUS, tokens
 from .matching import mention
 from .numbers import reference_number
+from .ordinals import listed_pick
 from .ranking import number_positions
 from .reads import Reader, entity_ref
 
@@ -26,6 +27,9 @@ NUMBER_MARK = re.compile(r"(?i)(?<!\w)(?:n\.?\s?[º°]\.?|no\.|nro\.?|nr\.?|num\
 
 def reference(slot_type: str, parts: list[str], situation: Situation) -> SlotValue | None:
     """The entity of `slot_type` the message points at through context (§11, §20, §42)."""
+    picked = listed_pick(situation.listed, slot_type, parts)  # "abre a segunda": by its place in the last list
+    if picked is not None:
+        return SlotValue(picked.get("id"), str(picked.get("label")), picked, "context")
     pronoun = any(p in CREATED for p in parts)
     created = next((c for c in situation.created if c.get("type") == slot_type), None)
     if pronoun and created:

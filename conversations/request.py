@@ -8,6 +8,7 @@ from __future__ import annotations
 from . import lexicon
 from .batch import batch_request
 from .clone import clone_extraction, clone_said
+from .compared import compared_positions
 from .compound_said import Shape, compound_shape, said_part
 from .courtesy import courtesy
 from .data_spans import data_spans
@@ -29,6 +30,7 @@ from .state import hints_for, situation_for
 from .state_question import state_question
 from .statemachine import Status
 from .status_goal import status_goal
+from .text_filter import text_filter, unfiltered
 from .turns import Turn
 from .two_questions import two_questions
 from .understanding import Extraction, Extractor, Ranked, masked, number_positions, rank
@@ -39,6 +41,7 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     situation = situation_for(turn.conversation)
     # The tenant's names said in the message are values: their words never pick a verb, noun or target.
     spans = data_spans(turn.grammar, turn.reader, parts, situation)
+    spans |= compared_positions(parts, turn.text)  # "a mesma <campo> da 312": never the target
     # and what the user quoted, or what an item is said to say ("o <item> que manda …"): values as typed
     spans |= quoted_positions(turn.text, parts) | described_positions(turn.text, parts, _data_nouns(turn),
                                                                       _numbered_nouns(turn))
@@ -124,12 +127,22 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         return batch_request(turn, cap, parts, extractor)
     if negated_filter(turn, cap, extraction, parts, allowed):  # "quantas não estão canceladas?"
         return
+    # "quantas <entidades> no <Lugar>?": a name is the read's text filter; one it cannot apply is said with the total
+    unread = text_filter(turn, cap, extraction, parts, _taken(extraction, best, extractor.skip_words(cap), parts))
     clone = cap.intent == "create" and clone_said(parts)
     if clone:
         extraction = clone_extraction(turn, cap, parts, extractor)
     operate(turn, cap, extraction, parts, clone=clone)
+    if unread:
+        unfiltered(turn, cap, unread)
 
 
+
+
+def _taken(extraction: Extraction, best: Ranked, skip: set[str], parts: list[str]) -> set[int]:
+    """The positions of `parts` the verb, the capability's own words and the slots consumed."""
+    verb = set(range(*best.verb_span)) if best.verb_span else set()
+    return extraction.used | verb | {i for i, p in enumerate(parts) if p in skip}
 
 
 # "foi apontado", "was added", "who approved", "quem cancelou": the verb said of the past.

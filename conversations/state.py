@@ -83,6 +83,7 @@ def situation_for(conversation: Conversation) -> Situation:
         created=created,
         recent=list(context.get("recent_entities") or []),
         filter_company=context.get("filter_company"),
+        listed=list(context.get("listed") or []),
     )
 
 
@@ -93,7 +94,10 @@ def hints_for(conversation: Conversation, *, with_topic: bool) -> Hints:
     if isinstance(focus, Mapping):
         words = tokens(str(focus.get("label") or ""))
     topic = context.get("topic") or {}
-    refs = [context.get("selection") or {}, context.get("active_entity") or {}, *(context.get("recent_entities") or [])]
+    # the type of the list just answered first: "abre a segunda" picks one of its items (ordinals.py)
+    listed = (context.get("listed") or [{}])[:1]
+    refs = [*listed, context.get("selection") or {}, context.get("active_entity") or {},
+            *(context.get("recent_entities") or [])]
     in_focus = tuple(dict.fromkeys(str(r.get("type")) for r in refs if isinstance(r, Mapping) and r.get("type")))
     return Hints(focus_field=str(focus.get("fieldName")) if isinstance(focus, Mapping) and focus.get("fieldName")
                  else None, focus_words=words, topic_words=list(topic.get("words") or []) if with_topic else [],

@@ -158,8 +158,11 @@ def read_answer(grammar: Grammar, snapshot: RegistrySnapshot, steps: list[Mappin
         spec = snapshot.get(cap.id)
         item = dict((spec.language or {}).get("item") or {}) if spec else {}
         noun = _Noun.of(grammar, cap.entity, language, item.get("noun"))
+        where = _owner(grammar, cap, slots or {}, language) or _matching(cap, slots or {}, noun)
+        tail = "_in" if where else ""
         if cap.intent == "count" and isinstance(result, Mapping) and isinstance(result.get("count"), int):
-            return noun.say("result.count_one" if result["count"] == 1 else "result.count_many", count=result["count"])
+            return noun.say(("result.count_one" if result["count"] == 1 else "result.count_many") + tail,
+                            count=result["count"], where=where)
         if isinstance(result, list):
             entries = [entry for entry in result if isinstance(entry, Mapping)]
             if left_out:
@@ -167,11 +170,12 @@ def read_answer(grammar: Grammar, snapshot: RegistrySnapshot, steps: list[Mappin
                     return None  # the items do not say it: never a count that did not leave them out
                 entries = [entry for entry in entries if entry.get(left_out["field"]) != left_out["value"]]
             if left_out and left_out.get("count"):
-                return noun.say("result.count_one" if len(entries) == 1 else "result.count_many", count=len(entries))
+                return noun.say(("result.count_one" if len(entries) == 1 else "result.count_many") + tail,
+                                count=len(entries), where=where)
             item["details"] = _varying(entries, item.get("details") or ())
             codes = code_labels(grammar, language)
             return list_text([item_label(grammar, cap.entity, entry, item, codes) for entry in entries], noun,
-                             where=_owner(grammar, cap, slots or {}, language))
+                             where=where)
     return None
 
 
@@ -212,6 +216,16 @@ def _owner(grammar: Grammar, cap: Any, slots: Mapping[str, Any], language: str) 
             if language.startswith("en"):
                 return f"on {grammar.noun(slot.type, language)} {label}"
             return f"{grammar.noun(slot.type, language, article='in')} {label}"
+    return ""
+
+
+def _matching(cap: Any, slots: Mapping[str, Any], noun: _Noun) -> str:
+    """"com “<texto>”": the free-text filter the read ran with (text_filter.py), so the answer says what it
+    searched — never a filtered count said as the total."""
+    for slot in cap.slots:
+        said = slots.get(slot.name) or []
+        if slot.parse == "filter" and said:
+            return noun.say("result.matching", text=said[0].get("label") or said[0].get("value"))
     return ""
 
 

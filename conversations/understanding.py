@@ -25,6 +25,7 @@ from .increments import increment_sign
 from .lexicon import ARTICLES, CREATED, DEMONSTRATIVES, REQUEST_OPENERS, not_excluded, tokens
 from .matching import Mention, mention
 from .numbers import numerals_of, on_an_item, value_problem
+from .ordinals import without_the_pick
 from .ranking import MASK, Hints, Ranked, number_positions, rank  # noqa: F401 - the engine's public names
 from .reads import Reader, entity_ref
 from .references import NUMBER_WORDS, NumberedReferences, reference
@@ -181,7 +182,7 @@ class Extractor(NumberedReferences):
 
     def _date(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction) -> None:
         moving = any(s.parse == "reference" and s.type == cap.entity for s in cap.slots)
-        said = date_in(self.text, today(), self.language, moving=moving)
+        said = date_in(without_the_pick(self.text, self.situation.listed, parts), today(), self.language, moving=moving)
         if said is None:
             return
         problem = shift_problem(self.text)

@@ -167,7 +167,9 @@ _SLOT = {
         "required": {"type": "boolean"},
         "many": {"type": "boolean"},
         "from_context": {"type": "boolean", "description": "may be taken from the UI selection or the active entity"},
-        "parse": {"enum": ["integer", "text", "enum", "reference", "date", "entity_number"]},
+        # `filter`: a read's free-text filter, taken only from a name no other slot took ("quantas <entidades>
+        # no <Lugar>?", conversations/text_filter.py).
+        "parse": {"enum": ["integer", "text", "enum", "reference", "date", "entity_number", "filter"]},
         # A date slot whose API refuses earlier dates: said earlier, it is asked again before any plan.
         "not_before": {"enum": ["today"]},
         # The unit an amount of this slot is said in ("20 dias"): such an amount is evidence for its write.

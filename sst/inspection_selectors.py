@@ -48,7 +48,7 @@ def _filtered(inspections: QuerySet[Inspection], filters: InspectionFilters) -> 
         text, folded = filters.q.strip(), fold(filters.q)
         inspections = inspections.filter(
             Q(number__icontains=text)
-            | Q(site__icontains=text)
+            | Q(site_folded__contains=folded)
             | Q(company__name_folded__contains=folded)
             | Q(inspector__name_folded__contains=folded)
         )

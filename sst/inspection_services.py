@@ -18,6 +18,7 @@ from tenancy.models import Tenant
 from .errors import BusinessRuleError, ObjectNotFound
 from .models import Company, Employee, Finding, FindingSeverity, Inspection, InspectionStatus
 from .revisions import bump, check_tenant, lock_company, lock_revisioned, next_number, number_taken
+from .text import fold
 
 
 def _lock_inspection(tenant: Tenant, inspection_id: int, expected_revision: int | None) -> Inspection:
@@ -49,7 +50,7 @@ def inspection_create(
     elif number_taken(Inspection, tenant, company, number):
         raise BusinessRuleError("INSPECTION_NUMBER_TAKEN", number=number)
     return Inspection.objects.create(tenant=tenant, company=company, number=number, site=site.strip(),
-                                     scheduled_for=scheduled_for, inspector=inspector)
+                                     site_folded=fold(site), scheduled_for=scheduled_for, inspector=inspector)
 
 
 @transaction.atomic

@@ -175,6 +175,7 @@ class Inspection(TenantOwnedModel):
     number = models.CharField(max_length=NUMBER_MAX_LENGTH)
     company = models.ForeignKey(Company, on_delete=models.RESTRICT, related_name="inspections")
     site = models.CharField(max_length=NAME_MAX_LENGTH, blank=True)
+    site_folded = models.CharField(max_length=NAME_MAX_LENGTH, blank=True, editable=False)
     status = models.CharField(max_length=16, choices=InspectionStatus.choices, default=InspectionStatus.SCHEDULED)
     scheduled_for = models.DateField()
     inspector = models.ForeignKey(

@@ -44,6 +44,8 @@ def test_inspections_are_filtered_by_number_company_status_and_text(world, viewe
     assert ids(status="DONE") == [beta_45.pk]
     assert ids(q="joão") == [world.inspection.pk]
     assert ids(q="norte") == [beta_45.pk]
+    assert ids(q="patio NORTE") == ids(q="Pátio Norte") == [beta_45.pk]  # the site without its accents (site_folded)
+    assert ids(q="galpao 3") == [world.inspection.pk]
     assert call(viewer_client, "get", "/inspections/count", {"number": "45"}).json() == {"count": 2}
     assert call(viewer_client, "get", "/inspections/count", {"status": "SCHEDULED"}).json() == {"count": 1}
 
