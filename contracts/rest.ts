@@ -672,7 +672,7 @@ export interface Paths {
   "/api/sst/inspections": {
     /** Safety inspections */
     get: {
-      query: { company?: number; company_name?: string; finding_severity?: "LOW" | "MEDIUM" | "HIGH"; has_findings?: "HAS_ANY" | "HAS_NONE"; inspector?: number; inspector_status?: "ASSIGNED" | "UNASSIGNED"; number?: string; q?: string; status?: "SCHEDULED" | "DONE" | "CANCELLED" };
+      query: { company?: number; company_name?: string; finding_severity?: "LOW" | "MEDIUM" | "HIGH"; has_findings?: "HAS_ANY" | "HAS_NONE"; inspector?: number; inspector_status?: "ASSIGNED" | "UNASSIGNED"; number?: string; q?: string; scheduled_from?: string; scheduled_to?: string; status?: "SCHEDULED" | "DONE" | "CANCELLED" };
       responses: { 200: InspectionOutput[] };
     };
     /** Schedule an inspection */
@@ -684,7 +684,7 @@ export interface Paths {
   "/api/sst/inspections/count": {
     /** Count inspections */
     get: {
-      query: { company?: number; company_name?: string; finding_severity?: "LOW" | "MEDIUM" | "HIGH"; has_findings?: "HAS_ANY" | "HAS_NONE"; inspector?: number; inspector_status?: "ASSIGNED" | "UNASSIGNED"; number?: string; q?: string; status?: "SCHEDULED" | "DONE" | "CANCELLED" };
+      query: { company?: number; company_name?: string; finding_severity?: "LOW" | "MEDIUM" | "HIGH"; has_findings?: "HAS_ANY" | "HAS_NONE"; inspector?: number; inspector_status?: "ASSIGNED" | "UNASSIGNED"; number?: string; q?: string; scheduled_from?: string; scheduled_to?: string; status?: "SCHEDULED" | "DONE" | "CANCELLED" };
       responses: { 200: CountOutput };
     };
   };

@@ -5,10 +5,12 @@ entity: the source is the create's own entity, found by its reference slot.
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import lexicon
 from .grammar import CapabilityGrammar, same_word
 from .turns import Turn
-from .understanding import Extraction, Extractor, SlotValue, reference
+from .understanding import Extraction, Extractor, SlotValue, number_positions, reference
 
 CLONE_MARKERS = frozenset(lexicon.tokens("igual mesma mesmo copia copie copiar clone clonar duplicar duplique "
                                          "same copy like identical duplicate"))
@@ -19,6 +21,19 @@ def clone_said(parts: list[str]) -> bool:
     def wished(i: int) -> bool:
         return parts[i + 1:i + 2] == ["to"] or (i > 0 and parts[i - 1] in _WISH)
     return any(_marker(p) and not (p == "like" and wished(i)) for i, p in enumerate(parts))
+
+
+def copy_asked(ranked: list[Any], best: Any, parts: list[str]) -> CapabilityGrammar | None:
+    """"Crie uma <entidade> igual à 310, mas com <campo> de 20 dias": a create verb said first, with a copy's word,
+    asks for a copy of 310 — never the write on 310 itself that the change's words fill better. Not a create verb
+    said after the request's own ("apaga a 340, foi criada em duplicidade") nor two items named ("put <entity> 60
+    on the same day as 52": a write on one of them)."""
+    cap = best.cap
+    if cap.intent == "create" or not clone_said(parts) or len([n for n in number_positions(parts) if not n[2]]) > 1:
+        return None
+    first = best.verb_span[0] if best.verb_span else len(parts)
+    return next((r.cap for r in ranked if r.cap.intent == "create" and r.cap.kind == "write" and r.verb is not None
+                 and r.cap.entity == cap.entity and r.verb_span is not None and r.verb_span[0] <= first), None)
 
 
 def _marker(word: str) -> bool:
@@ -34,7 +49,8 @@ def clone_extraction(turn: Turn, cap: CapabilityGrammar, parts: list[str], extra
     source_type = next((s.type for c in turn.grammar.capabilities.values() if c.entity == cap.entity
                         for s in c.slots if s.parse == "reference" and s.type == cap.entity), cap.entity)
     extraction = extractor.extract(cap, parts, use_context=False)
-    source = reference(source_type, parts, extractor.situation) or _source_said(turn, source_type, parts, extractor)
+    # the item said ("igual à 310") before the one in context ("igual à atual", the open one)
+    source = _source_said(turn, source_type, parts, extractor) or reference(source_type, parts, extractor.situation)
     extraction.missing = []
     for slot in cap.slots:  # what the context would give a new one comes from the source instead
         if slot.from_context:

@@ -20,7 +20,7 @@ from .grammar import CapabilityGrammar, same_word
 from .intents import slot_values
 from .navigation import navigate_state
 from .operations import plan_and_decide
-from .ordinals import ORDINALS, listed_pick
+from .ordinals import listed_pick
 from .reads import entity_ref
 from .request import understand
 from .state import entity_activate, situation_for
@@ -157,8 +157,7 @@ def _changes(turn: Turn, extractor: Extractor, cap: CapabilityGrammar, base: dic
             if current is None or str(current.value) != str(picked.get("id")):
                 slots[slot.name] = [SlotValue(picked.get("id"), str(picked.get("label")), picked, "context").to_dict()]
                 changed.append(slot.name)
-            parts = [p for p in parts if p not in ORDINALS]  # its place word is no day of the month
-            continue
+            continue  # (its place word is no day of the month: ordinals.without_the_pick, when the dates are read)
         if number is None:
             shown = pointed_on_screen(turn, slot, parts)
             if shown is not None and (current is None or str(current.value) != str(shown.value)):

@@ -26,7 +26,7 @@ from text_to_num import alpha2digit
 from knowledge.text import fold, words
 from tenancy import clock
 
-from .spoken import number_words_mended, punctuation_said, spoken_hundreds
+from .spoken import couple_as_two, number_words_mended, punctuation_said, spoken_hundreds
 
 WEEKDAYS = {
     "segunda": 0, "terca": 1, "quarta": 2, "quinta": 3, "sexta": 4, "sabado": 5, "domingo": 6,
@@ -112,7 +112,7 @@ def _numbers(text: str, language: str, threshold: int = 0) -> str:
     return _MASKED.sub(r"\1", converted)
 
 
-def _add_months(day: date, months: int) -> date:
+def add_months(day: date, months: int) -> date:
     month = day.month - 1 + months
     year, month = day.year + month // 12, month % 12 + 1
     return date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
@@ -120,7 +120,7 @@ def _add_months(day: date, months: int) -> date:
 
 def _next_day_of_month(today: date, day: int) -> date | None:
     for months in range(0, 3):
-        candidate = _add_months(today.replace(day=1), months)
+        candidate = add_months(today.replace(day=1), months)
         if day <= calendar.monthrange(candidate.year, candidate.month)[1]:
             found = candidate.replace(day=day)
             if found >= today:
@@ -172,7 +172,7 @@ def _next_weekday(today: date, weekday: str) -> date:
 def _later(day: date, amount: str, unit: str) -> date:
     """`day` plus an amount said as digits, an article ("a week") or a pair ("a couple of days") of `unit`."""
     n = int(amount) if amount.isdigit() else 2 if "couple" in amount or "par" in amount else 1
-    return _add_months(day, n) if unit in MONTH_UNITS else day + timedelta(days=n * UNIT_DAYS[unit])
+    return add_months(day, n) if unit in MONTH_UNITS else day + timedelta(days=n * UNIT_DAYS[unit])
 
 
 def date_in(text: str, today: date, language: str, *, moving: bool = False) -> SaidDate | None:
@@ -247,7 +247,7 @@ def shift_in(text: str, language: str) -> tuple[int, str] | None:
 def numbers_as_digits(text: str, language: str) -> str:
     """"a <entidade> trezentos e dez", "sessenta dias": numbers of three or more in words, as digits
     (one and two stay words: "um <item>" is an article, not a quantity)."""
-    spoken = spoken_hundreds(number_words_mended(punctuation_said(_spoken_fractions(text, language))))
+    spoken = couple_as_two(spoken_hundreds(number_words_mended(punctuation_said(_spoken_fractions(text, language)))))
     converted = _numbers(spoken, language, threshold=3)
     # a message in one language may say its numbers in the other ("assign <pessoa> as … for fifty seven")
     converted = _numbers(converted, "pt" if language.startswith("en") else "en", threshold=3)

@@ -97,3 +97,26 @@ def value_swap(folded: str) -> tuple[int, int] | None:
     if pair is None or len(numbers) != 2 or pair[0] == pair[1]:
         return None
     return int(pair[0]), int(pair[1])
+
+
+# "2 days, not 2 weeks", "são 5 dias de adiamento, não 3", "not a week, 3 days": an amount of time said against
+# the one the proposal was built from, with its unit — the proposal moves by their difference (relative_turn.py),
+# whether it was set to the amount or by it.
+_AMOUNT = r"(\d+)\s*(dias?|days?|semanas?|weeks?)?"
+_AMOUNT_AFTER = re.compile(rf"\b{_AMOUNT}(?:\s+de\s+\w+)?\s*,?\s*(?:e\s+|and\s+)?(?:nao|not)\s+{_AMOUNT}\b")
+_AMOUNT_BEFORE = re.compile(rf"\b(?:nao|not)\s+{_AMOUNT}\s*,?\s*(?:(?:e|but|mas|sim|sao|it s|its)\s+)?{_AMOUNT}\b")
+_DAYS = {"dia": 1, "dias": 1, "day": 1, "days": 1, "semana": 7, "semanas": 7, "week": 7, "weeks": 7}
+
+
+def amount_swap(folded: str) -> tuple[int, int] | None:
+    """(new, old) in days when the folded message says one amount of time in place of another (a unit on at least
+    one side), and says no other number."""
+    match = _AMOUNT_AFTER.search(folded)
+    said = (match.groups() if match else None)
+    if said is None and (match := _AMOUNT_BEFORE.search(folded)):
+        said = match.group(3, 4, 1, 2)
+    if said is None or len(re.findall(r"\d+", folded)) != 2 or not (said[1] or said[3]):
+        return None
+    new_unit, old_unit = said[1] or said[3], said[3] or said[1]
+    new, old = int(said[0]) * _DAYS[new_unit], int(said[2]) * _DAYS[old_unit]
+    return (new, old) if new != old else None

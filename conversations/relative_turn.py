@@ -11,15 +11,17 @@ Nothing here knows an entity: the slot and field come from the manifest and the 
 from __future__ import annotations
 
 import uuid
+from datetime import date, timedelta
 from typing import Any
 
+from .dates import date_label
 from .ellipsis import last_request
 from .flow import pending_confirmation
 from .lexicon import ARTICLES, tokens
 from .numbers import value_problem
 from .operations import operate, plan_and_decide
 from .reads import entity_ref
-from .relative import Change, value_swap
+from .relative import Change, amount_swap, value_swap
 from .statemachine import Status
 from .turns import Turn
 from .understanding import Extraction, SlotValue
@@ -36,6 +38,11 @@ def swap_apply(turn: Turn) -> bool:
     pending = pending_confirmation(turn)
     words = tokens(turn.text)
     swap = value_swap(" ".join(words)) if pending is not None else None
+    amounts = amount_swap(" ".join(words)) if pending is not None else None
+    moved = _moved_by(turn, pending, amounts[1]) if amounts is not None else None
+    if moved:  # "2 days, not 2 weeks" after "by 2 weeks": moved by the amount meant instead, the same way
+        delta = (amounts[0] - amounts[1]) * moved
+        return _on_pending(turn, Change("add", float(delta))) or _date_on_pending(turn, delta)
     if swap is None:
         return False
     new, old = swap
@@ -68,6 +75,42 @@ def _on_pending(turn: Turn, change: Change) -> bool:
         operate(turn, cap, Extraction(values=kept, invalid={slot.name: problem}), [])
         return True
     slots[slot.name] = [SlotValue(int(new), str(int(new))).to_dict()]
+    turn.go(Status.CORRECTING)
+    plan_and_decide(turn, {**state, "slots": slots, "id": str(uuid.uuid4())})
+    return True
+
+
+def _moved_by(turn: Turn, pending: Any, days: int) -> int:
+    """+1 / -1 when the pending proposal's one number or date is its item's current one moved up / down by `days`
+    (the amount a correction denies was the change, not the value), else 0 (read now: never a guess)."""
+    state = dict(pending.intent)
+    cap = turn.grammar.capabilities.get(str(state.get("capability")))
+    slots = state.get("slots") or {}
+    ref = next((v[0] for s in (cap.slots if cap else ()) if s.parse == "reference" and s.type == cap.entity
+                and (v := slots.get(s.name))), None)
+    moving = [s for s in (cap.slots if cap else ()) if s.parse in ("integer", "date") and slots.get(s.name)]
+    item = turn.reader.entity(cap.entity, ref.get("value")) if ref and len(moving) == 1 else None
+    now, proposed = (item or {}).get(moving[0].field) if item else None, slots[moving[0].name][0]["value"] if moving \
+        else None
+    if now is None or proposed is None:
+        return 0
+    apart = ((date.fromisoformat(str(proposed)) - date.fromisoformat(str(now))).days if moving[0].parse == "date"
+             else int(proposed) - int(now))
+    return 1 if apart == days else -1 if apart == -days else 0
+
+
+def _date_on_pending(turn: Turn, days: int) -> bool:
+    """The pending proposal's one date moved by `days` ("sorry, 2 days, not 2 weeks" after "push it back 2 weeks")."""
+    pending = pending_confirmation(turn)
+    state = dict(pending.intent) if pending is not None else {}
+    cap = turn.grammar.capabilities.get(str(state.get("capability")))
+    slots = dict(state.get("slots") or {})
+    dated = [s for s in (cap.slots if cap else ()) if s.parse == "date" and slots.get(s.name)]
+    if len(dated) != 1:
+        return False
+    day = date.fromisoformat(str(slots[dated[0].name][0]["value"])) + timedelta(days=days)
+    slots[dated[0].name] = [SlotValue(day.isoformat(), date_label(day, turn.language)).to_dict()]
+    turn.event("CORRECTION_RECEIVED", {"intent_id": state.get("id"), "changed": [dated[0].name]}, actor="user")
     turn.go(Status.CORRECTING)
     plan_and_decide(turn, {**state, "slots": slots, "id": str(uuid.uuid4())})
     return True

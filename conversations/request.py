@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from . import lexicon
 from .batch import batch_request
-from .clone import clone_extraction, clone_said
-from .compared import compared_positions
+from .clone import clone_extraction, clone_said, copy_asked
+from .compared import compared_positions, values_compared
 from .compound_said import Shape, compound_shape, said_part
 from .courtesy import courtesy
 from .data_spans import data_spans
@@ -92,7 +92,8 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         return explain(turn, parts, from_word=ranked[0].verb_span[0])
     best, extraction = choose(turn, ranked, parts, extractor, allowed)
     cap = best.cap
-    new = _a_new_one(turn, cap, parts, allowed)  # "abre uma <entidade> nova pra …": open a new one is a create
+    # "abre uma <entidade> nova pra …": open a new one is a create; "crie uma igual à 310, mas com …" a copy
+    new = _a_new_one(turn, cap, parts, allowed) or copy_asked(ranked, best, parts)
     if new is not None:
         cap, extraction = new, extractor.extract(new, parts)
     # "bota a 57 pra amanhã": a verb whose write finds none of its values, said of an item "pra <date>"
@@ -128,7 +129,9 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     if negated_filter(turn, cap, extraction, parts, allowed):  # "quantas não estão canceladas?"
         return
     # "quantas <entidades> no <Lugar>?": a name is the read's text filter; one it cannot apply is said with the total
-    unread = text_filter(turn, cap, extraction, parts, _taken(extraction, best, extractor.skip_words(cap), parts))
+    unread = text_filter(turn, cap, extraction, parts, _taken(extraction, best, extractor.skip_words(cap), parts),
+                         verb_at=best.verb_span[0] if best.verb_span else None)
+    values_compared(turn, cap, extraction)  # "a mesma <campo> da 312": 312's, read now
     clone = cap.intent == "create" and clone_said(parts)
     if clone:
         extraction = clone_extraction(turn, cap, parts, extractor)

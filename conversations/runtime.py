@@ -31,6 +31,7 @@ from .ellipsis_turn import asked_again_without_its_verb, ellipsis_apply, number_
 from .flow import allowed_capabilities, expire_pending, pending_clarification, pending_confirmation, rest
 from .grammar import find_phrase, same_word
 from .numbers import weeks_as_days
+from .ordinals import ordinal_in
 from .relative import relative_change
 from .relative_turn import relative_apply, swap_apply
 from .request import understand
@@ -206,6 +207,7 @@ def _answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
     if (not _remark_only(turn, rest, allowed) or turn.grammar.types_named_in(rest)
             # ("não, o dobro": a factor, also when a verb of the pending operation says it — "dobra a <campo>")
             or relative_change(lexicon.strip_filler(lexicon.tokens(" ".join(clauses[said:])))) is not None
+            or ((turn.conversation.context or {}).get("listed") and ordinal_in(rest) is not None)  # "no, the third"
             # a name after a yes may say which other item was meant; after a no, nothing runs anyway
             or (handler is confirm and data_spans(turn.grammar, turn.reader, rest))
             or (cap is not None and _changes_the_pending(turn, cap, rest, free_text=handler is not cancel))):

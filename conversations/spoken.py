@@ -5,6 +5,8 @@
   (or "oh" and a digit) and no unit follows ("three ten days" stays two amounts).
 - Punctuation said aloud, as dictation writes it: "registra um <item> na sessenta vírgula <descrição>" (a
   comma between the item and the value, not a decimal mark: "dois vírgula cinco" was read as a fraction before).
+- "a couple of days", "a couple more days", "um par de dias": two, said as an amount of a unit (only before a
+  unit: "a couple of <items>" is no amount this reads).
 - A number word with one slip, as speech-to-text and fast typing leave them ("tresentos", "sinquenta",
   "cessenta"): long Portuguese number words only (seven letters or more), so no short word of the language is
   taken for one.
@@ -75,3 +77,12 @@ _STOP_SAID = re.compile(r"(?i)\b(n[aã]o|sim|ok|okay|isso|pronto|beleza|certo|ye
 def punctuation_said(text: str) -> str:
     """"… sessenta vírgula fiação exposta" → "… sessenta, fiação exposta" (a spoken fraction is read before)."""
     return _STOP_SAID.sub(lambda m: (m.group(1) or "") + ".", _COMMA_SAID.sub(", ", text))
+
+
+_COUPLE = re.compile(r"\b(?:a\s+couple(?:\s+of)?|um\s+par\s+de)(?=\s+(?:more\s+|extra\s+|mais\s+)?"
+                     r"(?:days?|weeks?|months?|dias|semanas|meses)\b)", re.IGNORECASE)
+
+
+def couple_as_two(text: str) -> str:
+    """"a couple of days" → "2 days", "give it a couple more days" → "give it 2 more days"."""
+    return _COUPLE.sub("2", text)

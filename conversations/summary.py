@@ -220,13 +220,17 @@ def _owner(grammar: Grammar, cap: Any, slots: Mapping[str, Any], language: str) 
 
 
 def _matching(cap: Any, slots: Mapping[str, Any], noun: _Noun) -> str:
-    """"com “<texto>”": the free-text filter the read ran with (text_filter.py), so the answer says what it
-    searched — never a filtered count said as the total."""
-    for slot in cap.slots:
-        said = slots.get(slot.name) or []
-        if slot.parse == "filter" and said:
-            return noun.say("result.matching", text=said[0].get("label") or said[0].get("value"))
-    return ""
+    """"com “<texto>”", "entre 06/12/2026 e 21/12/2026": the filters the read ran with (text_filter.py), so the
+    answer says what it searched — never a filtered count said as the total."""
+    said = {slot.parse: (slots.get(slot.name) or [{}])[0] for slot in cap.slots
+            if slot.parse in ("filter", "window_from", "window_to") and slots.get(slot.name)}
+    parts = []
+    if "filter" in said:
+        parts.append(noun.say("result.matching", text=said["filter"].get("label") or said["filter"].get("value")))
+    if "window_from" in said and "window_to" in said:  # text_filter.py: the days the read was filtered by
+        first, last = (said[k].get("label") or said[k].get("value") for k in ("window_from", "window_to"))
+        parts.append(noun.say("result.on_day" if first == last else "result.between", first=first, last=last))
+    return " ".join(parts)
 
 
 def list_text(labels: list[str], noun: _Noun, *, where: str = "") -> str:

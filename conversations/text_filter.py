@@ -7,17 +7,19 @@ question):
   name — a capital letter, not the message's first word, not in a message typed all in capitals ("no sistema",
   "ao todo" are no names). The capability's `parse: filter` slot takes them as typed; the API searches them as
   free text, and the answer says so ("Há 1 <noun> com “<texto>”.");
-- a day, a month or a window of dates ("nos próximos 15 dias", "semana que vem", "in March").
-A filter the read cannot apply (no such slot, or a date) opens the answer — "Não consigo filtrar <nouns> por
+- a day, a month or a window of dates ("nos próximos 15 dias", "semana que vem", "in March", date_windows.py):
+  the read's `window_from` / `window_to` slots take its first and last day, and the answer says them ("Há 3
+  <nouns> entre 06/12/2026 e 21/12/2026.").
+A filter the read cannot apply (no such slot) opens the answer — "Não consigo filtrar <nouns> por
 “…”; sem esse filtro: há 7 <nouns>." — never the total alone.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 
-from .dates import MONTHS, WEEKDAYS, date_spans
+from .date_windows import date_window, window_days
+from .dates import MONTHS, WEEKDAYS, date_label, date_spans, today
 from .extraction import Extraction, SlotValue
 from .freetext import char_spans
 from .grammar import CapabilityGrammar
@@ -29,16 +31,6 @@ _BEFORE = frozenset(tokens("no na nos nas em num numa do da dos das pelo pela at
 _LINKS = frozenset(tokens("de da do das dos e of the and"))
 # "in March", "na Sexta": a day or a month is no free text the API searches — such a filter is refused.
 _CALENDAR = frozenset(MONTHS) | frozenset(WEEKDAYS)
-_UNIT = r"(?:dias?|semanas?|mes(?:es)?|anos?|days?|weeks?|months?|years?)"
-_MONTH = "(?:" + "|".join(m for m in MONTHS if len(m) > 3) + ")"
-_DAY = "(?:" + "|".join(WEEKDAYS) + ")(?:-feira)?"
-_WINDOWS = re.compile(
-    r"\b(?:(?:proxim|ultim)[oa]s|next|coming|last|past|within(?: the)?(?: next)?)\s+\w+\s+" + _UNIT + r"\b"
-    r"|\b(?:n?est[ea]|n?ess[ea]|this|next|last|proxim[oa]|ultim[oa]|passad[oa])\s+(?:semana|mes|ano|week|month|year)\b"
-    r"|\b(?:semana|mes|ano)\s+(?:que vem|passad[oa])\b"
-    r"|\b(?:em|in|de|during|for)\s+" + _MONTH + r"\b"
-    r"|\b(?:na|no|on|ate|until|by|for|pra|para)\s+(?:a\s+|o\s+)?" + _DAY + r"\b"
-    r"|\b(?:depois de amanha|amanha|ontem|tomorrow|yesterday)\b")
 
 
 def filter_said(turn: Turn, cap: CapabilityGrammar, extraction: Extraction, parts: list[str],
@@ -77,39 +69,50 @@ def _joined(text: str, one: tuple[int, int], two: tuple[int, int]) -> bool:
     return not text[one[1]:two[0]].strip()
 
 
-def filter_slot(cap: CapabilityGrammar):
-    return next((s for s in cap.slots if s.parse == "filter"), None)
-
-
 def text_filter(turn: Turn, cap: CapabilityGrammar, extraction: Extraction, parts: list[str],
-                taken: set[int]) -> str | None:
-    """Put the filter said as a name into the read's filter slot. The filter the read cannot apply (it has no
-    such slot, or it is a day, a month or a window of dates) is returned: the answer says it was not applied
-    (`unfiltered`) before the total — never the total said as the answer."""
-    said = filter_said(turn, cap, extraction, parts, taken)
-    slot = filter_slot(cap)
-    if said is not None and slot is not None and not set(tokens(said)) <= _CALENDAR | _LINKS:
-        extraction.values.setdefault(slot.name, [SlotValue(said, said)])
-        return None
+                taken: set[int], *, verb_at: int | None = None) -> str | None:
+    """Put the filters the message names into the read's filter slots: a name into its `filter` slot, a window
+    of dates into its `window_from` / `window_to` slots. A filter the read cannot apply is returned: the answer
+    says it was not applied (`unfiltered`) before the total — never the total said as the answer."""
     if cap.kind != "read" or cap.intent not in ("count", "search", "list"):
         return None
-    return said or date_window(turn.text)
+    unread: list[str] = []
+    said = filter_said(turn, cap, extraction, parts, taken)
+    calendar_only = said is not None and set(tokens(said)) <= _CALENDAR | _LINKS  # "in March": a window, below
+    slot = _slot(cap, "filter")
+    if said is not None and not calendar_only:
+        if slot is not None:
+            extraction.values.setdefault(slot.name, [SlotValue(said, said)])
+        else:
+            unread.append(said)
+    window = date_window(_clause_of(turn.text, parts, verb_at))
+    days = window_days(window, today()) if window else None
+    first, last = _slot(cap, "window_from"), _slot(cap, "window_to")
+    if days is not None and first is not None and last is not None:  # "nos próximos 15 dias": the read's own filter
+        for one, day in zip((first, last), days, strict=True):
+            extraction.values.setdefault(one.name, [SlotValue(day.isoformat(), date_label(day, turn.language))])
+    elif window or calendar_only:
+        unread.append(window or said)
+    return unread[0] if unread else None
 
 
-def date_window(text: str) -> str | None:
-    """A day, a month or a window of dates the message filters by ("nos próximos 15 dias", "semana que vem",
-    "in March", "até sexta"), as typed; "hoje" / "today" alone is when the question is asked, no filter."""
-    match = _WINDOWS.search(_folded_in_place(text))
-    return text[match.start():match.end()] if match else None
+def _clause_of(text: str, parts: list[str], at: int | None) -> str:
+    """The clause of the request's verb (word `at` of `parts`): "vou passar lá semana que vem, me lista as
+    <entidades> deles" asks for the list, and the week is when the user goes — not a filter of it."""
+    spans = char_spans(text, parts) if at is not None else None
+    if not spans or at >= len(spans):
+        return text
+    where = spans[at][0]
+    starts = [0] + [m.end() for m in _CLAUSE_END.finditer(text) if m.end() <= where]
+    end = next((m.start() for m in _CLAUSE_END.finditer(text) if m.start() >= where), len(text))
+    return text[starts[-1]:end]
 
 
-def _folded_in_place(text: str) -> str:
-    """The text lower-cased and without accents, character for character (positions stay the text's)."""
-    out = []
-    for ch in text:
-        bare = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c)).lower()
-        out.append(bare if len(bare) == 1 else ch.lower())
-    return "".join(out)
+_CLAUSE_END = re.compile(r"[,;.!?]\s")
+
+
+def _slot(cap: CapabilityGrammar, parse: str):
+    return next((s for s in cap.slots if s.parse == parse), None)
 
 
 def unfiltered(turn: Turn, cap: CapabilityGrammar, said: str) -> None:

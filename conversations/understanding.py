@@ -213,6 +213,9 @@ class Extractor(NumberedReferences):
         except ValueError:
             return
         out.missing.remove(slot.name)
+        if slot.not_before == "today" and moved < today():  # "bring it forward by a week" past today: asked again
+            out.invalid[slot.name] = {"said": date_label(moved, self.language), "problem": "past"}
+            return
         out.values[slot.name] = [SlotValue(moved.isoformat(), date_label(moved, self.language))]
 
     def _integer(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction) -> None:

@@ -168,8 +168,10 @@ _SLOT = {
         "many": {"type": "boolean"},
         "from_context": {"type": "boolean", "description": "may be taken from the UI selection or the active entity"},
         # `filter`: a read's free-text filter, taken only from a name no other slot took ("quantas <entidades>
-        # no <Lugar>?", conversations/text_filter.py).
-        "parse": {"enum": ["integer", "text", "enum", "reference", "date", "entity_number", "filter"]},
+        # no <Lugar>?"); `window_from` / `window_to`: the first and last day of a window of dates a read is
+        # filtered by ("nos próximos 15 dias", "next week") — conversations/text_filter.py.
+        "parse": {"enum": ["integer", "text", "enum", "reference", "date", "entity_number", "filter", "window_from",
+                           "window_to"]},
         # A date slot whose API refuses earlier dates: said earlier, it is asked again before any plan.
         "not_before": {"enum": ["today"]},
         # The unit an amount of this slot is said in ("20 dias"): such an amount is evidence for its write.

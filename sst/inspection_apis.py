@@ -87,6 +87,14 @@ class InspectionFilterSerializer(NumberedFilterSerializer):
                                                help_text="Only inspections with a finding of this severity.")
     has_findings = serializers.ChoiceField(required=False, choices=["HAS_ANY", "HAS_NONE"],
                                            help_text="HAS_ANY: with at least one finding; HAS_NONE: without any.")
+    scheduled_from = serializers.DateField(required=False, help_text="Only inspections scheduled on or after this day.")
+    scheduled_to = serializers.DateField(required=False, help_text="Only inspections scheduled on or before this day.")
+
+    def validate(self, attrs):
+        first, last = attrs.get("scheduled_from"), attrs.get("scheduled_to")
+        if first and last and first > last:
+            raise serializers.ValidationError({"scheduled_to": "must not be before scheduled_from"})
+        return attrs
 
 
 class InspectionListApi(SstApi):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 
 from django.db.models import Prefetch, Q, QuerySet
 
@@ -23,6 +24,8 @@ class InspectionFilters(NumberedFilters):
     inspector_id: int | None = None  # the inspections this employee inspects
     finding_severity: str | None = None
     has_findings: str | None = None  # HAS_ANY | HAS_NONE
+    scheduled_from: date | None = None  # scheduled on or after this day
+    scheduled_to: date | None = None  # scheduled on or before this day
 
 
 def _representation_queryset(tenant: Tenant) -> QuerySet[Inspection]:
@@ -44,6 +47,10 @@ def _filtered(inspections: QuerySet[Inspection], filters: InspectionFilters) -> 
     inspections = has_children(inspections, "findings", filters.has_findings)
     if filters.finding_severity:
         inspections = inspections.filter(findings__severity=filters.finding_severity).distinct()
+    if filters.scheduled_from is not None:
+        inspections = inspections.filter(scheduled_for__gte=filters.scheduled_from)
+    if filters.scheduled_to is not None:
+        inspections = inspections.filter(scheduled_for__lte=filters.scheduled_to)
     if filters.q:
         text, folded = filters.q.strip(), fold(filters.q)
         inspections = inspections.filter(

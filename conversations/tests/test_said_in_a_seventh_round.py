@@ -4,12 +4,16 @@ No database."""
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from conversations.compared import compared_numbers
+from conversations.date_windows import date_window, window_days
 from conversations.lexicon import tokens
 from conversations.ordinals import listed_pick, ordinal_in
-from conversations.text_filter import date_window
+from conversations.relative import amount_swap
+from conversations.spoken import couple_as_two
 
 
 @pytest.mark.parametrize(("text", "place"), [
@@ -45,6 +49,7 @@ def test_a_place_in_the_last_list(text, slot_type, label):
     ("make it a week before inspection 60", {"60"}),
     ("remarca a 52 pra depois da inspeção 57", {"57"}),
     ("a 311 igual à 312", {"312"}),
+    ("Make permit 318 match 310 validity-wise.", {"310"}),
     ("adia a 52 pra depois de 3 dias", set()),  # an amount of time
     ("extend 310 after 5 days", set()),
     ("open 310 and after that 311", set()),  # one request after another
@@ -66,3 +71,47 @@ def test_a_number_named_only_to_compare_with(text, numbers):
 ])
 def test_a_window_of_dates(text, window):
     assert date_window(text) == window
+
+
+SATURDAY = date(2026, 12, 5)
+
+
+@pytest.mark.parametrize(("said", "first", "last"), [
+    ("nos próximos 15 dias", date(2026, 12, 5), date(2026, 12, 20)),
+    ("next 2 weeks", date(2026, 12, 5), date(2026, 12, 19)),
+    ("últimos 7 dias", date(2026, 11, 28), date(2026, 12, 5)),
+    ("this week", date(2026, 11, 30), date(2026, 12, 6)),
+    ("semana que vem", date(2026, 12, 7), date(2026, 12, 13)),
+    ("next month", date(2027, 1, 1), date(2027, 1, 31)),
+    ("mês passado", date(2026, 11, 1), date(2026, 11, 30)),
+    ("em março", date(2027, 3, 1), date(2027, 3, 31)),  # the next March to come
+    ("em março de 2021", date(2021, 3, 1), date(2021, 3, 31)),
+    ("in December", date(2026, 12, 1), date(2026, 12, 31)),  # this one while it lasts
+    ("até sexta", date(2026, 12, 5), date(2026, 12, 11)),
+    ("on Monday", date(2026, 12, 7), date(2026, 12, 7)),
+    ("amanhã", date(2026, 12, 6), date(2026, 12, 6)),
+])
+def test_the_days_of_a_window(said, first, last):
+    assert window_days(said, SATURDAY) == (first, last)
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("Give permit 340 a couple more days of validity.", "Give permit 340 2 more days of validity."),
+    ("Bring inspection 51 forward by a couple of days", "Bring inspection 51 forward by 2 days"),
+    ("adia a 52 um par de dias", "adia a 52 2 dias"),
+    ("a couple of items", "a couple of items"),  # no unit: no amount
+])
+def test_a_couple_is_two(text, read):
+    assert couple_as_two(text) == read
+
+
+@pytest.mark.parametrize(("folded", "amounts"), [
+    ("sorry i meant 2 days not 14 days", (2, 14)),
+    ("na verdade sao 5 dias de adiamento nao 3", (5, 3)),
+    ("not 2 weeks 3 days", (3, 14)),
+    ("50 nao 40", None),  # no unit: a value said against the one proposed (value_swap)
+    ("2 days not 2 days", None),
+    ("3 days not 14 days and 310", None),  # another number said
+])
+def test_an_amount_of_time_said_against_another(folded, amounts):
+    assert amount_swap(folded) == amounts

@@ -46,6 +46,10 @@ def test_inspections_are_filtered_by_number_company_status_and_text(world, viewe
     assert ids(q="norte") == [beta_45.pk]
     assert ids(q="patio NORTE") == ids(q="Pátio Norte") == [beta_45.pk]  # the site without its accents (site_folded)
     assert ids(q="galpao 3") == [world.inspection.pk]
+    assert ids(scheduled_from=days(1), scheduled_to=days(7)) == [world.inspection.pk]  # both days included
+    assert ids(scheduled_to=days(0)) == [beta_45.pk] and ids(scheduled_from=days(8)) == []
+    response = call(viewer_client, "get", "/inspections/count", {"scheduled_from": days(2), "scheduled_to": days(1)})
+    assert (response.status_code, list(response.json()["errors"])) == (400, ["scheduled_to"])
     assert call(viewer_client, "get", "/inspections/count", {"number": "45"}).json() == {"count": 2}
     assert call(viewer_client, "get", "/inspections/count", {"status": "SCHEDULED"}).json() == {"count": 1}
 

@@ -4,6 +4,8 @@ filter) is said before the total. Before, every one of these answered the unfilt
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from sst import inspection_services
@@ -53,18 +55,27 @@ def test_a_list_by_a_place_lists_only_its_items(world, operator_client, start, t
     assert "80" in message and "81" in message and "78" not in message and "“Pátio Leste”" in message, message
 
 
-@pytest.mark.parametrize(("say", "said", "total"), [
-    ("quantas inspeções nos próximos 15 dias?", "próximos 15 dias", "há 2 inspeções."),
-    ("how many inspections are due next week?", "next week", "there are 2 inspections."),
-    ("how many inspections in March?", "March", "there are 2 inspections."),
-    ("quantas inspeções semana que vem?", "semana que vem", "há 2 inspeções."),
+@pytest.mark.parametrize(("say", "expected"), [
+    ("quantas inspeções nos próximos 5 dias?", "Há 1 inspeção entre {0:%d/%m/%Y} e {5:%d/%m/%Y}."),
+    ("how many inspections are due in the next 10 days?", "There are 2 inspections between {0} and {10}."),
+    ("which inspections are scheduled in the next 3 days?", "No inspections found between {0} and {3}."),
 ])
-def test_a_window_of_dates_is_said_not_applied(world, operator_client, start, talk, say, said, total):
-    inspection_78(world)
+def test_a_window_of_dates_filters_the_read_and_the_answer_says_its_days(world, operator_client, start, talk,
+                                                                          say, expected):
+    inspection_78(world)  # in 5 and 6 days
 
     message = _answer(talk, operator_client, start, say)
 
-    assert f"“{said}”" in message and message.endswith(total), message
+    days = [today() + timedelta(days=n) for n in range(11)]
+    assert message == expected.format(*days), message
+
+
+@pytest.mark.parametrize(("say", "said"), [("quantas permissões semana que vem?", "semana que vem"),
+                                           ("how many permits in the next 7 days?", "next 7 days")])
+def test_a_window_the_read_cannot_apply_is_said_before_the_total(world, operator_client, start, talk, say, said):
+    message = _answer(talk, operator_client, start, say)
+
+    assert f"“{said}”" in message and message.endswith(("há 3 permissões.", "there are 3 permits.")), message
 
 
 def test_a_read_without_a_text_filter_says_it_cannot_apply_it(world, operator_client, start, talk):
