@@ -129,8 +129,7 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     if negated_filter(turn, cap, extraction, parts, allowed):  # "quantas não estão canceladas?"
         return
     # "quantas <entidades> no <Lugar>?": a name is the read's text filter; one it cannot apply is said with the total
-    unread = text_filter(turn, cap, extraction, parts, _taken(extraction, best, extractor.skip_words(cap), parts),
-                         verb_at=best.verb_span[0] if best.verb_span else None)
+    unread = text_filter(turn, cap, extraction, parts, best.verb_span, extractor.skip_words(cap))
     values_compared(turn, cap, extraction)  # "a mesma <campo> da 312": 312's, read now
     clone = cap.intent == "create" and clone_said(parts)
     if clone:
@@ -140,12 +139,6 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         unfiltered(turn, cap, unread)
 
 
-
-
-def _taken(extraction: Extraction, best: Ranked, skip: set[str], parts: list[str]) -> set[int]:
-    """The positions of `parts` the verb, the capability's own words and the slots consumed."""
-    verb = set(range(*best.verb_span)) if best.verb_span else set()
-    return extraction.used | verb | {i for i, p in enumerate(parts) if p in skip}
 
 
 # "foi apontado", "was added", "who approved", "quem cancelou": the verb said of the past.

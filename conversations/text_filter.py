@@ -70,13 +70,15 @@ def _joined(text: str, one: tuple[int, int], two: tuple[int, int]) -> bool:
 
 
 def text_filter(turn: Turn, cap: CapabilityGrammar, extraction: Extraction, parts: list[str],
-                taken: set[int], *, verb_at: int | None = None) -> str | None:
+                verb: tuple[int, int] | None, skip: set[str]) -> str | None:
     """Put the filters the message names into the read's filter slots: a name into its `filter` slot, a window
     of dates into its `window_from` / `window_to` slots. A filter the read cannot apply is returned: the answer
     says it was not applied (`unfiltered`) before the total — never the total said as the answer."""
     if cap.kind != "read" or cap.intent not in ("count", "search", "list"):
         return None
     unread: list[str] = []
+    # the positions the verb, the capability's own words and the slots consumed
+    taken = extraction.used | set(range(*verb) if verb else ()) | {i for i, p in enumerate(parts) if p in skip}
     said = filter_said(turn, cap, extraction, parts, taken)
     calendar_only = said is not None and set(tokens(said)) <= _CALENDAR | _LINKS  # "in March": a window, below
     slot = _slot(cap, "filter")
@@ -85,7 +87,7 @@ def text_filter(turn: Turn, cap: CapabilityGrammar, extraction: Extraction, part
             extraction.values.setdefault(slot.name, [SlotValue(said, said)])
         else:
             unread.append(said)
-    window = date_window(_clause_of(turn.text, parts, verb_at))
+    window = date_window(_clause_of(turn.text, parts, verb[0] if verb else None))
     days = window_days(window, today()) if window else None
     first, last = _slot(cap, "window_from"), _slot(cap, "window_to")
     if days is not None and first is not None and last is not None:  # "nos próximos 15 dias": the read's own filter
