@@ -1,11 +1,12 @@
 """An item named only to compare with: "a mesma <campo> da 312", "the same <field> as 310", "a week before
-<entity> 60", "depois da 57". That number says whose value is meant, never which item the request acts on:
-"Deixa a 311 com a mesma <campo> da 312" acts on 311, with 312's value of that field, read now
-(`values_compared`): a value said only as "the same as" another item's is that item's own, never guessed; one said
-relative to it ("3 dias a mais do que a 310") is asked. A copy asked ("cria uma <entidade> igual à 310",
-clone.py) is not a comparison: there the number is the source. Its positions are masked like data (request.understand)
-and left out of a correction's numbers (corrections.correction_apply), so the target is the other item named or
-the one in context — and a value the message gives only by comparison is asked, never guessed.
+<entity> 60", "depois da 57". That number says whose value is meant, never which item the request acts on: its
+positions are masked like data (request.understand) and left out of a correction's numbers
+(corrections.correction_apply). A copy asked ("cria uma <entidade> igual à 310", clone.py) is no comparison: there
+the number is the source.
+
+`values_compared`: "Deixa a 311 com a mesma <campo> da 312" acts on 311 with 312's value of that field, read now.
+A value said relative to another item ("3 dias a mais do que a 310") is asked, never guessed, and so is one whose
+item is not one (a number two owners share).
 (Hand-written: a few comparison markers of two languages; no kept library reads them.)
 """
 

@@ -102,6 +102,14 @@ def activate_targets(turn: Turn, state: Mapping[str, Any]) -> None:
                 return
 
 
+def operated_mark(turn: Turn, capability_id: str, key: str, value: Any) -> None:
+    """Mark the intent just operated (active and in the operation): its answer reads `key` when the read completes
+    (hooks._message: a negated filter's `except`, a filter not applied's `unfiltered`)."""
+    for intent in (turn.conversation.active_intent, (turn.conversation.active_operation or {}).get("intent")):
+        if isinstance(intent, dict) and intent.get("capability") == capability_id:
+            intent[key] = value
+
+
 def is_count(cap: CapabilityGrammar) -> bool:
     return cap.intent == "count"
 

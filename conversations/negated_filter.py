@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from .flow import operated_mark
 from .grammar import CapabilityGrammar, SlotSpec
 from .lexicon import tokens
 from .operations import operate
@@ -58,8 +59,5 @@ def negated_filter(turn: Turn, cap: CapabilityGrammar, extraction: Extraction, p
     values = {name: vals for name, vals in extraction.values.items() if name != slot.name and search.slot(name)}
     operate(turn, search, replace(extraction, values=values), parts)
     # The answer leaves these out (hooks → summary.read_answer reads the operation's intent).
-    left_out = {"field": slot.field, "value": value, "count": cap.intent == "count"}
-    for intent in (turn.conversation.active_intent, (turn.conversation.active_operation or {}).get("intent")):
-        if isinstance(intent, dict) and intent.get("capability") == search.id:
-            intent["except"] = left_out
+    operated_mark(turn, search.id, "except", {"field": slot.field, "value": value, "count": cap.intent == "count"})
     return True

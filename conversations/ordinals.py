@@ -12,6 +12,7 @@ from typing import Any
 
 from knowledge.text import fold
 
+from .dates import WEEKDAYS
 from .lexicon import tokens
 
 _PLACES = {
@@ -30,7 +31,7 @@ ANSWER_PLACES = {**{(word,): place for word, place in ORDINALS.items()},
                  **{tuple(tokens(said)): place for said, place in (("de cima", 0), ("top", 0), ("upper", 0),
                                                                  ("de baixo", -1), ("bottom", -1), ("lower", -1))}}
 _WORD = re.compile(r"[^\W_]+")
-_WEEKDAYS = frozenset(tokens("segunda terca quarta quinta sexta"))
+_WEEKDAYS = frozenset(WEEKDAYS) & frozenset(ORDINALS)  # "segunda" … "sexta": Portuguese weekdays are ordinals
 _ARTICLES = frozenset(tokens("a o da do the"))
 _DATED = frozenset(tokens("pra para ate na no on by until to for dia desde since"))
 _UNITS = frozenset(tokens("semana semanas mes meses dia dias week weeks month months day days time vez"))

@@ -39,7 +39,7 @@ def swap_apply(turn: Turn) -> bool:
     words = tokens(turn.text)
     swap = value_swap(" ".join(words)) if pending is not None else None
     amounts = amount_swap(" ".join(words)) if pending is not None else None
-    moved = _moved_by(turn, pending, amounts[1]) if amounts is not None else None
+    moved = _moved_by(turn, amounts[1]) if amounts is not None else None
     if moved:  # "2 days, not 2 weeks" after "by 2 weeks": moved by the amount meant instead, the same way
         delta = (amounts[0] - amounts[1]) * moved
         return _on_pending(turn, Change("add", float(delta))) or _date_on_pending(turn, delta)
@@ -56,64 +56,67 @@ def swap_apply(turn: Turn) -> bool:
     return current == [old] and _on_pending(turn, Change("add", float(new - old)))
 
 
-def _on_pending(turn: Turn, change: Change) -> bool:
+def _pending_one(turn: Turn, parses: tuple[str, ...]) -> tuple[dict[str, Any], Any, dict[str, Any], Any] | None:
+    """(intent state, capability, slots, slot) of the pending proposal's one value of these parses, else None."""
     pending = pending_confirmation(turn)
-    if pending is None:
-        return False
-    state = dict(pending.intent)
+    state = dict(pending.intent) if pending is not None else {}
     cap = turn.grammar.capabilities.get(str(state.get("capability")))
     slots = dict(state.get("slots") or {})
-    integers = [s for s in (cap.slots if cap else ()) if s.parse == "integer" and slots.get(s.name)]
-    if len(integers) != 1:
-        return False
-    slot = integers[0]
-    new = change.apply(int(slots[slot.name][0]["value"]))
-    problem = _problem(turn, cap.id, slot.field, new)
-    turn.event("CORRECTION_RECEIVED", {"intent_id": state.get("id"), "changed": [slot.name]}, actor="user")
-    if problem is not None:  # asked again, the pending intent's other values kept
-        kept = {name: [SlotValue.from_dict(v) for v in values] for name, values in slots.items() if name != slot.name}
-        operate(turn, cap, Extraction(values=kept, invalid={slot.name: problem}), [])
-        return True
-    slots[slot.name] = [SlotValue(int(new), str(int(new))).to_dict()]
+    found = [s for s in (cap.slots if cap else ()) if s.parse in parses and slots.get(s.name)]
+    return (state, cap, slots, found[0]) if len(found) == 1 else None
+
+
+def _replan(turn: Turn, state: dict[str, Any], slots: dict[str, Any], name: str) -> bool:
+    """The pending proposal planned again with `slots` (policy runs again; the earlier confirmation goes)."""
+    turn.event("CORRECTION_RECEIVED", {"intent_id": state.get("id"), "changed": [name]}, actor="user")
     turn.go(Status.CORRECTING)
     plan_and_decide(turn, {**state, "slots": slots, "id": str(uuid.uuid4())})
     return True
 
 
-def _moved_by(turn: Turn, pending: Any, days: int) -> int:
+def _on_pending(turn: Turn, change: Change) -> bool:
+    found = _pending_one(turn, ("integer",))
+    if found is None:
+        return False
+    state, cap, slots, slot = found
+    new = change.apply(int(slots[slot.name][0]["value"]))
+    problem = _problem(turn, cap.id, slot.field, new)
+    if problem is not None:  # asked again, the pending intent's other values kept
+        turn.event("CORRECTION_RECEIVED", {"intent_id": state.get("id"), "changed": [slot.name]}, actor="user")
+        kept = {name: [SlotValue.from_dict(v) for v in values] for name, values in slots.items() if name != slot.name}
+        operate(turn, cap, Extraction(values=kept, invalid={slot.name: problem}), [])
+        return True
+    slots[slot.name] = [SlotValue(int(new), str(int(new))).to_dict()]
+    return _replan(turn, state, slots, slot.name)
+
+
+def _moved_by(turn: Turn, days: int) -> int:
     """+1 / -1 when the pending proposal's one number or date is its item's current one moved up / down by `days`
     (the amount a correction denies was the change, not the value), else 0 (read now: never a guess)."""
-    state = dict(pending.intent)
-    cap = turn.grammar.capabilities.get(str(state.get("capability")))
-    slots = state.get("slots") or {}
-    ref = next((v[0] for s in (cap.slots if cap else ()) if s.parse == "reference" and s.type == cap.entity
-                and (v := slots.get(s.name))), None)
-    moving = [s for s in (cap.slots if cap else ()) if s.parse in ("integer", "date") and slots.get(s.name)]
-    item = turn.reader.entity(cap.entity, ref.get("value")) if ref and len(moving) == 1 else None
-    now, proposed = (item or {}).get(moving[0].field) if item else None, slots[moving[0].name][0]["value"] if moving \
-        else None
-    if now is None or proposed is None:
+    found = _pending_one(turn, ("integer", "date"))
+    if found is None:
         return 0
-    apart = ((date.fromisoformat(str(proposed)) - date.fromisoformat(str(now))).days if moving[0].parse == "date"
+    _state, cap, slots, slot = found
+    ref = next((v[0] for s in cap.slots if s.parse == "reference" and s.type == cap.entity
+                and (v := slots.get(s.name))), None)
+    now = (turn.reader.entity(cap.entity, ref.get("value")) or {}).get(slot.field) if ref else None
+    if now is None:
+        return 0
+    proposed = slots[slot.name][0]["value"]
+    apart = ((date.fromisoformat(str(proposed)) - date.fromisoformat(str(now))).days if slot.parse == "date"
              else int(proposed) - int(now))
     return 1 if apart == days else -1 if apart == -days else 0
 
 
 def _date_on_pending(turn: Turn, days: int) -> bool:
     """The pending proposal's one date moved by `days` ("sorry, 2 days, not 2 weeks" after "push it back 2 weeks")."""
-    pending = pending_confirmation(turn)
-    state = dict(pending.intent) if pending is not None else {}
-    cap = turn.grammar.capabilities.get(str(state.get("capability")))
-    slots = dict(state.get("slots") or {})
-    dated = [s for s in (cap.slots if cap else ()) if s.parse == "date" and slots.get(s.name)]
-    if len(dated) != 1:
+    found = _pending_one(turn, ("date",))
+    if found is None:
         return False
-    day = date.fromisoformat(str(slots[dated[0].name][0]["value"])) + timedelta(days=days)
-    slots[dated[0].name] = [SlotValue(day.isoformat(), date_label(day, turn.language)).to_dict()]
-    turn.event("CORRECTION_RECEIVED", {"intent_id": state.get("id"), "changed": [dated[0].name]}, actor="user")
-    turn.go(Status.CORRECTING)
-    plan_and_decide(turn, {**state, "slots": slots, "id": str(uuid.uuid4())})
-    return True
+    state, _cap, slots, slot = found
+    day = date.fromisoformat(str(slots[slot.name][0]["value"])) + timedelta(days=days)
+    slots[slot.name] = [SlotValue(day.isoformat(), date_label(day, turn.language)).to_dict()]
+    return _replan(turn, state, slots, slot.name)
 
 
 def _on_field(turn: Turn, change: Change, allowed: set[str], parts: list[str]) -> bool:

@@ -15,7 +15,7 @@ from .data_spans import data_spans
 from .date_write import date_for_an_item, date_write
 from .explain import explain, explains, explanation_first
 from .field_write import field_write, field_write_of, field_writes
-from .flow import allowed_capabilities, rest
+from .flow import allowed_capabilities, operated_mark, rest
 from .freetext import described_positions, quoted_positions
 from .grammar import CapabilityGrammar, SlotSpec, find_phrase, same_word
 from .llm import llm_understand
@@ -30,7 +30,7 @@ from .state import hints_for, situation_for
 from .state_question import state_question
 from .statemachine import Status
 from .status_goal import status_goal
-from .text_filter import text_filter, unfiltered
+from .text_filter import text_filter
 from .turns import Turn
 from .two_questions import two_questions
 from .understanding import Extraction, Extractor, Ranked, masked, number_positions, rank
@@ -135,8 +135,8 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     if clone:
         extraction = clone_extraction(turn, cap, parts, extractor)
     operate(turn, cap, extraction, parts, clone=clone)
-    if unread:
-        unfiltered(turn, cap, unread)
+    if unread:  # its answer opens with the filter it did not apply (hooks._message)
+        operated_mark(turn, cap.id, "unfiltered", unread)
 
 
 

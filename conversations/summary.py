@@ -222,7 +222,7 @@ def _owner(grammar: Grammar, cap: Any, slots: Mapping[str, Any], language: str) 
 def _matching(cap: Any, slots: Mapping[str, Any], noun: _Noun) -> str:
     """"com “<texto>”", "entre 06/12/2026 e 21/12/2026": the filters the read ran with (text_filter.py), so the
     answer says what it searched — never a filtered count said as the total."""
-    said = {slot.parse: (slots.get(slot.name) or [{}])[0] for slot in cap.slots
+    said = {slot.parse: slots[slot.name][0] for slot in cap.slots
             if slot.parse in ("filter", "window_from", "window_to") and slots.get(slot.name)}
     parts = []
     if "filter" in said:

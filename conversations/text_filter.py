@@ -33,11 +33,10 @@ _LINKS = frozenset(tokens("de da do das dos e of the and"))
 _CALENDAR = frozenset(MONTHS) | frozenset(WEEKDAYS)
 
 
-def filter_said(turn: Turn, cap: CapabilityGrammar, extraction: Extraction, parts: list[str],
-                taken: set[int]) -> str | None:
-    """The filter the message names that no slot took, as typed, else None. `taken`: the positions of
+def filter_said(turn: Turn, parts: list[str], taken: set[int]) -> str | None:
+    """The name the message filters by that no slot took, as typed, else None. `taken`: the positions of
     `parts` the verb, the entity noun and the slots consumed."""
-    if cap.kind != "read" or cap.intent not in ("count", "search", "list") or turn.text.upper() == turn.text:
+    if turn.text.upper() == turn.text:
         return None
     spans = char_spans(turn.text, parts)
     if spans is None:
@@ -79,7 +78,7 @@ def text_filter(turn: Turn, cap: CapabilityGrammar, extraction: Extraction, part
     unread: list[str] = []
     # the positions the verb, the capability's own words and the slots consumed
     taken = extraction.used | set(range(*verb) if verb else ()) | {i for i, p in enumerate(parts) if p in skip}
-    said = filter_said(turn, cap, extraction, parts, taken)
+    said = filter_said(turn, parts, taken)
     calendar_only = said is not None and set(tokens(said)) <= _CALENDAR | _LINKS  # "in March": a window, below
     slot = _slot(cap, "filter")
     if said is not None and not calendar_only:
@@ -115,10 +114,3 @@ _CLAUSE_END = re.compile(r"[,;.!?]\s")
 
 def _slot(cap: CapabilityGrammar, parse: str):
     return next((s for s in cap.slots if s.parse == parse), None)
-
-
-def unfiltered(turn: Turn, cap: CapabilityGrammar, said: str) -> None:
-    """Mark the read just operated: its answer opens with the filter it did not apply (hooks._message)."""
-    for intent in (turn.conversation.active_intent, (turn.conversation.active_operation or {}).get("intent")):
-        if isinstance(intent, dict) and intent.get("capability") == cap.id:
-            intent["unfiltered"] = said
