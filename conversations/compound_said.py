@@ -27,8 +27,10 @@ _CONDITIONS = tuple(tuple(lexicon.tokens(p)) for p in ("so se", "somente se", "a
                                                         "only if", "if", "in case"))
 # "go ahead and …", "vai lá e …": a clause of these words only opens the request.
 _OPENING = lexicon.OPENING
-# Text after a colon or an opening quote is what the user dictates (a description, a note): data.
-_DICTATED = re.compile(r"[:“\"«]|(?<!\w)'")
+# Text after a colon, or after an opening quote never closed, is what the user dictates (a description, a
+# note): data. A passage quoted whole is masked by the caller (freetext.quoted_positions), and what follows it is
+# still the request's ("registre o <item> “…” e depois conclua ela").
+_DICTATED = re.compile(r"(?:(?<!\d):|:(?!\d))(?!//)|[“\"«]|(?<!\w)'")
 # "se possível, …", "if you can, …": courtesy, not a condition.
 _COURTESY = frozenset(lexicon.tokens("possivel puder poder conseguir conseguires incomodo importa favor possible "
                                      "can could mind please"))
@@ -40,19 +42,24 @@ class Shape:
     capabilities: tuple[str, ...]
 
 
-def _clauses(parts: list[str]) -> list[list[str]]:
-    clauses, current, i = [], [], 0
+def clause_ranges(parts: list[str]) -> list[tuple[int, int]]:
+    """Where each clause of `parts` starts and ends, the words that join them left out."""
+    ranges, start, i = [], 0, 0
     while i < len(parts):
         joiner = next((j for j in _JOINERS if tuple(parts[i:i + len(j)]) == j), None)
-        if joiner is not None and current:
-            clauses.append(current)
-            current, i = [], i + len(joiner)
+        if joiner is not None and i > start:
+            ranges.append((start, i))
+            i += len(joiner)
+            start = i
             continue
-        current.append(parts[i])
         i += 1
-    if current:
-        clauses.append(current)
-    return clauses
+    if start < len(parts):
+        ranges.append((start, len(parts)))
+    return ranges
+
+
+def _clauses(parts: list[str]) -> list[list[str]]:
+    return [parts[a:b] for a, b in clause_ranges(parts)]
 
 
 @dataclass(frozen=True)
@@ -78,8 +85,8 @@ def _acting(grammar, clause: list[str], allowed: set[str], hints) -> _Action | N
 
 
 def said_part(text: str, parts: list[str]) -> list[str]:
-    """The words before anything dictated (after a colon or an opening quote)."""
-    cut = _DICTATED.search(text)
+    """The words before anything dictated (after a colon or an opening quote left open)."""
+    cut = _DICTATED.search(lexicon.QUOTED.sub(lambda m: " " * len(m.group(0)), text))
     return parts[:len(lexicon.tokens(text[:cut.start()]))] if cut else parts
 
 

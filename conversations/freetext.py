@@ -85,6 +85,17 @@ def quoted_positions(text: str, parts: list[str]) -> frozenset[int]:
     return frozenset(i for i, (start, _) in enumerate(spans) if any(a <= start < b for a, b in quotes))
 
 
+def colon_positions(text: str, parts: list[str]) -> frozenset[int]:
+    """The positions in `parts` of the words after the message's first colon outside quotes: a free-text slot
+    takes them whole as its value (`colon_value`), so none of them is also read as the request's target
+    ("Notas da visita:\n* <entidade> 57 ok\n* …" names no item to write on)."""
+    colon = COLON.search(QUOTED.sub(lambda m: " " * len(m.group(0)), text))
+    spans = char_spans(text, parts) if colon else None
+    if not spans:
+        return frozenset()
+    return frozenset(i for i, (start, _) in enumerate(spans) if start >= colon.end())
+
+
 # "o <item> que manda cancelar …", "the <item> that says …": what an item says is its text, data like a quote.
 _SAYING = tuple(tuple(words(fold(p))) for p in (
     "que diz", "que dizia", "que fala", "que falava", "que manda", "que mandava", "que pede", "que pedia",

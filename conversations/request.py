@@ -25,6 +25,7 @@ from .negated_filter import negated_filter
 from .operations import operate
 from .plurals import plural_types
 from .question import field_question, numbered_by_another
+from .sequence import sequence_request
 from .social import social_said
 from .state import hints_for, situation_for
 from .state_question import state_question
@@ -50,7 +51,7 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     shape = (compound_shape(turn.grammar, said_part(turn.text, masked(parts, spans)), allowed, hints)
              if ranked else None)
     if shape is not None:
-        return compound_request(turn, parts, shape)
+        return compound_request(turn, parts, shape, spans, allowed)
     # "quem é o <campo> da <entidade> 45?": a question naming a field of an entity is answered from
     # that entity's data before any capability whose verb the question happens to contain.
     if two_questions(turn, parts):  # "who's <field> of 318, and is it <state> yet?": both answered
@@ -390,9 +391,14 @@ def _holds_a_name(extraction: Extraction, slot: str, parts: list[str], extractor
     return bool(names & said)
 
 
-def compound_request(turn: Turn, parts: list[str], shape: Shape) -> None:
-    """Several actions or a condition: the LLM structures them (conversations.compound); without one,
-    the user is told to say one step at a time — nothing is started."""
+def compound_request(turn: Turn, parts: list[str], shape: Shape, spans: frozenset[int], allowed: set[str]) -> None:
+    """Several actions or a condition: a plain sequence of writes is planned as one (sequence.py); else the
+    LLM structures them (conversations.compound); without one, the user is told to say one step at a time —
+    nothing is started."""
+    extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
+                          text=turn.text, language=turn.language, data=(parts, spans))
+    if shape.kind == "sequence" and sequence_request(turn, parts, spans, allowed, extractor, choose):
+        return
     if llm_understand(turn, parts):
         return
     rest(turn)

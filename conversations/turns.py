@@ -103,11 +103,12 @@ class Turn:
         "inspection"), `of_noun` ("da inspeção" / "inspection"), `nouns` (plural), `noun_bare`, `noun_one`."""
         noun, english = self.grammar.noun, self.language.startswith("en")
         female = noun(entity_type, self.language, article="the").startswith("a ")
+        bare = noun(entity_type, self.language)
+        one = ("an " if bare[:1].lower() in "aeiou" else "a ") if english else "uma " if female else "um "
         return {"noun": noun(entity_type, self.language, article="" if english else "the"),
                 "of_noun": noun(entity_type, self.language, article="" if english else "of"),
                 "nouns": noun(entity_type, self.language, many=True),
-                "noun_bare": noun(entity_type, self.language),
-                "noun_one": ("a " if english else "uma " if female else "um ") + noun(entity_type, self.language)}
+                "noun_bare": bare, "noun_one": one + bare}
 
     def reply(self, type_: str, template: str, *, message: str | None = None, **parts: Any) -> dict[str, Any]:
         response: dict[str, Any] = {

@@ -19,7 +19,7 @@ from django.conf import settings
 from . import metrics
 from .dates import date_in, date_label, shift_in, shift_problem, today
 from .extraction import Extraction, Situation, SlotValue
-from .freetext import leftover_value, marked_value, only_a_date, quoted_values, value_as_typed
+from .freetext import colon_positions, leftover_value, marked_value, only_a_date, quoted_values, value_as_typed
 from .grammar import CapabilityGrammar, Grammar, SlotSpec, camel_parts, find_phrase, same_word
 from .increments import increment_sign
 from .lexicon import ARTICLES, CREATED, DEMONSTRATIVES, REQUEST_OPENERS, not_excluded, tokens
@@ -80,10 +80,14 @@ class Extractor(NumberedReferences):
         ordered = sorted(cap.slots, key=lambda s: (s.parse != "date", s.parse != "reference",
                                                    parent_input(self.reader, s) is not None))
         view = masked(parts, self.data[1]) if parts == self.data[0] else parts
+        # A text slot takes the colon's text whole: what it mentions is never the item acted on.
+        dictated = colon_positions(self.text, parts) if any(
+            s.type == "text" and s.parse == "text" for s in cap.slots) and not quoted_values(self.text) else None
         for slot in ordered:
             if only is not None and slot.name not in only:
                 continue
-            self._slot(cap, slot, view if slot.parse in _VALUE_PARSES else parts, out, use_context)
+            said = masked(view, dictated) if dictated and slot.parse == "reference" else view
+            self._slot(cap, slot, said if slot.parse in _VALUE_PARSES else parts, out, use_context)
         for slot in ordered:
             if slot.parse == "date" and slot.name in out.missing and (only is None or slot.name in only):
                 self._date_shift(cap, slot, out)

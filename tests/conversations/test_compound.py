@@ -25,7 +25,8 @@ def test_a_sequence_is_one_confirmation_and_runs_in_order(world, supervisor_clie
         {"id": "s1", "capability": "workPermit.components.add", "slots": {"permit": "802", "component": "solda"}},
         {"id": "s2", "capability": "workPermit.approve", "slots": {"permit": "802"}, "depends_on": ["s1"]})
     conversation = start(supervisor_client)
-    turn = talk(supervisor_client, conversation, "adicione solda na 802 e depois aprove ela")
+    # (a navigation in the sequence: the fast path plans writes only, sequence.py)
+    turn = talk(supervisor_client, conversation, "abre a 802, adicione solda nela e depois aprove ela")
     assert (turn["status"], turn["metrics"]["llm_calls"]) == ("CONFIRMATION_REQUIRED", 1)
     message = turn["response"]["message"]
     assert "Solda Elétrica" in message and "depois" in message
@@ -74,8 +75,8 @@ def test_create_then_open_navigates_to_the_new_item(world, operator_client, star
     assert navigation and str(navigation["entity"]["id"]) == str(created)
 
 
-@pytest.mark.parametrize("text", ["adicione solda na 802 e depois aprove ela",
-                                  "add welding to 802 and then approve it",
+@pytest.mark.parametrize("text", ["abre a 802 e depois aprove ela",  # a navigation and a write: planned by neither
+                                  "open 802 and then approve it",
                                   "se a 802 estiver vencida, renove por 30 dias",
                                   "if 802 is still a draft, approve it"])
 def test_without_an_llm_a_compound_request_is_never_cut_to_its_first_action(world, supervisor_client, start, talk,

@@ -1,0 +1,132 @@
+"""Two or more writes asked in one message, planned by the fast path as one plan and confirmed once:
+"muda a <campo> da 310 pra 40 dias e adiciona o <filho> X nela", "push <entity> 62 back a week and give
+<entity> 340 5 more days", "registre o <item> “…” na 52 e depois conclua ela".
+
+Each clause (compound_said.clause_ranges, over the message with the tenant's names and quoted passages masked)
+is read on its own, as a message of its own would be: its capability is chosen and its slots filled by the same
+chooser and extractor as a one-action request. A clause with no verb of its own belongs to the clause before it
+("adiciona X e Y na 802"). A clause that names no item of its target's type acts on the item the clause before it
+acted on ("… e adiciona X nela", "… and extend it by a week") — never on the conversation's open item behind the
+message's back. Each clause's item is pinned like any plan's target.
+
+Only plain sequences of writes are planned here: a navigation, a read, a create (whose result a later clause
+would refer to), a condition, or a clause that does not fill its capability leaves the message to the LLM planner
+(conversations.compound) or to "say one step at a time" — never half of it planned.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from difflib import SequenceMatcher
+from typing import Any
+
+from knowledge.text import fold
+
+from .compound_said import clause_ranges
+from .intents import intent_state
+from .operations import plan_and_decide
+from .ranking import rank
+from .state import hints_for
+from .turns import Turn
+from .understanding import Extraction, Extractor, masked
+
+Chooser = Callable[..., tuple[Any, Extraction]]
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def sequence_request(turn: Turn, parts: list[str], spans: frozenset[int], allowed: set[str],
+                     extractor: Extractor, choose: Chooser) -> bool:
+    """Plan the message's writes as one compound plan; False (nothing planned) when it is not a plain sequence."""
+    clauses = _acting_clauses(turn, parts, spans, allowed)
+    if len(clauses) < 2:
+        return False
+    steps, before = [], None
+    for start, end in clauses:
+        step = _clause(turn, parts, spans, allowed, extractor, choose, (start, end), before)
+        if step is None:
+            return False
+        steps.append(step)
+        before = step
+    if len({cap.id for cap, _ in steps}) < 2:  # one capability over several items is a batch's, not this
+        return False
+    compound = [{"part": f"s{i + 1}", "depends_on": [f"s{i}"] if i else [], "refs": {}, "ref_types": {},
+                 "condition": None,
+                 "state": intent_state(capability=cap.id, values=extraction.values, text=turn.text,
+                                       language=turn.language)} for i, (cap, extraction) in enumerate(steps)]
+    top = intent_state(capability=steps[-1][0].id, values={}, text=turn.text, language=turn.language)
+    top["compound"] = compound
+    turn.event("INTENT_CREATED", {"intent_id": top["id"], "capability": top["capability"],
+                                  "parts": [c["state"]["capability"] for c in compound]})
+    plan_and_decide(turn, top)
+    return True
+
+
+def _acting_clauses(turn: Turn, parts: list[str], spans: frozenset[int], allowed: set[str]) -> list[tuple[int, int]]:
+    """The clauses that each name a write by their own verb, a clause without one joined to the one before it."""
+    view = masked(parts, spans)
+    hints = hints_for(turn.conversation, with_topic=True)
+    clauses: list[tuple[int, int]] = []
+    for start, end in clause_ranges(view):
+        ranked = rank(turn.grammar, view[start:end], allowed, hints)
+        acting = bool(ranked) and ranked[0].verb is not None and ranked[0].verb_span is not None
+        if acting and (ranked[0].cap.kind != "write" or ranked[0].cap.intent == "create"):
+            return []  # a navigation, a read or a create in the sequence: not planned here
+        if acting or not clauses:
+            clauses.append((start, end))
+        else:
+            clauses[-1] = (clauses[-1][0], end)
+    return clauses
+
+
+Step = tuple[Any, Extraction]  # a clause's capability and what it said
+
+
+def _clause(turn: Turn, parts: list[str], spans: frozenset[int], allowed: set[str], extractor: Extractor,
+            choose: Chooser, at: tuple[int, int], before: Step | None) -> Step | None:
+    """The clause's capability and slots, read as a message of its own; None when it does not fill them."""
+    start, end = at
+    own = parts[start:end]
+    local = frozenset(i - start for i in spans if start <= i < end)
+    situation, hints = extractor.situation, hints_for(turn.conversation, with_topic=True)
+    if before is not None:  # "… e adiciona X nela": the items the clause before acted on, not the open one
+        acted = _items_of(before[1])
+        situation = replace(situation, active=acted[0] if acted else None, selection=None, selection_fresh=False,
+                            listed=[], created=[], recent=acted)
+        hints = replace(hints, entity_types=tuple(dict.fromkeys([*(a["type"] for a in acted), *hints.entity_types])))
+    reading = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation, text=_text_of(turn, parts, at),
+                        language=turn.language, data=(own, local))
+    ranked = rank(turn.grammar, masked(own, local), allowed, hints)
+    if not ranked:
+        return None
+    best, extraction = choose(turn, ranked, own, reading, allowed)
+    if best.cap.kind != "write" or not extraction.complete or _several_for_one(best.cap, extraction):
+        return None
+    return best.cap, extraction
+
+
+def _several_for_one(cap: Any, extraction: Extraction) -> bool:
+    """Several values said for a slot that takes one: a request of its own asks which (operations._one_at_a_time)."""
+    return any(len(values) > 1 and not (cap.slot(name) and cap.slot(name).many)
+               for name, values in extraction.values.items())
+
+
+def _items_of(extraction: Extraction) -> list[dict[str, Any]]:
+    """The items a clause names by reference (its target first: the reference slots come first in it)."""
+    return [dict(v.entity) for values in extraction.values.values() for v in values
+            if v.entity and v.entity.get("type") and v.source in ("text", "context", "ui", "result")]
+
+
+def _text_of(turn: Turn, parts: list[str], at: tuple[int, int]) -> str:
+    """The clause as the user typed it (free-text values keep their spelling): from its first word found in the
+    message to the next clause's joiner. `parts` may differ from the typed words (numbers said in words are
+    digits there), so the two are aligned on the words they share."""
+    typed = [(fold(m.group(0)), m.span()) for m in _WORD.finditer(turn.text)]
+    blocks = SequenceMatcher(None, parts, [w for w, _ in typed], autojunk=False).get_matching_blocks()
+    where = {a + k: b + k for a, b, size in blocks for k in range(size)}  # position in parts → typed word
+    start = next((where[i] for i in range(at[0], at[1]) if i in where), None)
+    if start is None:
+        return turn.text
+    stop = next((where[i] for i in range(at[1], len(parts)) if i in where), None)
+    return turn.text[typed[start][1][0]:typed[stop][1][0] if stop is not None else len(turn.text)].strip()
