@@ -25,6 +25,27 @@ def _at(item: Mapping[str, Any], path: str) -> Any:
     return value
 
 
+def states_said(grammar: Grammar, entity_type: str, said: list[str]) -> tuple[list[tuple[str, str]], set[int]]:
+    """The (field, value) of the entity's enum fields the words say ("aprovada", "the cancelled one") and the
+    positions of the words that say them."""
+    enums: list[tuple[str, str]] = []
+    at: set[int] = set()
+    for slot in (s for c in grammar.capabilities.values() if c.entity == entity_type for s in c.slots
+                 if s.parse == "enum" and s.values):
+        value = grammar.enum_value(slot, said)
+        if value is None or (slot.field, value) in enums:
+            continue
+        enums.append((slot.field, value))
+        phrase = grammar.enum_phrase(slot, said)
+        at |= set(range(*phrase[1])) if phrase else {i for i, p in enumerate(said) if same_word(p, value.lower())}
+    return enums, at
+
+
+def in_state(items: list[dict[str, Any]], enums: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """Of `items` (entity refs or rows), those in every state said."""
+    return [i for i in items if enums and all(i.get(field) == value for field, value in enums)]
+
+
 def named_by_attribute(reader: Reader, slot: SlotSpec, parts: list[str], enums: Iterable[tuple[str, str]] = (),
                        *, skip: frozenset[str] | set[str] = frozenset(),
                        used: Iterable[int] = (), partial: bool = True) -> tuple[list[dict[str, Any]], set[int]]:

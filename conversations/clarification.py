@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .attributes import named_by_attribute
+from .attributes import in_state, named_by_attribute, states_said
 from .clarify import clarify
 from .flow import activate_targets, close_clarification, is_count, rest
 from .grammar import SlotSpec
@@ -32,6 +32,8 @@ def clarification_answer(turn: Turn, clarification: Clarification, parts: list[s
     chosen = _pick_candidate(clarification.candidates, parts) if clarification.candidates else None
     if chosen is None and clarification.candidates and slot_name:  # "a do <pessoa>": by what names it
         chosen = _named_by(turn, state, slot_name, clarification.candidates, parts)
+    if chosen is None and clarification.candidates and slot_name:  # "a cancelada": the one in the state said
+        chosen = _in_state_said(turn, state, slot_name, clarification.candidates, parts)
     values = dict(state.get("slots") or {})
     if chosen is not None:
         values[slot_name] = [SlotValue(chosen["value"], str(chosen["entity"].get("label")), chosen["entity"],
@@ -143,6 +145,18 @@ def _named_by(turn: Turn, state: dict[str, Any], slot_name: str, candidates: lis
     items, _at = named_by_attribute(turn.reader, slot, parts)
     ids = {str(item.get("id")) for item in items}
     found = [c for c in candidates if str(c.get("value")) in ids]
+    return found[0] if len(found) == 1 else None
+
+
+def _in_state_said(turn: Turn, state: dict[str, Any], slot_name: str, candidates: list[dict[str, Any]],
+                   parts: list[str]) -> dict[str, Any] | None:
+    """"a cancelada", "the approved one": the one candidate in the state the words say."""
+    cap = turn.grammar.capabilities.get(str(state.get("capability")))
+    slot = cap.slot(slot_name) if cap is not None else None
+    if slot is None:
+        return None
+    enums = states_said(turn.grammar, slot.type, parts)[0]
+    found = [c for c in candidates if in_state([c.get("entity") or {}], enums)]
     return found[0] if len(found) == 1 else None
 
 

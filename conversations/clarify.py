@@ -62,7 +62,7 @@ def clarify(turn: Turn, state: Mapping[str, Any], extraction: Extraction) -> Non
         missing, template = [slot_name], "clarify.not_found"
     elif extraction.invalid:
         slot_name, bad = next(iter(extraction.invalid.items()))
-        question, template = _invalid_question(turn, cap.slot(slot_name), slot_name, bad), "clarify.invalid_number"
+        question, template = _invalid_question(turn, cap, slot_name, bad, extraction), "clarify.invalid_number"
         missing = [slot_name]
     else:
         slot_name = extraction.missing[0]
@@ -87,13 +87,20 @@ def clarify(turn: Turn, state: Mapping[str, Any], extraction: Extraction) -> Non
     clarification_open(turn, state, question=question, template=template, missing=missing, candidates=candidates)
 
 
-def _invalid_question(turn: Turn, slot: Any, slot_name: str, bad: Mapping[str, Any]) -> str:
-    """"-5 is not a valid value for <field>: it cannot be negative." — a number is never changed silently."""
+def _invalid_question(turn: Turn, cap: Any, slot_name: str, bad: Mapping[str, Any], extraction: Extraction) -> str:
+    """"-5 is not a valid value for <field> of <entity> 312: it cannot be negative." — a number is never changed
+    silently, and the item it was meant for is named (a value computed from its own says whose)."""
     problem = str(bad.get("problem"))
     if problem == "range" and bad.get("maximum") is None:
         problem = "range_min"
     why = turn.say(f"number.{problem}", minimum=bad.get("minimum", 0), maximum=bad.get("maximum"))
-    return turn.say("clarify.invalid_number", said=bad.get("said"), field=_slot_term(turn, slot, slot_name), why=why)
+    field = _slot_term(turn, cap.slot(slot_name), slot_name)
+    target = next((v[0] for s in cap.slots if s.parse == "reference" and s.type == cap.entity
+                   and (v := extraction.values.get(s.name))), None)
+    if target is not None:  # "<campo> da <entidade> 312", "<field> of <entity> 312"
+        of = turn.nouns(cap.entity)["of_noun"]  # ("da <entidade>" / "<entity>")
+        field = f"{field} {'of ' if turn.language.startswith('en') else ''}{of} {target.label}"
+    return turn.say("clarify.invalid_number", said=bad.get("said"), field=field, why=why)
 
 
 def clarification_open(turn: Turn, state: Mapping[str, Any], *, question: str, template: str, missing: list[str],

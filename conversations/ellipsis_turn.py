@@ -16,12 +16,14 @@ from typing import Any
 from . import lexicon
 from .attributes import same_number_elsewhere
 from .ellipsis import WHICH_ONES, last_request, says_also
+from .flow import operated_mark
 from .lexicon import DAY_UNITS
 from .navigation import navigate
 from .operations import operate
 from .question import field_answer, field_asked
 from .request import understand
 from .state import situation_for
+from .text_filter import text_filter
 from .turns import Turn
 from .understanding import MASK, Extraction, Extractor, SlotValue
 
@@ -195,6 +197,8 @@ def _request_again(turn: Turn, request: dict[str, Any], rest: list[str], allowed
         return False
     extractor = _extractor(turn)
     fresh = extractor.extract(cap, rest, use_context=False)
+    # "e no <Lugar>?", "and next week?": a place or a window of dates is the read's filter again
+    unread = text_filter(turn, cap, fresh, rest, None, extractor.skip_words(cap)) if cap.kind == "read" else None
     changed = {name: values for name, values in fresh.values.items() if values and values[0].source == "text"}
     if cap.kind == "write":  # "a 311 também": a bare number is the other target, never a new quantity
         changed = _other_target(extractor, cap, rest) or changed
@@ -205,6 +209,8 @@ def _request_again(turn: Turn, request: dict[str, Any], rest: list[str], allowed
         return True
     values.update(changed)
     (navigate if cap.kind == "navigation" else operate)(turn, cap, Extraction(values=values), rest)
+    if unread:
+        operated_mark(turn, cap.id, "unfiltered", unread)
     return True
 
 

@@ -95,6 +95,24 @@ def _listed(detail: Mapping[str, Any], grammar: Any, snapshot: Any) -> list[dict
     return [entity_ref(cap.entity, r, label_field="number" if r.get("number") is not None else "name") for r in shown]
 
 
+def _children_listed(detail: Mapping[str, Any], grammar: Any) -> list[dict[str, Any]] | None:
+    """The parts of one item a read just listed ("<filhos> da <entidade> 51"), in the order shown: "remove the
+    2nd" next picks among them (understanding._named). The read is the resolver of a slot of their type."""
+    steps = [s for s in detail["steps"] if s["status"] == "completed"]
+    step = steps[0] if len(steps) == 1 else {}
+    cap = grammar.capabilities.get(step.get("capability"))
+    result = step.get("result")
+    if cap is None or cap.kind != "read" or not isinstance(result, list):
+        return None
+    slot = next((s for c in grammar.capabilities.values() for s in c.slots
+                 if s.type == cap.entity and (s.resolver or {}).get("capability") == cap.id), None)
+    if slot is None:
+        return None
+    label = str(slot.resolver.get("label", "name"))
+    return [entity_ref(cap.entity, r, label_field=label) for r in result[:MAX_ITEMS]
+            if isinstance(r, Mapping) and r.get("id") is not None]
+
+
 def _message(execution: Execution, detail: Mapping[str, Any], intent: Mapping[str, Any], grammar: Any,
              language: str, operation: Mapping[str, Any] | None = None, snapshot: Any = None) -> tuple[str, str]:
     """(response type, text): a read answers, a write reports; failed items are named as the user named them."""
@@ -184,8 +202,9 @@ def settled_apply(conversation: Conversation, execution: Execution, snapshot: An
     for ref in created:
         entity_remember(conversation, ref)
     listed = _listed(detail, grammar, snapshot)
-    if listed is not None:
-        conversation.context = {**(conversation.context or {}), "listed": listed}
+    shown = listed if listed is not None else _children_listed(detail, grammar)
+    if shown is not None:
+        conversation.context = {**(conversation.context or {}), "listed": shown}
     if listed and len(listed) == 1:  # "which <entities> are cancelled?" → one: "who was responsible for that one?"
         entity_activate(conversation, listed[0], version=int(conversation.version or 0))
     task_executed(conversation, read_only=detail["plan"]["risk"] == "read")

@@ -20,7 +20,7 @@ from .plurals import plural_types
 from .reads import entity_ref
 from .references import NUMBER_WORDS
 from .state import entity_activate, situation_for
-from .summary import code_labels
+from .summary import MAX_ITEMS, code_labels
 from .turns import Turn
 from .understanding import Extraction, Extractor, SlotValue, masked
 
@@ -71,8 +71,9 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
                 state["field"] = field
                 clarify(turn, state, Extraction(ambiguous={slot.name: extraction.ambiguous[slot.name]}))
                 return True
-        if value is not None and value.source != "text" and slot.type in plural_types(turn.grammar, parts):
-            continue  # "quais <entidades> estão <estado>?" with one in focus: a list asked, not its field
+        if value is not None and (value.source != "text" or not numbered) and slot.type in plural_types(
+                turn.grammar, parts):
+            continue  # "quais <entidades> estão <estado>?" with one in focus or named by a place: a list asked
         if (value is not None and value.source == "text" and slot.type not in named and not numbered
                 and (named or not _own_value_said(turn, slot, value, parts))):
             # "which <entities> is <person> <field> for?", "who works for <owner>?": a name of another type
@@ -168,11 +169,31 @@ def field_answer(turn: Turn, slot: SlotSpec, body: Mapping[str, Any], field: str
               entity=entity, semantic_id=None)
     context = dict(turn.conversation.context or {})
     remember_field(context, slot.type, entity.get("id"), field)  # "mais 10 dias" / "e a 457?" next
+    parts_shown = _parts_listed(turn, field, value)
+    if parts_shown:  # "<filhos> da <entidade> 51" answered as its field: "remove the 2nd" next picks among them
+        context["listed"] = parts_shown
     turn.conversation.context = context
     rest(turn)
     turn.reply("answer", template, values={"field": _field_label(turn, field).capitalize(),
                                            "label": entity.get("label"), "value": f"{shown}{unit}",
                                            **turn.nouns(slot.type), **(extra or {})})
+
+
+def _parts_listed(turn: Turn, field: str, value: Any) -> list[dict[str, Any]]:
+    """A field that lists an item's parts, as references of their type: the type whose list a read gives at the
+    item's sub-resource of that name (its call path ends in `/<field>`) and whose items a slot resolves."""
+    if not isinstance(value, list) or not value or not all(isinstance(v, Mapping) and v.get("id") for v in value):
+        return []
+    for cap in turn.grammar.capabilities.values():
+        spec = turn.reader.spec(cap.id) if cap.kind == "read" else None
+        if spec is None or not str(spec.path_template).rstrip("/").endswith(f"/{field}"):
+            continue
+        slot = next((s for c in turn.grammar.capabilities.values() for s in c.slots
+                     if s.type == cap.entity and (s.resolver or {}).get("capability") == cap.id), None)
+        if slot is not None:
+            label = str(slot.resolver.get("label", "name"))
+            return [entity_ref(cap.entity, v, label_field=label) for v in value[:MAX_ITEMS]]
+    return []
 
 
 def _field_label(turn: Turn, field: str) -> str:

@@ -81,7 +81,8 @@ def verb_matches(grammar: Grammar, parts: list[str], allowed: set[str]) -> dict[
             continue
         for verb in cap.verbs:
             at = find_verb(words, verb.words) if verb.words and verb.words[0] in said else None
-            if at is None or _participle_after_noun(grammar, words, at, verb):
+            if at is None or _participle_after_noun(grammar, words, at, verb) or _participle_picking(
+                    parts, index[at[0]], verb):
                 continue
             span = (index[at[0]], index[at[1] - 1] + 1)
             best = found.get(cap.id)
@@ -99,6 +100,19 @@ def _participle_after_noun(grammar: Grammar, words: list[str], at: tuple[int, in
     word = words[at[0]]
     return (len(verb.words) == 1 and at[0] > 0 and word != verb.words[0] and word.endswith(_PARTICIPLE)
             and bool(grammar.types_named_in([words[at[0] - 1]])))
+
+
+# "a aprovada", "pela cancelada", "the approved one": an article (or one joined to a preposition) before it
+_PICKING = ARTICLES | DETERMINERS | frozenset(("da", "do", "das", "dos", "na", "no", "nas", "nos", "pela", "pelo",
+                                               "pelas", "pelos"))
+
+
+def _participle_picking(parts: list[str], at: int, verb: Verb) -> bool:
+    """"a aprovada", "quem responde pela cancelada?", "open the approved one": a one-word verb said as a
+    participle right after an article picks an item by its state — it asks nothing to be done to it."""
+    word = parts[at]
+    return (len(verb.words) == 1 and at > 0 and word != verb.words[0] and word.endswith(_PARTICIPLE)
+            and parts[at - 1] in _PICKING)
 
 
 def _verb_place(words: list[str]) -> int:

@@ -9,7 +9,16 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .attributes import another_slots_value, could_be_said_of_it, named_among, named_by_attribute, quoting, said_of_it
+from .attributes import (
+    another_slots_value,
+    could_be_said_of_it,
+    in_state,
+    named_among,
+    named_by_attribute,
+    quoting,
+    said_of_it,
+    states_said,
+)
 from .extraction import Extraction, Situation, SlotValue
 from .freetext import quoted_positions
 from .grammar import CapabilityGrammar, Grammar, SlotSpec, dropped_letter, find_phrase
@@ -121,7 +130,7 @@ class NumberedReferences:
             return
         if found is None:
             if use_context:
-                ref = reference(slot.type, parts, self.situation)
+                ref = self._listed_in_state(slot, self.data[0] or parts) or reference(slot.type, parts, self.situation)
                 if ref is not None:
                     out.values[slot.name] = [ref]
             return
@@ -151,14 +160,19 @@ class NumberedReferences:
         said = self.data[0] or parts
         if not could_be_said_of_it(self.grammar, slot, said):
             return False
-        enums = [(s.field, v) for c in self.grammar.capabilities.values() if c.entity == slot.type for s in c.slots
-                 if s.parse == "enum" and s.values and (v := self.grammar.enum_value(s, said))]
-        items, at = named_by_attribute(self.reader, slot, said, enums, skip=self.skip_words(cap), used=out.used)
         quoted = quoted_positions(self.text, said)
+        # The words of a state are that state's, never part of a name ("the approved one" names no "Approve Ltd"),
+        # unless quoted (a quote is the user's own text of a name).
+        enums, in_enums = states_said(self.grammar, slot.type, [p if i not in quoted else "" for i, p in
+                                                                enumerate(said)])
+        items, at = named_by_attribute(self.reader, slot, said, enums, skip=self.skip_words(cap),
+                                       used=out.used | in_enums)
         if at & quoted:  # a quoted passage is the user's own text: the items whose value holds all of it, or none
             items = quoting(slot, items, [said[i] for i in sorted(quoted)])
             if not items:
                 return False
+        if len(items) > 1:  # "open the approved one" after a list: of the items it showed
+            items = self._among_listed(slot, items)
         if ((covering is not None and covering not in at) or another_slots_value(self.reader, cap, slot, said, at)
                 or not said_of_it(self.grammar, slot, said, at)):
             return False
@@ -170,6 +184,18 @@ class NumberedReferences:
         elif refs:
             out.ambiguous[slot.name] = refs
         return bool(refs)
+
+    def _listed_in_state(self, slot: SlotSpec, said: list[str]) -> SlotValue | None:
+        """"open the approved one", "quem responde pela cancelada?" right after a list: the one item it showed in
+        the state said (its refs keep their state), else None."""
+        listed = [r for r in self.situation.listed if r.get("type") == slot.type]
+        hits = in_state(listed, states_said(self.grammar, slot.type, said)[0]) if listed else []
+        return SlotValue(hits[0].get("id"), str(hits[0].get("label")), hits[0], "context") if len(hits) == 1 else None
+
+    def _among_listed(self, slot: SlotSpec, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Of `items`, the ones the last list answered showed, when any (else all of them)."""
+        shown = {str(r.get("id")) for r in self.situation.listed if r.get("type") == slot.type}
+        return [i for i in items if str(i.get("id")) in shown] or items
 
     def resolve_number(self, slot: SlotSpec, number: str, parts: list[str], out: Extraction, *,
                        by_attribute: bool = False, besides: Any = None) -> None:

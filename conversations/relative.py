@@ -28,6 +28,7 @@ _NOISE = ARTICLES | FILLER | DAY_UNITS | frozenset(tokens("em de it by isso that
 _NOISE |= frozenset(tokens("as long longer much big pela pelo por in up cut corta corte reduz reduza reduce divide "
                            "coloca poe bota put set aumenta increase"))
 _NOISE |= frozenset(tokens("do que than this"))  # "10 dias a mais do que isso", "5 more than that"
+_NOISE |= frozenset(tokens("disso dele dela of"))  # "metade disso", "half of that"
 
 
 _MOST_WORDS = 8  # "põe 10 dias a mais do que isso": every word but the amount is a relative word

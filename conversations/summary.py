@@ -96,7 +96,11 @@ def describe(turn: Turn, state: Mapping[str, Any]) -> tuple[str, list[dict[str, 
 def done_text(turn: Turn, state: Mapping[str, Any]) -> str | None:
     """The reply once the operation completed ("Validade da permissão 123 alterada para 60 dias."), from the
     capability's `language.done` template; None when it has none (the execution composer answers then)."""
-    if state.get("batch") or state.get("compound"):
+    parts = state.get("compound") or []
+    if parts and not any(p.get("condition") or p.get("refs") for p in parts):  # every part ran: each says its own
+        said = [done_text(turn, p["state"]) for p in parts]
+        return " ".join(said) if all(said) else None  # type: ignore[arg-type]
+    if state.get("batch") or parts:
         return None  # worded from the steps' results when the execution settles (hooks)
     return None if state.get("clone") else _render(turn, state["capability"], "done", _slot_texts(turn, state).values)
 

@@ -17,7 +17,9 @@ A filter the read cannot apply (no such slot) opens the answer — "Não consigo
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
+from .attributes import named_by_attribute
 from .date_windows import date_window, window_days
 from .dates import MONTHS, WEEKDAYS, date_label, date_spans, today
 from .extraction import Extraction, SlotValue
@@ -26,7 +28,8 @@ from .grammar import CapabilityGrammar
 from .lexicon import tokens
 from .turns import Turn
 
-_BEFORE = frozenset(tokens("no na nos nas em num numa do da dos das pelo pela at in on from for of"))
+_BEFORE = frozenset(tokens("no na nos nas em num numa do da dos das pelo pela pra pro para at in on from for of"))
+_ARTICLE = frozenset(tokens("the o a os as"))
 # Between two capitalised words a name may hold a linking word: "Galpão de Cargas", "Port of Santos".
 _LINKS = frozenset(tokens("de da do das dos e of the and"))
 # "in March", "na Sexta": a day or a month is no free text the API searches — such a filter is refused.
@@ -44,7 +47,8 @@ def filter_said(turn: Turn, parts: list[str], taken: set[int]) -> str | None:
     dated = {i for start, end in date_spans(turn.text, turn.language) for i in range(start, end)}
     free = [i not in taken and i not in dated for i in range(len(parts))]
     for i in range(1, len(parts)):
-        if not (free[i] and parts[i - 1] in _BEFORE and _named(turn.text, spans[i]) and len(parts[i]) > 2):
+        after = parts[i - 1] in _BEFORE or (i > 1 and parts[i - 1] in _ARTICLE and parts[i - 2] in _BEFORE)
+        if not (free[i] and after and _named(turn.text, spans[i]) and len(parts[i]) > 2):  # "at (the) <Lugar>"
             continue
         end = i
         while end + 1 < len(parts) and free[end + 1] and _joined(turn.text, spans[end], spans[end + 1]):
@@ -78,7 +82,7 @@ def text_filter(turn: Turn, cap: CapabilityGrammar, extraction: Extraction, part
     unread: list[str] = []
     # the positions the verb, the capability's own words and the slots consumed
     taken = extraction.used | set(range(*verb) if verb else ()) | {i for i, p in enumerate(parts) if p in skip}
-    said = filter_said(turn, parts, taken)
+    said = filter_said(turn, parts, taken) or _known_name(turn, cap, parts, taken)
     calendar_only = said is not None and set(tokens(said)) <= _CALENDAR | _LINKS  # "in March": a window, below
     slot = _slot(cap, "filter")
     if said is not None and not calendar_only:
@@ -95,6 +99,24 @@ def text_filter(turn: Turn, cap: CapabilityGrammar, extraction: Extraction, part
     elif window or calendar_only:
         unread.append(window or said)
     return unread[0] if unread else None
+
+
+def _known_name(turn: Turn, cap: CapabilityGrammar, parts: list[str], taken: set[int]) -> str | None:
+    """A value of one of the entity's own fields that name it (the manifest's `named_by`, not a related item's
+    name: those have slots of their own) said after a preposition of place in any case — "quantas <entidades> no
+    <lugar em minúsculas>?" —, as typed; else None."""
+    slot = next((s for c in turn.grammar.capabilities.values() for s in c.slots
+                 if s.parse == "reference" and s.type == cap.entity and s.resolver and s.named_by), None)
+    own = tuple(p for p in (slot.named_by if slot else ()) if "." not in p)
+    spans = char_spans(turn.text, parts) if own else None
+    if not spans:
+        return None
+    _items, at = named_by_attribute(turn.reader, replace(slot, named_by=own), parts, used=taken)
+    first = min(at) if at else 0
+    if not first or not (parts[first - 1] in _BEFORE or (first > 1 and parts[first - 1] in _ARTICLE
+                                                           and parts[first - 2] in _BEFORE)):
+        return None
+    return turn.text[spans[first][0]:spans[max(at)][1]]
 
 
 def _clause_of(text: str, parts: list[str], at: int | None) -> str:

@@ -25,7 +25,7 @@ from .increments import increment_sign
 from .lexicon import ARTICLES, CREATED, DEMONSTRATIVES, REQUEST_OPENERS, not_excluded, tokens
 from .matching import Mention, mention
 from .numbers import numerals_of, on_an_item, value_problem
-from .ordinals import without_the_pick
+from .ordinals import listed_pick, without_the_pick
 from .ranking import MASK, Hints, Ranked, number_positions, rank  # noqa: F401 - the engine's public names
 from .reads import Reader, entity_ref
 from .references import NUMBER_WORDS, NumberedReferences, reference
@@ -307,6 +307,8 @@ class Extractor(NumberedReferences):
         if found is None:
             found = self._the_only_child(slot, parts, items, label)
         if found is None:
+            found = self._listed_child(slot, parts, items, value_key)
+        if found is None:
             if use_context and slot.from_context:
                 ref = reference(slot.type, parts, self.situation) or self._from_target(slot, out)
                 if ref is not None:
@@ -336,6 +338,14 @@ class Extractor(NumberedReferences):
             return None
         written = detect_language(str(items[0].get(label) or ""), _DATA_LANGUAGE)
         return Mention(items=list(items), exact=False) if written != self.language else None
+
+    def _listed_child(self, slot: SlotSpec, parts: list[str], items: list[dict[str, Any]],
+                      value_key: str) -> Mention | None:
+        """"remove the 2nd": of the parts of the item just listed, the one at that place — when it is still
+        one of the item's (`items`: its parts as read now)."""
+        picked = listed_pick(self.situation.listed, slot.type, parts)
+        still = [i for i in items if picked is not None and str(i.get(value_key)) == str(picked.get("id"))]
+        return Mention(items=still, exact=True) if still else None
 
     def _from_target(self, slot: SlotSpec, out: Extraction) -> SlotValue | None:
         """A context slot such as the company of a create: the one of the entity in focus."""

@@ -3,7 +3,13 @@ neighbours) and from the gaps its note left. Each test failed before its change.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+
+from conversations.dates import today
+from sst import inspection_services
+from sst import services as sst
 
 from .conftest import inspection_78, selection
 
@@ -54,6 +60,8 @@ def test_two_writes_in_one_message_are_one_confirmation(world, supervisor_client
     done = talk(supervisor_client, conversation, "sim")
     assert done["state"]["status"] == "SUCCESS", done["state"]
     assert (_validity(world.p802), _components(world.p802)) == (days, ["welding"])
+    told = done["state"]["last_response"]["message"]  # each write says what it did
+    assert f"{days} " in told and "Solda Elétrica" in told, told
 
 
 def test_a_later_clause_acts_on_the_item_the_first_named_not_the_one_open(world, supervisor_client, start, talk):
@@ -88,3 +96,99 @@ def test_a_sequence_with_a_half_not_understood_is_never_half_planned(world, supe
 
     assert not turn["response"].get("confirmation"), turn["response"]
     assert _validity(world.p802) == 20
+
+
+def _more_inspections(world):
+    inspection_78(world)
+    inspection_services.inspection_create(tenant=world.tenant, company=world.omega, site="Doca 2", number="83",
+                                          scheduled_for=today() + timedelta(days=20))
+
+
+@pytest.mark.parametrize(("first", "then", "says", "not_says"), [
+    ("quais inspeções estão agendadas nos próximos 10 dias?", "e nos próximos 30 dias?", ["78", "79", "83"], []),
+    ("which inspections are due in the next 30 days?", "and in the next 10 days?", ["78", "79"], ["83"]),
+    ("quantas inspeções tem na Doca 9?", "e na Doca 2?", ["2 inspeções", "Doca 2"], []),
+    ("how many inspections are there at the Doca 2?", "and at the Doca 9?", ["1 inspection", "Doca 9"], []),
+])
+def test_an_ellipsis_changes_the_window_or_the_place_of_the_last_read(world, operator_client, start, talk, first,
+                                                                       then, says, not_says):
+    _more_inspections(world)
+    conversation = start(operator_client)
+    talk(operator_client, conversation, first)
+
+    turn = talk(operator_client, conversation, then)
+
+    message = turn["response"]["message"]
+    assert turn["response"]["type"] == "answer", turn["response"]
+    assert all(s in message for s in says) and not any(s in message for s in not_says), message
+
+
+@pytest.mark.parametrize("text", ["Which inspections are scheduled at the Doca 2?",
+                                  "Quais inspeções estão agendadas na Doca 2?"])
+def test_which_items_at_a_place_is_a_list_not_one_item_s_field(world, operator_client, start, talk, text):
+    _more_inspections(world)
+    conversation = start(operator_client)
+
+    turn = talk(operator_client, conversation, text)
+
+    message = turn["response"]["message"]
+    assert "79" in message and "83" in message and "78" not in message, turn["response"]
+
+
+@pytest.mark.parametrize(("text", "kind"), [("abre a aprovada", "navigation"), ("open the approved one", "navigation"),
+                                            ("qual a validade da aprovada?", "answer")])
+def test_an_item_picked_by_its_state_in_the_list_just_answered(world, operator_client, start, talk, text, kind):
+    sst.permit_approve(tenant=world.tenant, permit_id=world.p802.pk)
+    conversation = start(operator_client)
+    talk(operator_client, conversation, "liste as permissões da Delta Engenharia")
+
+    turn = talk(operator_client, conversation, text)
+
+    assert turn["response"]["type"] == kind, turn["response"]
+    assert "802" in turn["response"]["message"] and "771" not in turn["response"]["message"], turn["response"]
+
+
+@pytest.mark.parametrize("text", ["a aprovada", "the approved one", "e a aprovada?"])
+def test_a_state_said_of_an_item_is_no_command_to_reach_it(world, operator_client, start, talk, text):
+    """"a aprovada" after a list names the approved item (the pick by state above), and the word was also read as
+    the verb "aprovar": without ranking's participle rule it became an approval of that item (refused by policy
+    only because it already was)."""
+    sst.permit_approve(tenant=world.tenant, permit_id=world.p802.pk)
+    conversation = start(operator_client)
+    talk(operator_client, conversation, "liste as permissões da Delta Engenharia")
+
+    turn = talk(operator_client, conversation, text)
+
+    assert turn["response"]["template"] != "policy.denied_action" and not turn["response"].get("confirmation"), turn
+
+
+@pytest.mark.parametrize(("then", "days"), [("pensando bem, metade disso", "30 dias"), ("hmm, half of that", "30")])
+def test_half_of_the_value_just_proposed(world, operator_client, start, talk, then, days):
+    conversation = start(operator_client)
+    talk(operator_client, conversation, "mude a validade da permissão 802 para 60 dias")
+
+    turn = talk(operator_client, conversation, then)
+
+    assert "802" in _proposed(turn) and days in _proposed(turn), turn["response"]
+
+
+def test_a_value_computed_that_cannot_be_set_names_the_item_it_was_for(world, operator_client, start, talk):
+    sst.permit_create(tenant=world.tenant, company=world.delta, number="905", validity_days=45)
+    conversation = start(operator_client)
+
+    turn = talk(operator_client, conversation, "corta a validade da 905 pela metade")
+
+    assert turn["response"]["template"] == "clarify.invalid_number", turn["response"]
+    assert "22.5" in turn["response"]["message"] and "905" in turn["response"]["message"], turn["response"]
+
+
+@pytest.mark.parametrize(("text", "says"), [("quantas inspeções tem na doca 9?", "1 inspeção"),
+                                            ("how many inspections are at the doca 2?", "2 inspections")])
+def test_a_place_typed_in_lower_case_still_filters_the_read(world, operator_client, start, talk, text, says):
+    """A known place of the entity's own (not a capitalised name) filters too: "Há 3 inspeções" was the total."""
+    _more_inspections(world)
+    conversation = start(operator_client)
+
+    turn = talk(operator_client, conversation, text)
+
+    assert says in turn["response"]["message"], turn["response"]
