@@ -192,3 +192,17 @@ def test_a_place_typed_in_lower_case_still_filters_the_read(world, operator_clie
     turn = talk(operator_client, conversation, text)
 
     assert says in turn["response"]["message"], turn["response"]
+
+
+@pytest.mark.parametrize(("listing", "pick"), [("quais os componentes da 802?", "tira o segundo"),
+                                               ("list the components of permit 802", "remove the 2nd one")])
+def test_a_part_picked_by_its_place_among_the_parts_just_listed(world, operator_client, start, talk, listing, pick):
+    for kind in (world.weld, world.scaffold):
+        sst.permit_component_add(tenant=world.tenant, permit_id=world.p802.pk, component_type=kind)
+    conversation = start(operator_client)
+    listed = talk(operator_client, conversation, listing)["response"]["message"]
+    second = max(("Solda Elétrica", "Montagem de Andaime"), key=listed.index)
+
+    turn = talk(operator_client, conversation, pick)
+
+    assert second in _proposed(turn) and "802" in _proposed(turn), turn["response"]
