@@ -429,4 +429,8 @@ correction
 era
 wait make it
 wait make that
+sim mas
+yes but
+ok mas
+ok but
 """.strip().splitlines())

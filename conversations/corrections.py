@@ -21,9 +21,10 @@ from .intents import slot_values
 from .navigation import navigate_state
 from .operations import plan_and_decide
 from .ordinals import listed_pick
+from .ranking import rank
 from .reads import entity_ref
 from .request import understand
-from .state import entity_activate, situation_for
+from .state import entity_activate, hints_for, situation_for
 from .statemachine import Status
 from .turns import Turn
 from .understanding import Extraction, Extractor, SlotValue, number_positions
@@ -53,6 +54,8 @@ def correction_apply(turn: Turn, remainder: list[str]) -> None:
     if base is None or base.get("capability") not in turn.grammar.capabilities:
         return understand(turn, parts, allowed_capabilities(turn))
     cap = turn.grammar.capabilities[base["capability"]]
+    if _another_request(turn, cap, parts):  # "não, esquece. remarca a <outra entidade> 52 …": asked anew
+        return understand(turn, parts, allowed_capabilities(turn))
     extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
                           text=turn.text, language=turn.language)
     slots, changed, ambiguous = _changes(turn, extractor, cap, base, parts)
@@ -78,6 +81,16 @@ def correction_apply(turn: Turn, remainder: list[str]) -> None:
     if cap.kind == "navigation":
         return navigate_state(turn, cap, state)
     plan_and_decide(turn, state)
+
+
+def _another_request(turn: Turn, cap: CapabilityGrammar, parts: list[str]) -> bool:
+    """After "não"/"actually": a verb of another entity's capability, or an entity the pending request has no
+    place for named by its noun — a new request, never values for the one pending (its "14 dias" was once
+    applied to the pending <campo> of another item)."""
+    ranked = rank(turn.grammar, parts, allowed_capabilities(turn), hints_for(turn.conversation, with_topic=False))
+    if ranked and ranked[0].verb is not None and ranked[0].cap.entity not in cap.types:
+        return True
+    return bool(set(turn.grammar.types_named_in(parts)) - cap.types)
 
 
 def labelled_value(turn: Turn, parts: list[str]) -> bool:
@@ -110,10 +123,13 @@ def _label_words(slot: Any) -> set[str]:
     return words | {w for w in slot.synonyms if " " not in w}
 
 
+_HELD = frozenset(lexicon.tokens("that isso instead actually then entao melhor"))  # "make that 18 days instead"
+
+
 def _days_ahead(parts: list[str], language: str) -> str | None:
     """"15 dias" / "15 days" alone (or placed: "make it 7 days"): the same amount said as a date from today,
     else None."""
-    parts = [p for p in parts if p not in lexicon.PLACING]
+    parts = [p for p in parts if p not in lexicon.PLACING and p not in _HELD]
     if len(parts) != 2 or not parts[0].isdigit() or parts[1] not in lexicon.DAY_UNITS:
         return None
     return f"in {parts[0]} days" if language.startswith("en") else f"daqui a {parts[0]} dias"

@@ -6,6 +6,7 @@ answer."""
 from __future__ import annotations
 
 from . import lexicon
+from .asked_first import question_then_request
 from .batch import batch_request
 from .clone import clone_extraction, clone_said, copy_asked
 from .compared import compared_positions, values_compared
@@ -54,6 +55,8 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         return compound_request(turn, parts, shape, spans, allowed)
     # "quem é o <campo> da <entidade> 45?": a question naming a field of an entity is answered from
     # that entity's data before any capability whose verb the question happens to contain.
+    if question_then_request(turn, allowed, understand):  # "qual a <campo> da 312? e já aumenta em 5 dias"
+        return
     if two_questions(turn, parts):  # "who's <field> of 318, and is it <state> yet?": both answered
         return
     if state_question(turn, parts):  # "… 54 foi cancelada?": a state asked, before "cancelar" is read as a verb

@@ -193,9 +193,10 @@ def _answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
     if pending is None:  # "desfaz isso, por favor, foi engano meu": an undo of what ran, then a remark
         told = [w for w in lexicon.tokens(" ".join(clauses[said:])) if w not in lexicon.FILLER]
         return undo_request if handler is undo_request and _remark_only(turn, told, allowed) else None
-    if set(lexicon.tokens(" ".join(clauses[:said]))) <= lexicon.HOLDS and lexicon.asks(
-            lexicon.tokens(" ".join(clauses[said:])), text):
-        return None  # "pera, quantos dias ela tem hoje?": a hold, then a question — asked, the proposal kept
+    after = lexicon.tokens(" ".join(clauses[said:]))
+    if (set(lexicon.tokens(" ".join(clauses[:said]))) <= lexicon.HOLDS or (handler is confirm and after[:1] in (
+            ["mas"], ["but"]))) and lexicon.asks(after, text):
+        return None  # "pera, quantos dias ela tem hoje?", "sim, mas antes: …?": a question — asked, the proposal kept
     # "cancela isso, falei sem pensar" drops a question on screen too; only a confirmation is confirmed
     if handler not in ((confirm, decline, cancel) if confirmation is not None else (decline, cancel)):
         return None
@@ -379,7 +380,8 @@ def _what_about(turn: Turn, words: list[str], allowed: set[str]) -> list[str] | 
 
 # "opa, 50 na verdade", "60 instead": the amount with words that only say it replaces the one on screen
 _VALUE_WORDS = lexicon.DAY_UNITS | lexicon.ARTICLES | frozenset(lexicon.tokens(
-    "daqui pra para em in from now na no verdade caso actually instead then entao melhor better sao serao is it s"))
+    "daqui pra para em in from now na no verdade caso actually instead then entao melhor better sao serao is it s "
+    "that isso"))  # ("make that 18 days instead")
 
 
 def _bare_value(parts: list[str]) -> list[str] | None:

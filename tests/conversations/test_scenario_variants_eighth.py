@@ -206,3 +206,59 @@ def test_a_part_picked_by_its_place_among_the_parts_just_listed(world, operator_
     turn = talk(operator_client, conversation, pick)
 
     assert second in _proposed(turn) and "802" in _proposed(turn), turn["response"]
+
+
+@pytest.mark.parametrize(("text", "answer", "proposed"), [
+    ("qual a validade da 802? e já aumenta em 5 dias", "20 dias", "25 dias"),
+    ("What's the validity of permit 802 right now? Double it.", "20 days", "40 days"),
+])
+def test_a_field_question_then_a_request_are_both_answered(world, operator_client, start, talk, text, answer,
+                                                           proposed):
+    """Before: the question was answered and the request dropped."""
+    conversation = start(operator_client)
+
+    turn = talk(operator_client, conversation, text)
+
+    assert turn["status"] == "CONFIRMATION_REQUIRED", turn["response"]
+    message = turn["response"]["message"]
+    assert answer in message and proposed in message and message.index(answer) < message.index(proposed), message
+
+
+def test_a_correction_that_asks_for_another_entity_s_write_is_a_new_request(world, operator_client, start, talk):
+    """"não, esquece, remarca a inspeção 78 …" with a validity change pending: its "9 dias" became the pending
+    permit's validity (the wrong item, the wrong field)."""
+    inspection_78(world)
+    conversation = start(operator_client)
+    talk(operator_client, conversation, "muda a validade da 802 pra 60")
+
+    turn = talk(operator_client, conversation, "não, esquece. na verdade remarca a inspeção 78 pra daqui 9 dias")
+
+    assert "78" in _proposed(turn) and "802" not in _proposed(turn), turn["response"]
+
+
+@pytest.mark.parametrize(("first", "then", "proposed"), [
+    ("set permit 802 validity to 40 days", "yes but make it 45 actually", "45 days"),
+    ("muda a validade da 802 pra 40", "sim, mas 45 em vez de 40", "45 dias"),
+    ("reschedule inspection 78 to 15 days from today", "make that 18 days instead", "78"),
+])
+def test_a_value_changed_on_the_pending_proposal_is_no_new_item(world, operator_client, start, talk, first, then,
+                                                                proposed):
+    """"make it 45" proposed creating a new item with 45 days."""
+    inspection_78(world)
+    conversation = start(operator_client)
+    talk(operator_client, conversation, first)
+
+    turn = talk(operator_client, conversation, then)
+
+    assert proposed in _proposed(turn) and turn["response"]["template"] == "confirmation.ask", turn["response"]
+    assert "criar" not in _proposed(turn) and "create" not in _proposed(turn), turn["response"]
+
+
+def test_a_yes_but_first_a_question_answers_and_keeps_the_proposal(world, operator_client, start, talk):
+    conversation = start(operator_client)
+    talk(operator_client, conversation, "muda a validade da 802 pra 40")
+
+    turn = talk(operator_client, conversation, "sim, mas antes me diz qual a validade atual dela?")
+
+    assert turn["response"]["type"] == "answer" and "20" in turn["response"]["message"], turn["response"]
+    assert _validity(world.p802) == 20

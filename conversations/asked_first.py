@@ -1,0 +1,53 @@
+"""A question about an item's field, then a request, in one message: "qual a <campo> da 312? e já aumenta em
+5 dias", "Which <field> is 318 under? Also extend it to 14 days." Both are answered in one reply — the field's
+value read now, then the request's proposal ("<Campo> da <entidade> 312: 45 dias. Deseja …?") —, never the
+question alone with the request dropped.
+
+Only a field question (answered from the item's data in the turn, no plan) is answered this way, and only when
+what follows its question mark names a capability by its own verb; the request is understood as a message of its
+own, and its "it"/"dela" is the item the question was about (the answer made it the one in focus).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from . import lexicon
+from .question import field_question
+from .ranking import rank
+from .state import hints_for
+from .statemachine import Status
+from .turns import Turn
+
+Understand = Callable[[Turn, list[str], set[str]], None]
+
+
+def question_then_request(turn: Turn, allowed: set[str], understand: Understand) -> bool:
+    """Answer the field question and plan the request after it; False (nothing done) when the message is not so."""
+    cut = turn.text.find("?")
+    head, tail = turn.text[:cut + 1], turn.text[cut + 1:]
+    asked, told = lexicon.strip_filler(lexicon.tokens(head)), lexicon.strip_filler(lexicon.tokens(tail))
+    if cut < 0 or not asked or not told or not _requests(turn, told, allowed):
+        return False
+    text = turn.text
+    try:
+        turn.text = head
+        if not field_question(turn, asked):
+            return False
+        answer = turn.response or {}
+        if answer.get("type") != "answer":
+            return True  # the question needs its own answer first (which item?): the request waits for it
+        turn.text = tail
+        turn.go(Status.UNDERSTANDING)  # (the answer left the conversation at rest)
+        understand(turn, told, allowed)
+    finally:
+        turn.text = text
+    reply = turn.response or {}
+    reply["message"] = f"{answer.get('message', '')} {reply.get('message', '')}".strip()
+    return True
+
+
+def _requests(turn: Turn, told: list[str], allowed: set[str]) -> bool:
+    """The words after the question name a capability that acts (not a read) by its own verb."""
+    ranked = rank(turn.grammar, told, allowed, hints_for(turn.conversation, with_topic=False))
+    return bool(ranked) and ranked[0].verb is not None and ranked[0].cap.kind != "read"
