@@ -3,9 +3,10 @@
 value read now, then the request's proposal ("<Campo> da <entidade> 312: 45 dias. Deseja …?") —, never the
 question alone with the request dropped.
 
-Only a field question (answered from the item's data in the turn, no plan) is answered this way, and only when
-what follows its question mark names a capability by its own verb; the request is understood as a message of its
-own, and its "it"/"dela" is the item the question was about (the answer made it the one in focus).
+Only a field question (answered from the item's data in the turn, no plan) that names its item by number and asks
+for nothing to be done is answered this way, and only when what follows its question mark names a write by its own
+verb, not hedged ("I might move it"); the request is understood as a message of its own, and its "it"/"dela" is
+the item the question was about (the answer made it the one in focus).
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ def question_then_request(turn: Turn, allowed: set[str], understand: Understand)
     cut = turn.text.find("?")
     head, tail = turn.text[:cut + 1], turn.text[cut + 1:]
     asked, told = lexicon.strip_filler(lexicon.tokens(head)), lexicon.strip_filler(lexicon.tokens(tail))
-    if cut < 0 or not asked or not told or not _requests(turn, told, allowed):
-        return False
+    if (cut < 0 or not any(p.isdigit() for p in asked) or not told or _requests(turn, asked, allowed)
+            or not _requests(turn, told, allowed) or set(told) & _HEDGES):
+        return False  # (a question naming its item by number; "dá pra adiar a 60?" is itself the request)
     text = turn.text
     try:
         turn.text = head
@@ -47,7 +49,11 @@ def question_then_request(turn: Turn, allowed: set[str], understand: Understand)
     return True
 
 
-def _requests(turn: Turn, told: list[str], allowed: set[str]) -> bool:
-    """The words after the question name a capability that acts (not a read) by its own verb."""
-    ranked = rank(turn.grammar, told, allowed, hints_for(turn.conversation, with_topic=False))
-    return bool(ranked) and ranked[0].verb is not None and ranked[0].cap.kind != "read"
+# "I might move it", "talvez eu adie": a request thought of, not made
+_HEDGES = frozenset(lexicon.tokens("might may maybe perhaps talvez pensando thinking considering"))
+
+
+def _requests(turn: Turn, words: list[str], allowed: set[str]) -> bool:
+    """The words name a write by its own verb."""
+    ranked = rank(turn.grammar, words, allowed, hints_for(turn.conversation, with_topic=False))
+    return bool(ranked) and ranked[0].verb is not None and ranked[0].cap.kind == "write"

@@ -88,9 +88,11 @@ def _another_request(turn: Turn, cap: CapabilityGrammar, parts: list[str]) -> bo
     place for named by its noun — a new request, never values for the one pending (its "14 dias" was once
     applied to the pending <campo> of another item)."""
     ranked = rank(turn.grammar, parts, allowed_capabilities(turn), hints_for(turn.conversation, with_topic=False))
-    if ranked and ranked[0].verb is not None and ranked[0].cap.entity not in cap.types:
+    top = ranked[0] if ranked else None
+    if top is not None and top.verb is not None and top.cap.kind == "write" and top.cap.entity not in cap.types:
         return True
-    return bool(set(turn.grammar.types_named_in(parts)) - cap.types)
+    # (an item referred to by number, not a value's noun: "não, a da outra empresa" still corrects)
+    return bool(set(turn.grammar.types_named_in(parts)) & turn.grammar.referenced - cap.types)
 
 
 def labelled_value(turn: Turn, parts: list[str]) -> bool:

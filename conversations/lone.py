@@ -16,8 +16,10 @@ from .grammar import CapabilityGrammar, find_phrase
 from .lexicon import ARTICLES, OPENING, OTHER
 from .navigation import navigate
 from .operations import operate
+from .plurals import plural_types
 from .ranking import Ranked, child_lists
 from .reads import entity_ref
+from .text_filter import text_filter
 from .turns import Turn
 from .understanding import Extraction, Extractor, SlotValue
 
@@ -36,6 +38,8 @@ def lone_turn(turn: Turn, parts: list[str], allowed: set[str], extractor: Extrac
     if _list_them(turn, content, allowed):
         return True
     if _value_and_its_noun(turn, content, allowed, extractor):  # "<valor> tab pls", "aba de <valor>"
+        return True
+    if _list_filtered(turn, content, allowed, extractor):  # "<entidades> <estado> nos próximos 12 dias"
         return True
     # "<entidade> do <atributo>": a noun, then what names one of its items (manifest named_by), no number
     types = _leading_noun(turn, content)
@@ -153,6 +157,25 @@ def _open_by_its_value(turn: Turn, content: list[str], allowed: set[str]) -> boo
     cap, slot, items = found[0]
     ref = entity_ref(slot.type, items[0], label_field=str((slot.resolver or {}).get("label", "number")))
     navigate(turn, cap, Extraction(values={slot.name: [SlotValue(ref["id"], ref["label"], ref, "text")]}), content)
+    return True
+
+
+_FILTER_WORDS = 7
+
+
+def _list_filtered(turn: Turn, content: list[str], allowed: set[str], extractor: Extractor) -> bool:
+    """"<entidades> <estado> nos próximos 12 dias", "<entities> of <owner>": a plural noun first, then only what
+    its search's slots take — that search, filtered (a read: nothing is done)."""
+    types = _leading_noun(turn, content) & plural_types(turn.grammar, content[:2])
+    lists = [cap for cap in turn.grammar.capabilities.values() if cap.id in allowed and cap.kind == "read"
+             and cap.intent == "search" and cap.entity in types]
+    if len(lists) != 1 or len(content) > _FILTER_WORDS:
+        return False
+    extraction = extractor.extract(lists[0], content)
+    unread = text_filter(turn, lists[0], extraction, content, None, extractor.skip_words(lists[0]))
+    if unread or not extraction.values or not extraction.complete:
+        return False
+    operate(turn, lists[0], extraction, content)
     return True
 
 

@@ -39,7 +39,7 @@ from .resume import resume
 from .retry import retry
 from .self_correction import said_last
 from .social import social_kind
-from .spelling import spelled_as_meant
+from .spelling import emoji_answer, spelled_as_meant
 from .state import hints_for, situation_for
 from .statemachine import Status
 from .supersede import on_screen, supersede
@@ -76,6 +76,8 @@ def handle(turn: Turn, kind: str, *, confirmation_id: Any = None) -> None:
 def message(turn: Turn) -> None:
     text = turn.text
     turn.event("MESSAGE_RECEIVED", {"text": text[:2000], "language": turn.language}, actor="user")
+    if emoji_answer(text) is not None and pending_confirmation(turn) is None:  # a "👍" with nothing to answer
+        return courtesy(turn, "thanks", allowed_capabilities(turn))
     # "adia 4 dyas", "a trezentos e dez": read as meant; the event keeps what was typed
     # "… para o dia 12, digo, 14": the user's last word wins (self_correction.py)
     text = numbers_as_digits(_slips_read(turn, spelled_as_meant(text)), turn.language)

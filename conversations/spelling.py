@@ -22,8 +22,24 @@ _ONE_THEN_WORD = re.compile(r"(?i)(\b(?:a|an|one|um|uma)\s+)([^\W\d_]{4,9})\b(?=
                             r"after|before|earlier|out|de|depois|antes|a mais)\b))")
 
 
+# A message of only a thumbs-up, an OK or a check mark says yes; a thumbs-down or a cross says no (the words of
+# both languages, so the message's language is kept by the words around it — there are none).
+_EMOJI_ANSWERS = {"\U0001F44D": "sim", "\U0001F44C": "ok", "\u2705": "sim", "\u2714": "sim", "\U0001F197": "ok",
+                  "\U0001F44E": "não", "\u274C": "não"}
+_EMOJI_ONLY = re.compile(r"^\s*([\U0001F44D\U0001F44C\u2705\u2714\U0001F197\U0001F44E\u274C])"
+                         r"[\U0001F3FB-\U0001F3FF\uFE0F\s]*$")
+
+
+def emoji_answer(text: str) -> str | None:
+    """"sim"/"ok"/"não" for a message of only a thumbs-up, an OK, a check mark, a thumbs-down or a cross."""
+    answer = _EMOJI_ONLY.match(text)
+    return _EMOJI_ANSWERS[answer.group(1)] if answer is not None else None
+
+
 def spelled_as_meant(text: str) -> str:
     """The message with a misspelt unit after a number written right; everything else as typed."""
+    if (answer := emoji_answer(text)) is not None:  # "👍" alone: "sim"
+        return answer
     def fix(match: re.Match[str]) -> str:
         word = fold(match.group(2))
         if word in _UNIT_WORDS or _a_number_word(word):  # "adia a 60 duas semanas": "duas" is no "dias"

@@ -262,3 +262,61 @@ def test_a_yes_but_first_a_question_answers_and_keeps_the_proposal(world, operat
 
     assert turn["response"]["type"] == "answer" and "20" in turn["response"]["message"], turn["response"]
     assert _validity(world.p802) == 20
+
+
+@pytest.mark.parametrize(("emoji", "days"), [("👍", 40), ("👍🏽", 40), ("👎", 20)])
+def test_a_thumbs_up_or_down_answers_the_proposal(world, operator_client, start, talk, emoji, days):
+    conversation = start(operator_client)
+    talk(operator_client, conversation, "muda a validade da 802 pra 40")
+
+    talk(operator_client, conversation, emoji)
+
+    assert _validity(world.p802) == days
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("dá pra adiar a 78 em uma semana? o Bruno vai tá de folga", "confirmation"),  # the question is the request
+    ("when is inspection 78 scheduled? I might move it, let me check first", "answer"),  # a request only thought of
+    ("Quais achados foram registrados na inspeção 78? Quero levar pra reunião.", "answer"),  # no write after it
+])
+def test_what_is_not_a_question_then_a_request(world, operator_client, start, talk, text, kind):
+    inspection_78(world)
+    conversation = start(operator_client)
+
+    turn = talk(operator_client, conversation, text)
+
+    assert turn["response"]["type"] == kind, turn["response"]
+
+
+def test_a_correction_naming_a_value_s_noun_still_corrects(world, operator_client, start, talk):
+    conversation = start(operator_client)
+    talk(operator_client, conversation, "abre a 771 da Delta Engenharia")
+
+    turn = talk(operator_client, conversation, "não, a da outra empresa")
+
+    assert turn["response"]["type"] == "navigation" and "Omega" in turn["response"]["message"], turn["response"]
+
+
+@pytest.mark.parametrize(("text", "says", "not_says"), [
+    ("inspeções agendadas pros próximos 5 dias", ["78"], ["79", "83"]),
+    ("permissões da Omega Serviços", ["771"], ["802"]),
+    ("inspections next 30 days", ["78", "79", "83"], []),
+])
+def test_a_plural_noun_and_its_filters_alone_list_them(world, operator_client, start, talk, text, says, not_says):
+    """No verb: a noun in the plural and only what its search filters by. Before: "não entendi"."""
+    _more_inspections(world)
+    conversation = start(operator_client)
+
+    turn = talk(operator_client, conversation, text)
+
+    message = turn["response"]["message"]
+    assert turn["response"]["type"] == "answer", turn["response"]
+    assert all(s in message for s in says) and not any(s in message for s in not_says), message
+
+
+def test_a_thumbs_up_with_nothing_to_answer_is_a_courtesy(world, operator_client, start, talk):
+    conversation = start(operator_client)
+
+    turn = talk(operator_client, conversation, "👍")
+
+    assert turn["response"]["type"] == "answer" and not turn["response"].get("error"), turn["response"]
