@@ -91,7 +91,7 @@ def _another_request(turn: Turn, cap: CapabilityGrammar, parts: list[str]) -> bo
     top = ranked[0] if ranked else None
     if top is not None and top.verb is not None and top.cap.kind == "write" and top.cap.entity not in cap.types:
         return True
-    # (an item referred to by number, not a value's noun: "não, a da outra empresa" still corrects)
+    # (an item referred to by number, not a value's noun: "não, a da outra <dona>" still corrects)
     return bool(set(turn.grammar.types_named_in(parts)) & turn.grammar.referenced - cap.types)
 
 
