@@ -38,7 +38,7 @@ def question_then_request(turn: Turn, allowed: set[str], understand: Understand)
             return False
         answer = turn.response or {}
         if answer.get("type") != "answer":
-            return True  # the question needs its own answer first (which item?): the request waits for it
+            return True  # the question is asked back first (which item?): no request is planned on a guess
         turn.text = tail
         turn.go(Status.UNDERSTANDING)  # (the answer left the conversation at rest)
         understand(turn, told, allowed)

@@ -164,8 +164,9 @@ _FILTER_WORDS = 7
 
 
 def _list_filtered(turn: Turn, content: list[str], allowed: set[str], extractor: Extractor) -> bool:
-    """"<entidades> <estado> nos próximos 12 dias", "<entities> of <owner>": a plural noun first, then only what
-    its search's slots take — that search, filtered (a read: nothing is done)."""
+    """"<entidades> <estado> nos próximos 12 dias", "<entities> of <owner>": a short message opened by a plural
+    noun, in which its search finds at least one filter and nothing it cannot apply — that search, filtered (a
+    read: nothing is done)."""
     types = _leading_noun(turn, content) & plural_types(turn.grammar, content[:2])
     lists = [cap for cap in turn.grammar.capabilities.values() if cap.id in allowed and cap.kind == "read"
              and cap.intent == "search" and cap.entity in types]

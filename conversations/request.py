@@ -10,7 +10,7 @@ from .asked_first import question_then_request
 from .batch import batch_request
 from .clone import clone_extraction, clone_said, copy_asked
 from .compared import compared_positions, values_compared
-from .compound_said import Shape, compound_shape, said_part
+from .compound_said import compound_shape, said_part
 from .courtesy import courtesy
 from .data_spans import data_spans
 from .date_write import date_for_an_item, date_write
@@ -26,7 +26,7 @@ from .negated_filter import negated_filter
 from .operations import operate
 from .plurals import plural_types
 from .question import field_question, numbered_by_another
-from .sequence import sequence_request
+from .sequence import compound_request
 from .social import social_said
 from .state import hints_for, situation_for
 from .state_question import state_question
@@ -52,7 +52,7 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     shape = (compound_shape(turn.grammar, said_part(turn.text, masked(parts, spans)), allowed, hints)
              if ranked else None)
     if shape is not None:
-        return compound_request(turn, parts, shape, spans, allowed)
+        return compound_request(turn, parts, shape, spans, allowed, choose)
     # "quem é o <campo> da <entidade> 45?": a question naming a field of an entity is answered from
     # that entity's data before any capability whose verb the question happens to contain.
     if question_then_request(turn, allowed, understand):  # "qual a <campo> da 312? e já aumenta em 5 dias"
@@ -392,20 +392,6 @@ def _holds_a_name(extraction: Extraction, slot: str, parts: list[str], extractor
     names = {parts[i] for i in extractor.data[1] if i < len(parts)}
     said = set(lexicon.tokens(" ".join(str(v.label) for v in extraction.values.get(slot) or ())))
     return bool(names & said)
-
-
-def compound_request(turn: Turn, parts: list[str], shape: Shape, spans: frozenset[int], allowed: set[str]) -> None:
-    """Several actions or a condition: a plain sequence of writes is planned as one (sequence.py); else the
-    LLM structures them (conversations.compound); without one, the user is told to say one step at a time —
-    nothing is started."""
-    extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
-                          text=turn.text, language=turn.language, data=(parts, spans))
-    if shape.kind == "sequence" and sequence_request(turn, parts, spans, allowed, extractor, choose):
-        return
-    if llm_understand(turn, parts):
-        return
-    rest(turn)
-    turn.reply("clarification", f"clarify.compound_{shape.kind}", values={})
 
 
 def unparsed(turn: Turn, parts: list[str]) -> None:

@@ -24,16 +24,33 @@ from typing import Any
 
 from knowledge.text import fold
 
-from .compound_said import clause_ranges
+from .compound_said import Shape, clause_ranges
+from .flow import rest
 from .intents import intent_state
+from .llm import llm_understand
 from .operations import plan_and_decide
 from .ranking import rank
-from .state import hints_for
+from .state import hints_for, situation_for
 from .turns import Turn
 from .understanding import Extraction, Extractor, masked
 
 Chooser = Callable[..., tuple[Any, Extraction]]
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def compound_request(turn: Turn, parts: list[str], shape: Shape, spans: frozenset[int], allowed: set[str],
+                     choose: Chooser) -> None:
+    """Several actions or a condition: a plain sequence of writes is planned as one (below); else the LLM
+    structures them (conversations.compound); without one, the user is told to say one step at a time — nothing
+    is started."""
+    extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
+                          text=turn.text, language=turn.language, data=(parts, spans))
+    if shape.kind == "sequence" and sequence_request(turn, parts, spans, allowed, extractor, choose):
+        return
+    if llm_understand(turn, parts):
+        return
+    rest(turn)
+    turn.reply("clarification", f"clarify.compound_{shape.kind}", values={})
 
 
 def sequence_request(turn: Turn, parts: list[str], spans: frozenset[int], allowed: set[str],
@@ -113,7 +130,8 @@ def _several_for_one(cap: Any, extraction: Extraction) -> bool:
 
 
 def _items_of(extraction: Extraction) -> list[dict[str, Any]]:
-    """The items a clause names by reference (its target first: the reference slots come first in it)."""
+    """The items a clause's values name, as said or from context (its target first: extraction fills reference
+    slots before the others)."""
     return [dict(v.entity) for values in extraction.values.values() for v in values
             if v.entity and v.entity.get("type") and v.source in ("text", "context", "ui", "result")]
 
