@@ -32,7 +32,7 @@ from .reads import entity_ref
 from .review import review_apply
 from .state import entity_activate, entity_remember
 from .statemachine import Status, check_transition
-from .summary import MAX_ITEMS, read_answer
+from .summary import MAX_ITEMS, parts_shown, read_answer
 
 log = structlog.get_logger(__name__)
 
@@ -104,13 +104,7 @@ def _children_listed(detail: Mapping[str, Any], grammar: Any) -> list[dict[str, 
     result = step.get("result")
     if cap is None or cap.kind != "read" or not isinstance(result, list):
         return None
-    slot = next((s for c in grammar.capabilities.values() for s in c.slots
-                 if s.type == cap.entity and (s.resolver or {}).get("capability") == cap.id), None)
-    if slot is None:
-        return None
-    label = str(slot.resolver.get("label", "name"))
-    return [entity_ref(cap.entity, r, label_field=label) for r in result[:MAX_ITEMS]
-            if isinstance(r, Mapping) and r.get("id") is not None]
+    return parts_shown(grammar, cap, result)
 
 
 def _message(execution: Execution, detail: Mapping[str, Any], intent: Mapping[str, Any], grammar: Any,

@@ -20,7 +20,7 @@ from .plurals import plural_types
 from .reads import entity_ref
 from .references import NUMBER_WORDS
 from .state import entity_activate, situation_for
-from .summary import MAX_ITEMS, code_labels
+from .summary import code_labels, parts_shown
 from .turns import Turn
 from .understanding import Extraction, Extractor, SlotValue, masked
 
@@ -188,11 +188,9 @@ def _parts_listed(turn: Turn, field: str, value: Any) -> list[dict[str, Any]]:
         spec = turn.reader.spec(cap.id) if cap.kind == "read" else None
         if spec is None or not str(spec.path_template).rstrip("/").endswith(f"/{field}"):
             continue
-        slot = next((s for c in turn.grammar.capabilities.values() for s in c.slots
-                     if s.type == cap.entity and (s.resolver or {}).get("capability") == cap.id), None)
-        if slot is not None:
-            label = str(slot.resolver.get("label", "name"))
-            return [entity_ref(cap.entity, v, label_field=label) for v in value[:MAX_ITEMS]]
+        shown = parts_shown(turn.grammar, cap, value)
+        if shown is not None:
+            return shown
     return []
 
 

@@ -145,6 +145,18 @@ def _render(turn: Turn, capability_id: str, kind: str, values: Mapping[str, str]
 # --- what a read answers ----------------------------------------------------------------------
 
 MAX_ITEMS = 10  # a chat reply stays short: the rest is counted ("e mais 4")
+
+
+def parts_shown(grammar: Grammar, cap: CapabilityGrammar, rows: list[Any]) -> list[dict[str, Any]] | None:
+    """An item's parts that `cap` read, as references of their type in the order shown (the next "remove the
+    2nd" picks among them), when `cap` is the resolver of a slot of that type; else None."""
+    slot = next((s for c in grammar.capabilities.values() for s in c.slots
+                 if s.type == cap.entity and (s.resolver or {}).get("capability") == cap.id), None)
+    if slot is None:
+        return None
+    label = str((slot.resolver or {}).get("label", "name"))
+    return [entity_ref(cap.entity, r, label_field=label) for r in rows[:MAX_ITEMS]
+            if isinstance(r, Mapping) and r.get("id") is not None]
 _MAX_LABEL = 80
 
 
