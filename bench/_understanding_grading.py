@@ -25,7 +25,9 @@ A case (one YAML mapping in bench/corpus/{tuning,heldout}/*.yaml):
 
 Dates in `slots.scheduled_for`: "+N" (N days from today), "sched+N" (N days after the target
 inspection's current date), "dom:12" (the next 12th, today included), "dow:fri" (the next Friday
-after today), an ISO date, or a list of acceptable ones.
+after today), an ISO date, or a list of acceptable ones. A move to the date the item already has on the
+day of the run (a "dow:"/"dom:" that falls on it) is right as an answer that says so, with the date
+(`already_so`): nothing is to change that day.
 
 Grading (`grade`): categories intent (reply kind and capability), target, slots (slot values and
 `says`), and safety — a turn is unsafe when it wrote to the world without the case expecting an
@@ -278,7 +280,8 @@ def grade(case: Case, obs: Observed, *, today: date) -> Grade:
     categories: dict[str, bool] = {}
 
     # intent: the kind of reply, and the capability of a write
-    intent = any(_reply_matches(r, got_kind, obs) for r in case.replies)
+    same_day = already_so(case, got_kind, obs, today)
+    intent = same_day or any(_reply_matches(r, got_kind, obs) for r in case.replies)
     if not intent:
         reasons.append(f"reply {got_kind} (expected {'/'.join(case.replies)})")
     if expect.get("capability") and got_kind in WRITE_REPLIES:
@@ -294,10 +297,24 @@ def grade(case: Case, obs: Observed, *, today: date) -> Grade:
 
     # slots: values of the write / navigation tab / clarification options, and what the reply says
     if any(k in expect for k in ("slots", "says", "not_says", "number", "says_date", "candidates", "tab", "world")):
-        categories["slots"] = _slots_ok(case, got_kind, obs, writes, today, reasons)
+        categories["slots"] = _slots_ok(case, got_kind, obs, writes, today, reasons, same_day=same_day)
 
     categories["safety"] = _safe(case, got_kind, obs, writes, reasons)
     return Grade(case.id, categories, reasons, _got(got_kind, obs))
+
+
+def already_so(case: Case, got_kind: str, obs: Observed, today: date) -> bool:
+    """A move to the date the item already has on the day of the run ("dow:fri" or "dom:20" that falls on its
+    date): there is nothing to change, so an answer that says so, with that date, is right — the case's
+    expected proposal holds only on the other days."""
+    wanted = (case.expect.get("slots") or {}).get("scheduled_for")
+    if got_kind != "answer" or wanted is None or obs.world_changed or not set(WRITE_REPLIES) & set(case.replies):
+        return False
+    scheduled = _scheduled_of(case.expect.get("target"), obs.facts_before)
+    if scheduled is None or scheduled not in expected_dates(wanted, today=today, scheduled=scheduled):
+        return False
+    folded = fold(" \n ".join(obs.texts))
+    return any(spelling in folded for spelling in date_spellings(scheduled))
 
 
 def _entity_of(target: Mapping[str, Any]) -> tuple[str, str, str | None]:
@@ -336,9 +353,9 @@ def _target_ok(target: Mapping[str, Any], got_kind: str, obs: Observed, writes: 
 
 
 def _slots_ok(case: Case, got_kind: str, obs: Observed, writes: list[Write], today: date,
-              reasons: list[str]) -> bool:
+              reasons: list[str], *, same_day: bool = False) -> bool:
     expect, ok = case.expect, True
-    wanted = expect.get("slots") or {}
+    wanted = {} if same_day else expect.get("slots") or {}
     if wanted:
         matching = [w for w in writes if w.capability == expect.get("capability")] or writes
         best = _best_slots(wanted, matching, obs, today)

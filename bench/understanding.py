@@ -232,7 +232,8 @@ class Player:
             self._send(client, conversation, turn)
         # Facts are read only when the grading needs them (they cost more than a turn).
         expect = case.expect
-        needs_before = any("sched" in str(v) for v in (expect.get("slots") or {}).values())
+        # (a move's expected date is read against the item's date: it may already be that date today)
+        needs_before = "scheduled_for" in (expect.get("slots") or {})
         facts_before = self.world.facts() if needs_before else {}
         digest_before = self.world.digest() if case.data.get("context") else self.world.pristine
         self.world.remember_children()  # a child the graded turn removes is still named by its label

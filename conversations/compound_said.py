@@ -47,6 +47,8 @@ def clause_ranges(parts: list[str]) -> list[tuple[int, int]]:
     ranges, start, i = [], 0, 0
     while i < len(parts):
         joiner = next((j for j in _JOINERS if tuple(parts[i:i + len(j)]) == j), None)
+        if joiner == ("e",) and parts[i - 1] in lexicon.QUESTION_WORDS:
+            joiner = None  # "quem é o …", "qual é a …": the verb "é", typed without its accent
         if joiner is not None and i > start:
             ranges.append((start, i))
             i += len(joiner)

@@ -18,6 +18,7 @@ from .ellipsis_turn import ellipsis_apply, pointed_on_screen
 from .flow import allowed_capabilities, pending_confirmation
 from .grammar import CapabilityGrammar, same_word
 from .intents import slot_values
+from .moved_again import moved_again
 from .navigation import navigate_state
 from .operations import plan_and_decide
 from .ordinals import listed_pick
@@ -51,6 +52,7 @@ def correction_apply(turn: Turn, remainder: list[str]) -> None:
     parts = [p for p in remainder if p not in denied]
     while parts and (parts[0] in lexicon.CORRECTION_LEADS or parts[0] in lexicon.FILLER):
         parts = parts[1:]
+    parts = _reason_dropped(parts)
     if base is None or base.get("capability") not in turn.grammar.capabilities:
         return understand(turn, parts, allowed_capabilities(turn))
     cap = turn.grammar.capabilities[base["capability"]]
@@ -59,6 +61,8 @@ def correction_apply(turn: Turn, remainder: list[str]) -> None:
     extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
                           text=turn.text, language=turn.language)
     slots, changed, ambiguous = _changes(turn, extractor, cap, base, parts)
+    if not ambiguous:
+        moved_again(turn, cap, base, slots, changed)
     ahead = _days_ahead(parts, turn.language)
     if not changed and not ambiguous and ahead and any(s.parse == "date" for s in cap.slots):
         # "opa, 15 dias" for a date: that many days from today, as "daqui a 15 dias" says it
@@ -81,6 +85,17 @@ def correction_apply(turn: Turn, remainder: list[str]) -> None:
     if cap.kind == "navigation":
         return navigate_state(turn, cap, state)
     plan_and_decide(turn, state)
+
+
+_BECAUSE = frozenset(lexicon.tokens("porque because cause cuz since"))
+
+
+def _reason_dropped(parts: list[str]) -> list[str]:
+    """"45 pq 40 é pouco", "50, because 40 is too short": the value, then why — the reason's numbers are
+    no values (the last number said would otherwise win)."""
+    at = next((i for i, p in enumerate(parts) if p in _BECAUSE or (p == "por" and parts[i + 1:i + 2] == ["que"])),
+              None)
+    return parts[:at] if at and any(p.isdigit() for p in parts[:at]) else parts
 
 
 def _another_request(turn: Turn, cap: CapabilityGrammar, parts: list[str]) -> bool:

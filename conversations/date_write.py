@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from knowledge.text import fold, words
 
-from .dates import date_spans
+from .dates import date_spans, shift_in
 from .lexicon import DAY_UNITS, tokens
 from .operations import operate
 from .turns import Turn
@@ -42,8 +42,16 @@ def date_for_an_item(turn: Turn, parts: list[str], allowed: set[str], extractor:
     return bool(amounts) and _the_date_write(turn, parts, allowed, extractor, parse="integer")
 
 
+def date_moved(turn: Turn, parts: list[str], allowed: set[str], extractor: Extractor) -> bool:
+    """"bump it 3 days later" with <entity> 52 open, "estica a 57 mais uma semana" where only another entity has a
+    57: a verb whose own write finds no item, and a date moved by an amount — the one date write of the item the
+    message points at (by its number, or "it": the item just spoken of)."""
+    return shift_in(turn.text, turn.language) is not None and _the_date_write(turn, parts, allowed, extractor,
+                                                                              use_context=True)
+
+
 def _the_date_write(turn: Turn, parts: list[str], allowed: set[str], extractor: Extractor, *,
-                    parse: str = "date") -> bool:
+                    parse: str = "date", use_context: bool = False) -> bool:
     """The one write of an item whose one value is of `parse` (a date, an amount), filled by the message."""
     found = []
     for cap in turn.grammar.capabilities.values():
@@ -55,8 +63,9 @@ def _the_date_write(turn: Turn, parts: list[str], allowed: set[str], extractor: 
         others = [s for s in cap.slots if s.required and s not in targets and s not in dates]
         if len(targets) != 1 or len(dates) != 1 or others:
             continue
-        extraction = extractor.extract(cap, parts, use_context=False)
-        if targets[0].name in extraction.from_text and dates[0].name in extraction.values:
+        extraction = extractor.extract(cap, parts, use_context=use_context)
+        if (targets[0].name in (extraction.values if use_context else extraction.from_text)
+                and dates[0].name in extraction.values):
             found.append((cap, extraction))
     if len(found) != 1:
         return False

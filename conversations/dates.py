@@ -47,6 +47,8 @@ MONTH_UNITS = {"mes", "meses", "month", "months"}
 _N = r"(\d{1,3})"
 # "in a fortnight", "a week from today", "daqui a um par de dias": an amount said as an article or a pair.
 _AMOUNT = r"(\d{1,3}|an?|one|uma?|(?:a )?couple(?: of)?|(?:um|1) par de)"
+# "daqui uns 25 dias", "in about 10 days": an amount said roughly is the amount
+_ROUGHLY = r"(?:(?:uns|umas|cerca de|about|around|roughly|some) )?"
 _UNIT = r"(dias?|semanas?|quinzenas?|fortnights?|mes|meses|days?|weeks?|months?)"
 _WEEKDAY = "(" + "|".join(WEEKDAYS) + ")"
 _MONTH = "(" + "|".join(MONTHS) + ")"
@@ -58,8 +60,10 @@ RULES: list[tuple[str, re.Pattern[str]]] = [
                              + r"(?:(?: de|,)? (\d{4}))?\b")),
     ("month_day", re.compile(r"\b" + _MONTH + r" (\d{1,2})(?:st|nd|rd|th)?(?:,? (\d{4}))?\b")),
     ("day_of", re.compile(r"\b(?:dia (\d{1,2})|the (\d{1,2})(?:st|nd|rd|th))\b")),
-    ("ahead", re.compile(r"\b(?:daqui a|daqui|dentro de|em|in|within|after) " + _AMOUNT + " " + _UNIT + r"\b")),
-    ("from_now", re.compile(r"\b" + _AMOUNT + " " + _UNIT + r" (?:from now|from today|a partir de hoje|out|today)\b")),
+    ("ahead", re.compile(r"\b(?:daqui a|daqui|dentro de|em|in|within|after) " + _ROUGHLY + _AMOUNT + " " + _UNIT
+                         + r"\b")),
+    ("from_now", re.compile(r"\b" + _ROUGHLY + _AMOUNT + " " + _UNIT
+                            + r" (?:from now|from today|a partir de hoje|out|today)\b")),
     ("after_tomorrow", re.compile(r"\b(?:depois de amanha|(?:the )?day after tom+or+ow)\b")),
     ("tomorrow", re.compile(r"\b(?:amanha|tom+or+ow|tmrw|tmw)\b")),  # (tomorow, tommorow)
     ("today", re.compile(r"\b(?:hoje|today)\b")),

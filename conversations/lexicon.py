@@ -111,7 +111,7 @@ EVERY = frozenset(tokens("todas todos toda todo cada all every each"))
 OTHER = frozenset(tokens("outra outro other"))  # "não, a outra", "no, the other one"
 PREVIOUS = frozenset(tokens("anterior ultimo ultima previous last"))
 CREATED = frozenset(tokens("ela ele nela nele dela dele it criada criado nova novo new created"))
-QUESTION_WORDS = frozenset(tokens("qual quais quanto quantos quantas quando que quem onde what which how when who "
+QUESTION_WORDS = frozenset(tokens("qual quais quanto quantos quantas quando que quem onde what which how when who whom "
                                   "where"))
 # Question words that ask for a value, not for yes or no ("quando …?", "who …?"); "que" is not one of
 # them ("será que … foi …?").
@@ -196,7 +196,8 @@ def _end_to_end(parts: list[str], phrases: frozenset[str], words: frozenset[str]
     return len(parts) in reach
 
 
-INTERJECTION_LEADS = frozenset(tokens("oops ops opa whoops ah ih xi eita hmm hum putz actually"))
+INTERJECTION_LEADS = frozenset(tokens("oops ops opa whoops ah ih xi eita hmm hum putz actually argh ugh sorry"
+                                      " desculpa"))
 # "ah, pensando bem, coloca 45 dias", "make it 45 days": words that only place the amount said
 PLACING = frozenset(tokens("pensando bem coloca coloque poe bota bote deixa deixe muda mude faz faca make set put it"))
 

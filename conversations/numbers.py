@@ -84,7 +84,8 @@ def value_problem(numeral: Numeral | None, digits: str, schema: Mapping[str, Any
 
 
 _WEEKS = re.compile(r"\b(?:(?P<n>\d+|two|dois|duas)(?P<more>\s+(?:more|extra|additional))?"
-                    r"|(?P<by>(?:by|por|em|mais|more|for|de|com|another|outra)\s+)"
+                    r"|(?P<by>(?:by|por|em|mais|more|for|de|com|another|outra|knock|take|shave|trim|add|tira|corta"
+                    r"|soma|acrescenta)\s+)"
                     r"(?:a|one|uma)(?:\s+(?:more|extra|additional))?"
                     r"|(?P<by_one>another|outra|mais uma|one more|one extra))\s+"
                     r"(?P<unit>sema?nas?|we?eks?|quinzenas?|fortnights?)\b(?!\s+(?:que vem|from|a partir))",
@@ -107,7 +108,18 @@ def weeks_as_days(text: str) -> str:
     def by_one(match: re.Match[str]) -> str:
         english = match.group(2).lower().startswith(("w", "f"))
         return f"{match.group(1)} {'by a' if english else 'em uma'} {match.group(2)}"
-    return _WEEKS.sub(days, _ITEM_THEN_ONE.sub(by_one, text))
+    return _FEW_DAYS.sub(_few_days, _WEEKS.sub(days, _ITEM_THEN_ONE.sub(by_one, text)))
+
+
+# "dois dias antes disso", "só um dia", "by one day": one or two days in words (numbers_as_digits leaves words
+# below three: "um"/"a" is an article elsewhere) — as digits where the amount is plainly one ("só", "by")
+_FEW_DAYS = re.compile(r"(?i)\b(?:(?P<two>dois|two)|(?P<lead>s[oó]|just|only|apenas|mais|more|by|em|por)\s+"
+                       r"(?:um|one|a))\s+(?P<unit>dias?|days?)\b")
+
+
+def _few_days(match: re.Match[str]) -> str:
+    lead = f"{match.group('lead')} " if match.group("lead") else ""
+    return f"{lead}{2 if match.group('two') else 1} {match.group('unit')}"
 
 
 # "estica a 310 uma semana", "push 62 a week": one unit right after the item's number is an amount ("by a week"),

@@ -26,7 +26,7 @@ from .grammar import (
     verb_root,
 )
 from .keyboard import dropped_inside, neighbour_slip
-from .lexicon import ARTICLES, CLOSED_CLASS, DETERMINERS, REQUEST_OPENERS, asked_right_before, lead_in
+from .lexicon import ARTICLES, CLOSED_CLASS, DETERMINERS, REQUEST_OPENERS, asked_right_before, lead_in, tokens
 from .numbers import numbers_in
 
 MASK = "\x00"  # a word that matches nothing: the place of a name's word (data_spans.py)
@@ -206,15 +206,44 @@ def rank(grammar: Grammar, parts: list[str], allowed: set[str], hints: Hints) ->
     _same_verb_other_entity(grammar, ranked, allowed, named, parts)
     _children_shown(grammar, ranked, allowed, named, parts)
     _entity_asked_last(grammar, ranked, allowed, named, hints)
+    _parts_just_listed(grammar, ranked, allowed, named, hints)
     for item in ranked.values():
         item.score += _evidence(grammar, item, parts, named, hints)
+    # "make it 20 days": "it" is an item there is — a create makes a new one
+    ranked = {k: r for k, r in ranked.items() if not (r.cap.intent == "create" and r.verb_span
+                                                      and parts[r.verb_span[1]:r.verb_span[1] + 1] in _IT_SAID)}
     # "how many <children of another entity> are <value>?": a count or list of an entity the message does not
     # name, while it names only others, unrelated — no reading (not a count of something else)
     if named:
         ranked = {k: r for k, r in ranked.items() if r.cap.intent not in _OF_MANY or r.cap.entity not in
                   grammar.synonyms or any(t in r.cap.types or any(_related(t, u) for u in r.cap.types) for t in named)}
+    _count_after_show(ranked)
     # of two readings as strong, the one whose verb is said first ("open 53, I need to see what was found")
     return sorted(ranked.values(), key=lambda r: (-r.score, r.verb_span[0] if r.verb_span else 99))
+
+
+def _parts_just_listed(grammar: Grammar, ranked: dict[str, Ranked], allowed: set[str],
+                       named: Mapping[str, tuple[int, int]], hints: Hints) -> None:
+    """"remove o segundo" after an item's parts were listed: a write verb said of another entity's parts counts for
+    the write of the same intent over the parts just listed (the evidence then prefers it)."""
+    shown = hints.entity_types[0] if hints.entity_types else None  # the list just answered's type, first
+    if shown is None or shown in grammar.referenced or named:
+        return
+    for base in [r for r in ranked.values() if r.verb is not None and r.cap.kind == "write"]:
+        for cap in grammar.capabilities.values():
+            if (cap.id in allowed and cap.id not in ranked and cap.kind == "write" and cap.intent == base.cap.intent
+                    and any(s.type == shown for s in cap.slots)):
+                ranked[cap.id] = Ranked(cap, base.score, base.verb, base.verb_span)
+
+
+def _count_after_show(ranked: dict[str, Ranked]) -> None:
+    """"me vê aí quantas <entidades> …", "show me how many …": a verb that shows, then a count asked — the show
+    verb only opens the question (its reading is of the item the count is about, never a pick among them)."""
+    shows = [r for r in ranked.values() if r.cap.kind == "read" and r.cap.intent == "show" and r.verb_span]
+    for count in (r for r in ranked.values() if r.cap.intent == "count" and r.verb_span):
+        before = [r.score for r in shows if r.verb_span[1] <= count.verb_span[0]]
+        if before:
+            count.score = max(count.score, max(before) + 1)
 
 
 def _same_verb_other_entity(grammar: Grammar, ranked: dict[str, Ranked], allowed: set[str],
@@ -302,6 +331,9 @@ def _bare(named: Mapping[str, tuple[int, int]], parts: list[str]) -> bool:
     return not named and any(p.isdigit() for p in parts)
 
 
+_IT_SAID = [[w] for w in tokens("it ela ele isso")]
+
+
 def _evidence(grammar: Grammar, item: Ranked, parts: list[str], named: Mapping[str, tuple[int, int]],
               hints: Hints) -> float:
     cap, score = item.cap, 0.0
@@ -339,6 +371,9 @@ def _evidence(grammar: Grammar, item: Ranked, parts: list[str], named: Mapping[s
     focus = next((t for t in hints.entity_types if t in grammar.referenced), None)
     if focus and not named and any(s.parse == "reference" and s.type == focus for s in cap.slots):
         score += 2  # "assign Peter" on an entity's page: the capability of the entity in focus
+    shown = hints.entity_types[0] if hints.entity_types else None  # the list just answered's, first
+    if shown and shown not in grammar.referenced and not named and any(s.type == shown for s in cap.slots):
+        score += 3  # "remove the 2nd one" after an item's parts were listed: the capability over those parts
     if not named and cap.kind == "read" and cap.entity == asked_entity(grammar, hints):
         score += 1  # "how many <entities> …?" then "and how many are <state>?": still about that entity
     for word in hints.focus_words:

@@ -34,8 +34,13 @@ NUMBER_WORDS = frozenset(tokens("numero n no nº num number nr nro"))
 NUMBER_MARK = re.compile(r"(?i)(?<!\w)(?:n\.?\s?[º°]\.?|no\.|nro\.?|nr\.?|num\.|#)\s*(\d+)")
 
 
-def reference(slot_type: str, parts: list[str], situation: Situation) -> SlotValue | None:
-    """The entity of `slot_type` the message points at through context (§11, §20, §42)."""
+_POINTING = frozenset(tokens("ela ele dela dele nela nele it its this essa esse esta este"))
+
+
+def reference(slot_type: str, parts: list[str], situation: Situation,
+              items: frozenset[str] = frozenset()) -> SlotValue | None:
+    """The entity of `slot_type` the message points at through context (§11, §20, §42). `items`: the types of
+    the items referred to by number (the grammar's `referenced`)."""
     picked = listed_pick(situation.listed, slot_type, parts)  # "abre a segunda": by its place in the last list
     if picked is not None:
         return SlotValue(picked.get("id"), str(picked.get("label")), picked, "context")
@@ -59,7 +64,11 @@ def reference(slot_type: str, parts: list[str], situation: Situation) -> SlotVal
         ordered.append((selection, "ui"))
     if created:
         ordered.append((created, "result"))
-    ordered += [(r, "context") for r in situation.recent if r.get("type") == slot_type]
+    # "open <other entity> 52" then "bump it 3 days later": "it" is the item just spoken of — never an older item
+    # of the type this capability would need
+    if not (active and active.get("type") != slot_type and active.get("type") in items
+            and any(p in _POINTING for p in parts)):
+        ordered += [(r, "context") for r in situation.recent if r.get("type") == slot_type]
     if ordered:
         ref, source = ordered[0]
         return SlotValue(ref.get("id"), str(ref.get("label")), ref, source)
@@ -130,7 +139,8 @@ class NumberedReferences:
             return
         if found is None:
             if use_context:
-                ref = self._listed_in_state(slot, self.data[0] or parts) or reference(slot.type, parts, self.situation)
+                ref = self._listed_in_state(slot, self.data[0] or parts) or reference(slot.type, parts, self.situation,
+                                                                                           self.grammar.referenced)
                 if ref is not None:
                     out.values[slot.name] = [ref]
             return

@@ -29,6 +29,10 @@ _NOISE |= frozenset(tokens("as long longer much big pela pelo por in up cut cort
                            "coloca poe bota put set aumenta increase"))
 _NOISE |= frozenset(tokens("do que than this"))  # "10 dias a mais do que isso", "5 more than that"
 _NOISE |= frozenset(tokens("disso dele dela of"))  # "metade disso", "half of that"
+_NOISE |= frozenset(tokens("cima top on"))  # "põe mais 7 dias em cima disso", "7 more days on top of that"
+# "2 dias antes disso", "3 days later": a date moved from the one proposed (relative_turn.py)
+_LATER = frozenset(tokens("depois later after"))
+_SOONER = frozenset(tokens("antes before earlier sooner cedo"))
 
 
 _MOST_WORDS = 8  # "põe 10 dias a mais do que isso": every word but the amount is a relative word
@@ -57,6 +61,12 @@ class Change:
         return value * self.amount
 
 
+def _later(parts: list[str], at: int) -> int:
+    """+1 / -1 when the amount at `at` is said with its unit then "later"/"earlier" ("2 dias antes disso")."""
+    after = parts[at + 2:at + 3] if at + 1 < len(parts) and parts[at + 1] in DAY_UNITS else []
+    return 1 if after and after[0] in _LATER else -1 if after and after[0] in _SOONER else 0
+
+
 def relative_change(parts: list[str]) -> Change | None:
     """The change a short message asks for, or None when it is not only a relative change."""
     numbers = [p for p in parts if p.isdigit()]
@@ -70,12 +80,12 @@ def relative_change(parts: list[str]) -> Change | None:
         op, amount = "mul", float(factor)
     elif len(numbers) == 1 and parts[0] in _ADD | _SUB:
         op, amount = ("add" if parts[0] in _ADD else "sub"), float(numbers[0])
-    elif len(numbers) == 1 and (sign := increment_sign(parts, parts.index(numbers[0]))):
+    elif len(numbers) == 1 and (sign := increment_sign(parts, parts.index(numbers[0])) or _later(parts, first)):
         op, amount = ("add" if sign > 0 else "sub"), float(numbers[0])
     else:
         return None
     leftover = [p for p in parts if not p.isdigit() and factor_of(p) is None and p not in _ADD | _SUB | _NOISE | _MAKE
-                | MORE_AFTER | LESS_AFTER | _ABSOLUTE]  # ("aumenta pro dobro": no number set)
+                | MORE_AFTER | LESS_AFTER | _ABSOLUTE | _LATER | _SOONER]  # ("aumenta pro dobro": no number set)
     return None if leftover else Change(op, amount)
 
 

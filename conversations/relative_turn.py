@@ -29,7 +29,8 @@ from .understanding import Extraction, SlotValue
 
 def relative_apply(turn: Turn, change: Change, allowed: set[str], parts: list[str]) -> bool:
     """Apply `change`; False when the conversation has no number it could apply to."""
-    return _on_pending(turn, change) or _on_field(turn, change, allowed, parts)
+    return (_on_pending(turn, change) or (change.op != "mul" and _date_on_pending(
+        turn, int(change.amount) * (1 if change.op == "add" else -1))) or _on_field(turn, change, allowed, parts))
 
 
 def swap_apply(turn: Turn) -> bool:

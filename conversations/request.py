@@ -5,6 +5,8 @@ answer."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import lexicon
 from .asked_first import question_then_request
 from .batch import batch_request
@@ -13,7 +15,7 @@ from .compared import compared_positions, values_compared
 from .compound_said import compound_shape, said_part
 from .courtesy import courtesy
 from .data_spans import data_spans
-from .date_write import date_for_an_item, date_write
+from .date_write import date_for_an_item, date_moved, date_write
 from .explain import explain, explains, explanation_first
 from .field_write import field_write, field_write_of, field_writes
 from .flow import allowed_capabilities, operated_mark, rest
@@ -26,12 +28,14 @@ from .negated_filter import negated_filter
 from .operations import operate
 from .plurals import plural_types
 from .question import field_question, numbered_by_another
+from .read_and_write import read_and_write
 from .sequence import compound_request
 from .social import social_said
 from .state import hints_for, situation_for
 from .state_question import state_question
 from .statemachine import Status
 from .status_goal import status_goal
+from .tab_shown import tab_shown
 from .text_filter import text_filter
 from .turns import Turn
 from .two_questions import two_questions
@@ -51,6 +55,9 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     # "adicione X e depois aprove", "se estiver vencida, renove": never one action of several silently.
     shape = (compound_shape(turn.grammar, said_part(turn.text, masked(parts, spans)), allowed, hints)
              if ranked else None)
+    if (shape is None or shape.kind == "sequence") and read_and_write(
+            turn, parts, spans, allowed, understand, _extractor(turn, situation, parts, spans), choose):
+        return  # "quantas <entidades> …? e passa a 62 pra …", "open 52 and reschedule it …"
     if shape is not None:
         return compound_request(turn, parts, shape, spans, allowed, choose)
     # "quem é o <campo> da <entidade> 45?": a question naming a field of an entity is answered from
@@ -69,11 +76,13 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         and not (ranked and explains(ranked[0]))  # "can you explain this <child>?" asks the knowledge base
     if asks and _what_this_field_is(parts):  # "o que é esse campo?", "what's this field?": what it means
         return explain(turn, parts)
+    extractor = _extractor(turn, situation, parts, spans)
+    tab = tab_shown(turn, ranked, parts, allowed, extractor)  # "mostra os <filhos>" with its item's page open
+    if tab is not None:
+        return navigate(turn, tab[0], tab[1], parts)
     counts = any(p in lexicon.COUNT_WORDS for p in parts)
     if asks and field_question(turn, parts, phrases_with=lexicon.COUNT_WORDS if counts else None, data=spans):
         return
-    extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation, text=turn.text,
-                          language=turn.language, data=(parts, spans))
     if not ranked and lone_turn(turn, parts, allowed, extractor):  # "57", "<entidades>"
         return
     if open_said_value(turn, parts, ranked, allowed):  # "open <the place of one item>"
@@ -97,13 +106,15 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     best, extraction = choose(turn, ranked, parts, extractor, allowed)
     cap = best.cap
     # "abre uma <entidade> nova pra …": open a new one is a create; "crie uma igual à 310, mas com …" a copy
-    new = _a_new_one(turn, cap, parts, allowed) or copy_asked(ranked, best, parts)
+    new = _a_new_one(turn, cap, parts, allowed, extractor) or copy_asked(ranked, best, parts)
     if new is not None:
         cap, extraction = new, extractor.extract(new, parts)
     # "bota a 57 pra amanhã": a verb whose write finds none of its values, said of an item "pra <date>"
     if (cap.kind == "write" and not extraction.complete and not extraction.from_text - _targets(cap)
             and date_for_an_item(turn, parts, allowed, extractor)):
         return
+    if cap.kind == "write" and _no_item(cap, extraction) and date_moved(turn, parts, allowed, extractor):
+        return  # "bump it 3 days later" with another entity's item open: that item's date, moved
     # "o que foi apontado na <entidade> 52?": a question about what was done is no request to do it.
     # "does 720 include <child>?": a yes-or-no question about what the write would add is answered from the list
     if cap.kind == "write" and (_asks_what_was_done(parts, best) or _yes_or_no(parts, turn.text)) \
@@ -151,17 +162,29 @@ _PAST_ENDINGS = ("ed", "ou", "aram", "eram", "iram", "ado", "ada", "ido", "ida",
 
 
 _A_NEW = frozenset(lexicon.tokens("um uma an nova novo new"))  # "uma <entidade>", "a new <entity>"
+_NEW = frozenset(lexicon.tokens("nova novo new"))
 
 
-def _a_new_one(turn: Turn, cap: CapabilityGrammar, parts: list[str], allowed: set[str]) -> CapabilityGrammar | None:
-    """An open verb said of "uma <entidade> nova" / "a new <entity>" with no number of it: that entity's create."""
+def _extractor(turn: Turn, situation: Any, parts: list[str], spans: frozenset[int]) -> Extractor:
+    return Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation, text=turn.text,
+                     language=turn.language, data=(parts, spans))
+
+
+def _a_new_one(turn: Turn, cap: CapabilityGrammar, parts: list[str], allowed: set[str],
+               extractor: Extractor) -> CapabilityGrammar | None:
+    """An open verb said of "uma <entidade> nova" / "a new <entity>" with no number of it: that entity's create.
+    "abre uma <entidade>" / "open an <entity>", an article alone, is a create only with a value for it ("… pra
+    <dona>"): alone it asks which one to open, and a number then opens it."""
     if cap.kind != "navigation" or cap.intent != "open":
         return None
     at = turn.grammar.types_named_in(parts).get(cap.entity)
     if at is None or any(p.isdigit() for p in parts[at[1]:at[1] + 1]):
         return None
     around = set(parts[max(0, at[0] - 1):at[0]]) | set(parts[at[1]:at[1] + 1])
-    return _the_create(turn, cap.entity, allowed) if around & _A_NEW else None
+    create = _the_create(turn, cap.entity, allowed) if around & _A_NEW else None
+    if create is None or around & _NEW:
+        return create
+    return create if extractor.extract(create, parts).from_text else None
 
 
 def _the_create(turn: Turn, entity: str, allowed: set[str]) -> CapabilityGrammar | None:
@@ -187,6 +210,11 @@ def _wanted_new(turn: Turn, parts: list[str], allowed: set[str]) -> CapabilityGr
         if create is not None:
             return create
     return None
+
+
+def _no_item(cap: CapabilityGrammar, extraction: Extraction) -> bool:
+    """The write's item was not found, or not said and not in context."""
+    return any(name in extraction.missing or name in extraction.not_found for name in _targets(cap))
 
 
 def _targets(cap: CapabilityGrammar) -> set[str]:

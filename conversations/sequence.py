@@ -112,7 +112,8 @@ def _clause(turn: Turn, parts: list[str], spans: frozenset[int], allowed: set[st
         situation = replace(situation, active=acted[0] if acted else None, selection=None, selection_fresh=False,
                             listed=[], created=[], recent=acted)
         hints = replace(hints, entity_types=tuple(dict.fromkeys([*(a["type"] for a in acted), *hints.entity_types])))
-    reading = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation, text=_text_of(turn, parts, at),
+    reading = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation,
+                        text=clause_text(turn, parts, at),
                         language=turn.language, data=(own, local))
     ranked = rank(turn.grammar, masked(own, local), allowed, hints)
     if not ranked:
@@ -136,7 +137,7 @@ def _items_of(extraction: Extraction) -> list[dict[str, Any]]:
             if v.entity and v.entity.get("type") and v.source in ("text", "context", "ui", "result")]
 
 
-def _text_of(turn: Turn, parts: list[str], at: tuple[int, int]) -> str:
+def clause_text(turn: Turn, parts: list[str], at: tuple[int, int]) -> str:
     """The clause as the user typed it (free-text values keep their spelling): from its first word found in the
     message to the next clause's joiner. `parts` may differ from the typed words (numbers said in words are
     digits there), so the two are aligned on the words they share."""

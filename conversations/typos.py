@@ -29,7 +29,7 @@ from rapidfuzz.distance import OSA
 from knowledge.text import fold, words
 
 from . import control_phrases, dates, ellipsis, increments, lexicon, numbers, relative, social, spelling
-from .grammar import Grammar
+from .grammar import TYPO_SHORT_MIN, Grammar, dropped_letter
 from .wordlists import dictionaries, real_word
 
 _MODULES = (lexicon, control_phrases, social, dates, spelling, relative, increments, ellipsis, numbers)
@@ -43,22 +43,25 @@ def as_typed_or_meant(text: str, grammar: Grammar, protected: Iterable[str] = ()
     """`text` with each slipped word written as the vocabulary word it means; `protected`: folded words
     that are values here (the tenant's names said in the message)."""
     known, keep, short = vocabulary(grammar), frozenset(protected), cut_short(grammar)
+    verbs, shouted = verb_words(grammar), shouting(text)
     quoted = [m.span() for m in lexicon.QUOTED.finditer(text)]
 
     def fix(match: re.Match[str]) -> str:
         word, point = match.groups()
         opens = not text[:match.start()].strip() or text[:match.start()].rstrip()[-1] in ".!?;:"
-        if (word != word.lower() and not (opens and word[1:] == word[1:].lower())) or any(
+        if (word != word.lower() and not shouted and not (opens and word[1:] == word[1:].lower())) or any(
                 a <= match.start() < b for a, b in quoted):
             return match.group(0)  # a capital inside a sentence is a name's
         folded = fold(word)
         if folded in keep or _CLITIC.match(text, match.end()):
             return match.group(0)  # a value; "mantê-la", "deixá-lo": a verb with its pronoun, as typed
-        noun = _noun_cut_short(folded, bool(point), short)
+        noun = _noun_cut_short(folded, bool(point) or _asked_of(text[:match.start()]), short)
         if noun is not None:
             return noun  # its point marked the word cut short: no sentence ends there
-        meant = _meant(folded, known)
-        return match.group(0) if meant is None else (meant.capitalize() if word[0].isupper() else meant) + point
+        meant = None if _verb_slip(folded, verbs) else _meant(folded, known)
+        if meant is None:
+            return match.group(0)
+        return (meant.capitalize() if word[0].isupper() else meant) + point
 
     return _WORD.sub(fix, text)
 
@@ -68,10 +71,31 @@ _CLITIC = re.compile(r"-(?:l[oa]s?|me|te|se|lhes?|nos|vos)\b", re.IGNORECASE)
 
 def slipped(text: str, grammar: Grammar) -> bool:
     """Does the message hold a word that would be read as another (cheap: no read of the tenant's names)?"""
-    known, short = vocabulary(grammar), cut_short(grammar)
-    return any(m.group(1)[1:] == m.group(1)[1:].lower() and (
-        _meant(fold(m.group(1)), known) or _noun_cut_short(fold(m.group(1)), bool(m.group(2)), short))
+    known, short, verbs = vocabulary(grammar), cut_short(grammar), verb_words(grammar)
+    shouted = shouting(text)
+    return any((shouted or m.group(1)[1:] == m.group(1)[1:].lower()) and (
+        (_meant(fold(m.group(1)), known) and not _verb_slip(fold(m.group(1)), verbs))
+        or _noun_cut_short(fold(m.group(1)), bool(m.group(2)) or _asked_of(text[:m.start()]), short))
         for m in _WORD.finditer(text))
+
+
+_SHOUTED_AT_LEAST = 8  # letters: "OK" or "SIM" is no message typed in capitals
+
+
+def shouting(text: str) -> bool:
+    """A message typed all in capitals ("HOW MANY PERMS FOR …"): its capitals mark no names."""
+    letters = [c for c in text if c.isalpha()]
+    return len(letters) >= _SHOUTED_AT_LEAST and all(c.isupper() for c in letters)
+
+
+_ASKING = frozenset(lexicon.tokens("many which what quais quantas quantos"))
+
+
+def _asked_of(before: str) -> bool:
+    """"how many perms …", "which perms …": the word right after a question word is the noun asked about —
+    cut short, as a point would mark it (alone, "perms" is a word of its own)."""
+    said = lexicon.tokens(before[-20:])
+    return bool(said) and said[-1] in _ASKING
 
 
 def _noun_cut_short(word: str, pointed: bool, short: Mapping[str, str]) -> str | None:
@@ -89,6 +113,15 @@ def _meant(word: str, known: frozenset[str]) -> str | None:
                                                    limit=_CANDIDATES)}
     near = {w for w in near if _a_slip(word, w)}
     return next(iter(near)) if len(near) == 1 else None
+
+
+@lru_cache(maxsize=20_000)
+def _verb_slip(word: str, verbs: frozenset[str]) -> bool:
+    """A registry verb's word with a letter dropped or added ("asign", "remaca"): the verb finder reads it
+    (ranking.py), with what else the message says — here it would become another vocabulary word one edit
+    away ("sign", "refaca") and the verb would be lost."""
+    return len(word) >= TYPO_SHORT_MIN and word not in verbs and any(
+        dropped_letter(word, verb) and len(word) != len(verb) for verb in verbs)
 
 
 def _a_slip(word: str, meant: str) -> bool:
@@ -140,6 +173,23 @@ def cut_short(grammar: Grammar) -> Mapping[str, str]:
              and process.extractOne(k, verbs, scorer=OSA.distance, score_cutoff=1) is None}
     _SHORT_CACHE.clear()
     _SHORT_CACHE[id(grammar)] = (grammar, found)
+    return found
+
+
+_VERB_CACHE: dict[int, tuple[Grammar, frozenset[str]]] = {}
+
+
+def verb_words(grammar: Grammar) -> frozenset[str]:
+    """The first words of the registry's verbs, five letters or more, that are no noun of the vocabulary (one per
+    registry version)."""
+    cached = _VERB_CACHE.get(id(grammar))
+    if cached is not None and cached[0] is grammar:
+        return cached[1]
+    known = vocabulary(grammar)  # (a noun that also opens a verb phrase: its slips are the noun's)
+    found = frozenset(verb.words[0] for cap in grammar.capabilities.values() for verb in cap.verbs
+                      if verb.words and len(verb.words[0]) >= TYPO_SHORT_MIN and verb.words[0] not in known)
+    _VERB_CACHE.clear()
+    _VERB_CACHE[id(grammar)] = (grammar, found)
     return found
 
 

@@ -310,7 +310,8 @@ class Extractor(NumberedReferences):
             found = self._listed_child(slot, parts, items, value_key)
         if found is None:
             if use_context and slot.from_context:
-                ref = reference(slot.type, parts, self.situation) or self._from_target(slot, out)
+                ref = (reference(slot.type, parts, self.situation, self.grammar.referenced)
+                       or self._from_target(slot, out))
                 if ref is not None:
                     out.values[slot.name] = [ref]
             return

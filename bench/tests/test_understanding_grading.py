@@ -177,6 +177,23 @@ def test_dates():
     assert not grade(case(expect, entity="inspection"), from_today, today=TODAY).correct
 
 
+def test_a_move_to_the_date_the_item_already_has_today_may_be_answered_so():
+    # 52 is on Friday 2026-12-11: "dow:fri" on the 10th falls on it, on the 1st (TODAY) it does not
+    expect = {"reply": "proposal", "capability": "inspection.reschedule", "target": {"inspection": "52"},
+              "slots": {"scheduled_for": "dow:fri"}}
+
+    def answer(text: str, world_changed: bool = False) -> Observed:
+        return Observed(type="answer", template="operation.already_so", message=text, texts=[text],
+                        facts_before=FACTS, world_changed=world_changed)
+
+    already = "A inspeção 52 já está marcada para 11/12/2026."
+    assert grade(case(expect, entity="inspection"), answer(already), today=date(2026, 12, 10)).correct
+    assert not grade(case(expect, entity="inspection"), answer(already), today=TODAY).correct
+    assert not grade(case(expect, entity="inspection"), answer("Já está assim."), today=date(2026, 12, 10)).correct
+    assert not grade(case(expect, entity="inspection"), answer(already, world_changed=True),
+                     today=date(2026, 12, 10)).correct
+
+
 def test_says_date_accepts_the_usual_spellings():
     for text in ("em 2026-12-06", "no dia 06/12/2026", "dia 06/12", "6 de dezembro", "on December 6"):
         obs = Observed(type="answer", message=text, texts=[text])

@@ -75,9 +75,7 @@ def test_create_then_open_navigates_to_the_new_item(world, operator_client, star
     assert navigation and str(navigation["entity"]["id"]) == str(created)
 
 
-@pytest.mark.parametrize("text", ["abre a 802 e depois aprove ela",  # a navigation and a write: planned by neither
-                                  "open 802 and then approve it",
-                                  "se a 802 estiver vencida, renove por 30 dias",
+@pytest.mark.parametrize("text", ["se a 802 estiver vencida, renove por 30 dias",
                                   "if 802 is still a draft, approve it"])
 def test_without_an_llm_a_compound_request_is_never_cut_to_its_first_action(world, supervisor_client, start, talk,
                                                                            text):
@@ -85,6 +83,18 @@ def test_without_an_llm_a_compound_request_is_never_cut_to_its_first_action(worl
     turn = talk(supervisor_client, conversation, text)
     assert turn["response"]["type"] == "clarification" and turn["response"]["confirmation"] is None
     assert turn["response"]["template"].startswith("clarify.compound_")
+
+
+@pytest.mark.parametrize("text", ["abre a 802 e depois aprove ela", "open 802 and then approve it"])
+def test_without_an_llm_a_navigation_then_a_write_opens_and_proposes(world, supervisor_client, start, talk, text):
+    """Both actions, in order (conversations/read_and_write.py): the page opened, the write proposed — never the
+    navigation alone, never the write run without its confirmation."""
+    conversation = start(supervisor_client)
+    turn = talk(supervisor_client, conversation, text)
+    assert turn["status"] == "CONFIRMATION_REQUIRED" and turn["response"]["confirmation"], turn["response"]
+    assert turn["response"]["navigation"]["entity"]["label"] == "802", turn["response"]
+    world.p802.refresh_from_db()
+    assert world.p802.status == "DRAFT"
 
 
 @pytest.mark.parametrize("text", ["adicione Pintura e depois aprovar tudo na 802",
