@@ -2,7 +2,8 @@
 "quantas <entidades> agendadas a gente tem? e passa a 62 pra daqui 40 dias", "open 52 and reschedule it for next
 friday", "adia ela mais uma semana e me diz quem é o <campo>". Both are done in one reply: the question answered
 (or the page opened) from data read now, then the write proposed — never one of them dropped, nor the write run
-without its confirmation. A count is not answered so: it is a plan that runs after the turn (not in it).
+without its confirmation. Only a question a field answers (read in the turn) is answered so: a list or a count is
+a plan whose answer comes after the turn — such a message is read as before, one request.
 
 Each clause is understood as a message of its own. A question before the write is answered first, and the write's
 "it"/"nela" is then the item the question or the navigation was about (it is the one in focus). A question after
@@ -19,7 +20,7 @@ from typing import Any
 
 from . import lexicon
 from .compound_said import clause_ranges
-from .flow import is_count
+from .question import field_question
 from .ranking import rank
 from .sequence import clause_text
 from .state import entity_activate, hints_for
@@ -32,7 +33,7 @@ Chooser = Callable[..., tuple[Any, Any]]
 
 _HEDGES = frozenset(lexicon.tokens("might may maybe perhaps talvez pensando thinking considering"))
 # "me diz quem é …", "tell me who …": a question asked as a request to tell
-_TELL = frozenset(lexicon.tokens("diz diga fala fale informa informe conta conte tell say show"))
+_POINTING = frozenset(lexicon.tokens("ela ele dela dele nela nele it its this essa esse"))
 
 
 def read_and_write(turn: Turn, parts: list[str], spans: frozenset[int], allowed: set[str], understand: Understand,
@@ -43,10 +44,10 @@ def read_and_write(turn: Turn, parts: list[str], spans: frozenset[int], allowed:
     if len(ranges) != 2 or _HEDGES & set(parts):
         return False
     kinds = [_kind(turn, view[a:b], allowed) for a, b in ranges]
-    if kinds[1] == "write" and kinds[0] in ("read", "navigation", "question"):
-        first, then = ranges
+    if kinds[1] == "write" and kinds[0] in ("navigation", "question"):
+        (first, then), asked = ranges, kinds[0]
     elif kinds[0] == "write" and kinds[1] == "question":
-        then, first = ranges
+        (then, first), asked = ranges, kinds[1]
         if not _focus_on(turn, parts, then, allowed, extractor, choose):
             return False
     else:
@@ -54,7 +55,10 @@ def read_and_write(turn: Turn, parts: list[str], spans: frozenset[int], allowed:
     text, texts = turn.text, (clause_text(turn, parts, first), clause_text(turn, parts, then))
     try:
         turn.text = texts[0]
-        understand(turn, parts[first[0]:first[1]], allowed)
+        if asked == "navigation":
+            understand(turn, parts[first[0]:first[1]], allowed)
+        elif not field_question(turn, parts[first[0]:first[1]]):
+            return False  # not a field's question (a list, a count: plans that answer after the turn) — as before
         said = dict(turn.response or {})
         if said.get("type") not in ("answer", "navigation"):
             return True  # asked back (which item?), refused, an error: the write waits for it
@@ -76,8 +80,6 @@ def _kind(turn: Turn, clause: list[str], allowed: set[str]) -> str | None:
     if all(p in lexicon.OPENING for p in clause):
         return None  # "go ahead and …", "vai lá e …": words that only open the request
     ranked = rank(turn.grammar, clause, allowed, hints_for(turn.conversation, with_topic=False))
-    if ranked and is_count(ranked[0].cap):
-        return None  # a count is a plan that runs after the turn: its answer would replace the proposal's
     if ranked and ranked[0].verb is not None and ranked[0].verb_span is not None:
         kind = ranked[0].cap.kind
         if kind == "write" and ranked[0].cap.intent != "create":
@@ -85,8 +87,10 @@ def _kind(turn: Turn, clause: list[str], allowed: set[str]) -> str | None:
         if kind in ("read", "navigation") and any(r.cap.kind == "write" and r.verb_span is not None
                                                   and r.verb_span[0] != ranked[0].verb_span[0] for r in ranked):
             return None  # "abre a 802, adicione X nela": a write's verb inside it too — two actions in one clause
-        if kind in ("read", "navigation"):
-            return "question" if any(p in lexicon.OPEN_QUESTION_WORDS for p in clause) else kind
+        if kind == "navigation":
+            return kind
+        if kind == "read":  # a question, answered from a field — a read asked for by its verb is a plan
+            return "question" if any(p in lexicon.OPEN_QUESTION_WORDS for p in clause) else None
     return "question" if any(p in lexicon.OPEN_QUESTION_WORDS for p in clause) else None
 
 
@@ -101,7 +105,7 @@ def _focus_on(turn: Turn, parts: list[str], at: tuple[int, int], allowed: set[st
     best, extraction = choose(turn, ranked, own, extractor, allowed)
     items = [v.entity for s in best.cap.slots if s.parse == "reference" for v in extraction.values.get(s.name, ())
              if v.entity and v.entity.get("type")]
-    if not items:
-        return False
+    if not items:  # ("adia ela …": its item is the one in focus already)
+        return bool(extractor.situation.active) and any(p in _POINTING for p in own)
     entity_activate(turn.conversation, items[0], version=turn.version)
     return True

@@ -25,6 +25,7 @@ from .llm import llm_understand
 from .lone import lone_turn, open_said_value
 from .navigation import navigate
 from .negated_filter import negated_filter
+from .new_one import a_new_one, wanted_new
 from .operations import operate
 from .plurals import plural_types
 from .question import field_question, numbered_by_another
@@ -96,7 +97,7 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     # "I need <entity> 311 cancelled": a status wanted, said outside names and dictated text
     if not ranked and status_goal(turn, said_part(turn.text, masked(parts, spans)), allowed, extractor):
         return
-    wanted = _wanted_new(turn, parts, allowed) if not ranked else None
+    wanted = wanted_new(turn, parts, allowed) if not ranked else None
     if wanted is not None:  # "we need an <entity> for <owner>": that entity's create, asked for what it lacks
         return operate(turn, wanted, extractor.extract(wanted, parts), parts)
     if not ranked:
@@ -106,7 +107,7 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     best, extraction = choose(turn, ranked, parts, extractor, allowed)
     cap = best.cap
     # "abre uma <entidade> nova pra …": open a new one is a create; "crie uma igual à 310, mas com …" a copy
-    new = _a_new_one(turn, cap, parts, allowed, extractor) or copy_asked(ranked, best, parts)
+    new = a_new_one(turn, cap, parts, allowed, extractor) or copy_asked(ranked, best, parts)
     if new is not None:
         cap, extraction = new, extractor.extract(new, parts)
     # "bota a 57 pra amanhã": a verb whose write finds none of its values, said of an item "pra <date>"
@@ -161,55 +162,9 @@ _PAST_MARKERS = frozenset(lexicon.tokens("foi foram fora fez fizeram ja was were
 _PAST_ENDINGS = ("ed", "ou", "aram", "eram", "iram", "ado", "ada", "ido", "ida", "ados", "adas", "idos", "idas")
 
 
-_A_NEW = frozenset(lexicon.tokens("um uma an nova novo new"))  # "uma <entidade>", "a new <entity>"
-_NEW = frozenset(lexicon.tokens("nova novo new"))
-
-
 def _extractor(turn: Turn, situation: Any, parts: list[str], spans: frozenset[int]) -> Extractor:
     return Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation, text=turn.text,
                      language=turn.language, data=(parts, spans))
-
-
-def _a_new_one(turn: Turn, cap: CapabilityGrammar, parts: list[str], allowed: set[str],
-               extractor: Extractor) -> CapabilityGrammar | None:
-    """An open verb said of "uma <entidade> nova" / "a new <entity>" with no number of it: that entity's create.
-    "abre uma <entidade>" / "open an <entity>", an article alone, is a create only with a value for it ("… pra
-    <dona>"): alone it asks which one to open, and a number then opens it."""
-    if cap.kind != "navigation" or cap.intent != "open":
-        return None
-    at = turn.grammar.types_named_in(parts).get(cap.entity)
-    if at is None or any(p.isdigit() for p in parts[at[1]:at[1] + 1]):
-        return None
-    around = set(parts[max(0, at[0] - 1):at[0]]) | set(parts[at[1]:at[1] + 1])
-    create = _the_create(turn, cap.entity, allowed) if around & _A_NEW else None
-    if create is None or around & _NEW:
-        return create
-    return create if extractor.extract(create, parts).from_text else None
-
-
-def _the_create(turn: Turn, entity: str, allowed: set[str]) -> CapabilityGrammar | None:
-    """The entity's one create capability this user may use, else None."""
-    creates = [c for c in turn.grammar.capabilities.values() if c.id in allowed and c.entity == entity
-               and c.kind == "write" and c.intent == "create"]
-    return creates[0] if len(creates) == 1 else None
-
-
-_WANTING = frozenset(lexicon.tokens("need needs want wanna preciso precisamos precisa quero queremos queria gostaria "
-                                    "tem ter must should"))
-
-
-def _wanted_new(turn: Turn, parts: list[str], allowed: set[str]) -> CapabilityGrammar | None:
-    """"we need an <entity> for <owner>", "precisamos de uma <entidade> no <local>": a want, then "a/uma" and an
-    entity noun with no number after it — that entity's one create (no verb said, nothing else to read)."""
-    if not any(p in _WANTING for p in parts[:4]):
-        return None
-    for type_, (start, end) in turn.grammar.types_named_in(parts).items():
-        if start == 0 or parts[start - 1] not in _A_NEW or any(p.isdigit() for p in parts[end:end + 1]):
-            continue
-        create = _the_create(turn, type_, allowed)
-        if create is not None:
-            return create
-    return None
 
 
 def _no_item(cap: CapabilityGrammar, extraction: Extraction) -> bool:

@@ -43,6 +43,9 @@ def state_question(turn: Turn, parts: list[str]) -> bool:
         if body is None or asked is None:
             continue
         owner, enum, named = asked
+        if named is None:  # "ainda tá valendo?", "is it still on?": no state named — the one it is in, said
+            field_answer(turn, slot, body, enum.field, parts)
+            return True
         actual = str(body.get(enum.field))
         template = "answer.state_yes" if actual == named else "answer.state_no"
         field_answer(turn, slot, body, enum.field, parts, template=template,
@@ -63,8 +66,10 @@ def _which(parts: list[str]) -> bool:
 
 
 def _value_asked(turn: Turn, entity: str, parts: list[str],
-                 body: dict[str, Any]) -> tuple[CapabilityGrammar, SlotSpec, str] | None:
-    """The enum slot of `entity` whose field the entity has, and the value the question names."""
+                 body: dict[str, Any]) -> tuple[CapabilityGrammar, SlotSpec, str | None] | None:
+    """The enum slot of `entity` whose field the entity has, and the value the question names — None for a
+    question whether it still holds ("ainda tá valendo?", "still on?"), answered with the first such slot's value."""
+    still = None
     for cap in turn.grammar.capabilities.values():
         if cap.entity != entity:
             continue
@@ -73,4 +78,10 @@ def _value_asked(turn: Turn, entity: str, parts: list[str],
                 named = turn.grammar.enum_value(slot, parts)
                 if named is not None:
                     return cap, slot, named
-    return None
+                still = still or (cap, slot, None)
+    return still if set(parts) & _STILL_ON else None
+
+
+# "ainda tá valendo?", "a <entidade> 54 tá ativa?", "ainda tá de pé?", "is it still on?": whether it still holds
+_STILL_ON = frozenset(lexicon.tokens("ativa ativo ativas ativos valendo vigente vigor rolando acontecendo mantida pe "
+                                     "mantido active valid happening live"))

@@ -279,3 +279,13 @@ def test_done_by_whom_asks_who_not_whether(world, supervisor_client, start, talk
     turn = talk(supervisor_client, conversation, "hi, insp 78 was done by whom?")
 
     assert "Ana Costa" in turn["response"]["message"], turn["response"]
+
+
+@pytest.mark.parametrize("text", ["a 771 da Omega ainda tá valendo?", "is permit 802 still active?"])
+def test_whether_an_item_still_holds_is_answered_with_its_state(world, supervisor_client, start, talk, text):
+    conversation = start(supervisor_client)
+
+    turn = talk(supervisor_client, conversation, text)
+
+    assert turn["response"]["type"] == "answer", turn["response"]
+    assert any(w in turn["response"]["message"].lower() for w in ("rascunho", "draft")), turn["response"]
