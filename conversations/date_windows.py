@@ -17,8 +17,9 @@ from .dates import MONTHS, WEEKDAYS, add_months
 _UNIT = r"(?:dias?|semanas?|mes(?:es)?|days?|weeks?|months?)"
 _MONTH = "(?:" + "|".join(m for m in MONTHS if len(m) > 3) + ")"
 _DAY = "(?:" + "|".join(WEEKDAYS) + ")(?:-feira)?"
+# ("e nos próximos 25?": the amount alone, ending the message, counts days — "as próximas 3 <entidades>" does not)
 _SPAN = re.compile(r"\b(?:((?:proxim)[oa]s|next|coming|within(?: the)?(?: next)?)|((?:ultim)[oa]s|last|past))\s+"
-                   r"(\w+)\s+(" + _UNIT + r")\b")
+                   r"(\w+)(?:\s+(" + _UNIT + r")\b|\s*[?.!]*\s*$)")
 _WEEK_OR_MONTH = re.compile(r"\b(?:(n?est[ea]|n?ess[ea]|this)|(next|proxim[oa])|(last|ultim[oa]|passad[oa]))\s+"
                             r"(semana|mes|week|month)\b|\b(semana|mes)\s+(que vem|passad[oa])\b")
 _IN_MONTH = re.compile(r"\b(?:em|in|de|during|for)\s+(" + _MONTH + r")\b(?:\s+(?:de\s+)?(\d{4}))?")
@@ -44,7 +45,7 @@ def window_days(said: str, today: date) -> tuple[date, date] | None:
         amount = int(m.group(3)) if m.group(3).isdigit() else _SMALL.get(m.group(3))
         if amount is None:
             return None
-        unit = m.group(4)
+        unit = m.group(4) or "dias"
         end = (add_months(today, amount) if unit.startswith(("mes", "month"))
                else today + timedelta(days=amount * (7 if unit.startswith(("semana", "week")) else 1)))
         return (today, end) if m.group(1) else (today - (end - today), today)

@@ -289,3 +289,23 @@ def test_whether_an_item_still_holds_is_answered_with_its_state(world, superviso
 
     assert turn["response"]["type"] == "answer", turn["response"]
     assert any(w in turn["response"]["message"].lower() for w in ("rascunho", "draft")), turn["response"]
+
+
+def test_a_list_of_one_companys_items_tells_them_apart_by_place(world, supervisor_client, start, talk):
+    inspection_78(world)
+    conversation = start(supervisor_client)
+
+    turn = talk(supervisor_client, conversation, "quais inspeções a Delta Engenharia tem?")
+
+    assert "78 (Doca 9)" in turn["response"]["message"] and "79 (Doca 2)" in turn["response"]["message"], turn
+
+
+def test_the_next_n_said_again_without_its_unit(world, supervisor_client, start, talk):
+    inspection_78(world)  # 78 in 5 days, 79 in 6
+    conversation = start(supervisor_client)
+    first = talk(supervisor_client, conversation, "Quais inspeções estão agendadas para os próximos 5 dias?")
+
+    turn = talk(supervisor_client, conversation, "E nos próximos 6?")
+
+    assert "78" in first["response"]["message"] and "79" not in first["response"]["message"], first["response"]
+    assert "78" in turn["response"]["message"] and "79" in turn["response"]["message"], turn["response"]
