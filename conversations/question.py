@@ -11,6 +11,7 @@ from typing import Any
 from . import lexicon, messages
 from .attributes import named_by_attribute
 from .clarify import clarify
+from .date_windows import date_window
 from .ellipsis import remember_field
 from .flow import rest, topic_set
 from .grammar import SlotSpec, dropped_letter, same_word
@@ -115,7 +116,8 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
     unnamed = [u for u in unnamed if not named or u[1].type in named]  # "the status of the <entity>?": of that one
     if (len(unnamed) == 1 and phrases_with is None and not numbered
             and len(parts) <= _SHORT and not plural_types(turn.grammar, parts)
-            and not any(p in _ANY or p in lexicon.EVERY for p in parts)):  # (a plural or an "any" asks for a list)
+            and not any(p in _ANY or p in lexicon.EVERY for p in parts)  # (a plural or an "any" asks for a list)
+            and date_window(turn.text) is None):  # ("tem <entidade> marcada pra amanhã?": the ones on that day)
         # "qual a <campo>?" with nothing in focus: which one — then that one's field is answered
         cap, slot, field = unnamed[0]
         state = intent_state(capability=cap.id, values={}, text=turn.text, language=turn.language)
@@ -133,7 +135,7 @@ def _own_value_said(turn: Turn, slot: SlotSpec, value: SlotValue, parts: list[st
     return bool(body) and bool(mention(parts, [{"_v": str(body[p])} for p in own if body.get(p)], "_v"))
 
 
-_ANY = frozenset(lexicon.tokens("alguma algum algumas alguns nenhuma nenhum qualquer any some anyone"))
+_ANY = frozenset(lexicon.tokens("alguma algum algumas alguns nenhuma nenhum qualquer any some anyone anything"))
 _SHORT = 8  # "qual é a <campo> dela mesmo?": a question of a few words, nothing else asked
 
 

@@ -246,8 +246,12 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str], extractor: Extrac
     # na 340", "tira 5 dias da 311": those verbs also add or remove a child) — not against a read or a create
     # ("faz uma igual à 311 com 20 dias")
     by_unit = all(r.cap.kind == "write" and r.cap.intent != "create" for r in ranked if r.score >= top)
+    # (not in a question that names no write nor an item: "tem <entidade> marcada pra amanhã?" asks which there are)
+    asked = (lexicon.asks(parts, turn.text) and all(r.cap.kind != "write" for r in ranked if r.score >= top)
+             and not any(not unit for _, _, unit in number_positions(view))
+             and not set(parts) & lexicon.DEMONSTRATIVES)
     fields = [Ranked(cap, top - 1) for cap in field_writes(turn, parts, allowed, by_unit=by_unit)
-              if all(r.cap.id != cap.id for r in ranked)]
+              if all(r.cap.id != cap.id for r in ranked)] if not asked else []
     ranked = sorted(ranked + fields, key=lambda r: -r.score)
     # "abra a <entidade> 802": a reading of another entity, whose item the message does not name, is not read
     types = turn.grammar.types_named_in(view)

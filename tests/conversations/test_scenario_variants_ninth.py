@@ -309,3 +309,13 @@ def test_the_next_n_said_again_without_its_unit(world, supervisor_client, start,
 
     assert "78" in first["response"]["message"] and "79" not in first["response"]["message"], first["response"]
     assert "78" in turn["response"]["message"] and "79" in turn["response"]["message"], turn["response"]
+
+
+def test_is_there_one_on_a_day_asks_which_there_are(world, supervisor_client, start, talk):
+    inspection_78(world)  # 78 in 5 days, 79 in 6: none tomorrow
+    conversation = start(supervisor_client)
+
+    turn = talk(supervisor_client, conversation, "tem inspeção marcada pra amanhã?")
+
+    assert turn["response"]["type"] == "answer" and not turn["response"].get("confirmation"), turn["response"]
+    assert "78" not in turn["response"]["message"] and "79" not in turn["response"]["message"], turn["response"]
