@@ -196,8 +196,7 @@ def _end_to_end(parts: list[str], phrases: frozenset[str], words: frozenset[str]
     return len(parts) in reach
 
 
-INTERJECTION_LEADS = frozenset(tokens("oops ops opa whoops ah ih xi eita hmm hum putz actually argh ugh sorry"
-                                      " desculpa"))
+INTERJECTION_LEADS = frozenset(tokens("oops ops opa whoops ah ih xi eita hmm hum putz actually argh ugh"))
 # "ah, pensando bem, coloca 45 dias", "make it 45 days": words that only place the amount said
 PLACING = frozenset(tokens("pensando bem coloca coloque poe bota bote deixa deixe muda mude faz faca make set put it"))
 
