@@ -17,15 +17,16 @@ from .dates import MONTHS, WEEKDAYS, add_months
 _UNIT = r"(?:dias?|semanas?|mes(?:es)?|days?|weeks?|months?)"
 _MONTH = "(?:" + "|".join(m for m in MONTHS if len(m) > 3) + ")"
 _DAY = "(?:" + "|".join(WEEKDAYS) + ")(?:-feira)?"
-# ("e nos próximos 25?": the amount alone, ending the message, counts days — "as próximas 3 <entidades>" does not)
 _SPAN = re.compile(r"\b(?:((?:proxim)[oa]s|next|coming|within(?: the)?(?: next)?)|((?:ultim)[oa]s|last|past))\s+"
-                   r"(\w+)(?:\s+(" + _UNIT + r")\b|\s*[?.!]*\s*$)")
+                   r"(\w+)\s+(" + _UNIT + r")\b")
+# "e nos próximos 25?": a number alone, ending the message, counts days ("as próximas 3 <entidades>" does not)
+_SPAN_BARE = re.compile(r"\b(?:((?:proxim)[oa]s|next|coming)|((?:ultim)[oa]s|last|past))\s+(\d+)()\s*[?.!]*\s*$")
 _WEEK_OR_MONTH = re.compile(r"\b(?:(n?est[ea]|n?ess[ea]|this)|(next|proxim[oa])|(last|ultim[oa]|passad[oa]))\s+"
                             r"(semana|mes|week|month)\b|\b(semana|mes)\s+(que vem|passad[oa])\b")
 _IN_MONTH = re.compile(r"\b(?:em|in|de|during|for)\s+(" + _MONTH + r")\b(?:\s+(?:de\s+)?(\d{4}))?")
 _BY_DAY = re.compile(r"\b(?:(ate|until|by)|na|no|on|pra|para)\s+(?:a\s+|o\s+)?(" + _DAY + r")\b")
 _NEAR = re.compile(r"\b(depois de amanha|amanha|ontem|tomorrow|yesterday)\b")
-_WINDOWS = (_SPAN, _WEEK_OR_MONTH, _IN_MONTH, _BY_DAY, _NEAR)
+_WINDOWS = (_SPAN, _SPAN_BARE, _WEEK_OR_MONTH, _IN_MONTH, _BY_DAY, _NEAR)
 _SMALL = {"um": 1, "uma": 1, "one": 1, "a": 1, "dois": 2, "duas": 2, "two": 2}
 _NEAR_DAYS = {"depois de amanha": 2, "amanha": 1, "ontem": -1, "tomorrow": 1, "yesterday": -1}
 
@@ -41,7 +42,7 @@ def date_window(text: str) -> str | None:
 def window_days(said: str, today: date) -> tuple[date, date] | None:
     """The first and last day of the window `said` names (date_window's phrase), else None."""
     folded = _folded_in_place(said)
-    if (m := _SPAN.search(folded)) is not None:
+    if (m := _SPAN.search(folded) or _SPAN_BARE.search(folded)) is not None:
         amount = int(m.group(3)) if m.group(3).isdigit() else _SMALL.get(m.group(3))
         if amount is None:
             return None

@@ -319,3 +319,14 @@ def test_is_there_one_on_a_day_asks_which_there_are(world, supervisor_client, st
 
     assert turn["response"]["type"] == "answer" and not turn["response"].get("confirmation"), turn["response"]
     assert "78" not in turn["response"]["message"] and "79" not in turn["response"]["message"], turn["response"]
+
+
+def test_and_next_week_after_a_question_about_this_week(world, supervisor_client, start, talk):
+    """(A guard: "next week?" is no "next <number>" without its unit.)"""
+    inspection_78(world)
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, "Is there any inspection at Doca 9 this week?")
+
+    turn = talk(supervisor_client, conversation, "and next week?")
+
+    assert turn["response"]["type"] == "answer", turn["response"]
