@@ -1,6 +1,6 @@
 """A question or a navigation, and a write, in one message — in either order, joined by "e"/"and"/"then":
-"quantas <entidades> agendadas a gente tem? e passa a 62 pra daqui 40 dias", "open 52 and reschedule it for next
-friday", "adia ela mais uma semana e me diz quem é o <campo>". Both are done in one reply: the question answered
+"qual a <campo> da 312 e aumenta ela em 5 dias", "open 52 and reschedule it for next friday", "adia ela mais uma
+semana e me diz quem é o <campo>". Both are done in one reply: the question answered
 (or the page opened) from data read now, then the write proposed — never one of them dropped, nor the write run
 without its confirmation. Only a question a field answers (read in the turn) is answered so: a list or a count is
 a plan whose answer comes after the turn — such a message is read as before, one request.
@@ -32,7 +32,7 @@ Understand = Callable[[Turn, list[str], set[str]], None]
 Chooser = Callable[..., tuple[Any, Any]]
 
 _HEDGES = frozenset(lexicon.tokens("might may maybe perhaps talvez pensando thinking considering"))
-# "me diz quem é …", "tell me who …": a question asked as a request to tell
+# "adia ela …", "push it …": the item in focus
 _POINTING = frozenset(lexicon.tokens("ela ele dela dele nela nele it its this essa esse"))
 
 
@@ -75,8 +75,8 @@ def read_and_write(turn: Turn, parts: list[str], spans: frozenset[int], allowed:
 
 
 def _kind(turn: Turn, clause: list[str], allowed: set[str]) -> str | None:
-    """"write" / "read" / "navigation" when the clause names one by its own verb, "question" when it asks
-    (a question word, none of those verbs), else None."""
+    """"write" or "navigation" when the clause names one by its own verb (one action: no second verb in it),
+    "question" when it asks (a question word, and no verb but a read's), else None."""
     if all(p in lexicon.OPENING for p in clause):
         return None  # "go ahead and …", "vai lá e …": words that only open the request
     ranked = rank(turn.grammar, clause, allowed, hints_for(turn.conversation, with_topic=False))
