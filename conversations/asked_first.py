@@ -29,7 +29,7 @@ def question_then_request(turn: Turn, allowed: set[str], understand: Understand)
     head, tail = turn.text[:cut + 1], turn.text[cut + 1:]
     asked, told = lexicon.strip_filler(lexicon.tokens(head)), lexicon.strip_filler(lexicon.tokens(tail))
     if (cut < 0 or not any(p.isdigit() for p in asked) or not told or _requests(turn, asked, allowed)
-            or not _requests(turn, told, allowed) or set(told) & _HEDGES):
+            or not _requests(turn, told, allowed) or set(told) & lexicon.HEDGES):
         return False  # (a question naming its item by number; "dá pra adiar a 60?" is itself the request)
     text = turn.text
     try:
@@ -47,10 +47,6 @@ def question_then_request(turn: Turn, allowed: set[str], understand: Understand)
     reply = turn.response or {}
     reply["message"] = f"{answer.get('message', '')} {reply.get('message', '')}".strip()
     return True
-
-
-# "I might move it", "talvez eu adie": a request thought of, not made
-_HEDGES = frozenset(lexicon.tokens("might may maybe perhaps talvez pensando thinking considering"))
 
 
 def _requests(turn: Turn, words: list[str], allowed: set[str]) -> bool:

@@ -87,14 +87,12 @@ def correction_apply(turn: Turn, remainder: list[str]) -> None:
     plan_and_decide(turn, state)
 
 
-_BECAUSE = frozenset(lexicon.tokens("porque because cause cuz since"))
-
-
 def _reason_dropped(parts: list[str]) -> list[str]:
     """"45 pq 40 é pouco", "50, because 40 is too short": the value, then why — the reason's numbers are
     no values (the last number said would otherwise win)."""
-    at = next((i for i, p in enumerate(parts) if p in _BECAUSE or (p == "por" and parts[i + 1:i + 2] == ["que"])),
-              None)
+    # ("pq" reaches here spelled out: "por que")
+    at = next((i for i, p in enumerate(parts)
+               if p in lexicon.BECAUSE or (p == "por" and parts[i + 1:i + 2] == ["que"])), None)
     return parts[:at] if at and any(p.isdigit() for p in parts[:at]) else parts
 
 

@@ -35,6 +35,12 @@ thank you, well, then, now, oh, e, and, pls, plz, pfv, pf, thx, tks, hmm, hm, hu
 prezado, prezada, prezados, tche, tchê, bah, uai, oxe, oxente, visse, mano, vei, véi, yo
 """))
 NEGATIONS = frozenset({"nao", "no", "not", "nope"})
+# "I might move it", "talvez eu adie": a request thought of, not made
+HEDGES = frozenset(tokens("might may maybe perhaps talvez pensando thinking considering"))
+# "45 pq 40 é pouco", "deixa como está, pois …": what follows is why, not what is asked
+BECAUSE = frozenset(tokens("porque pq pois because since cause cuz"))
+# "adia ela …", "bump it …": the pronouns that point at the item in focus
+POINTING = frozenset(tokens("ela ele dela dele nela nele it its this essa esse esta este"))
 # Words that open a request before its verb ("preciso agendar…", "I need to schedule…", "can we…"):
 # never part of a value the message carries.
 REQUEST_OPENERS = frozenset(tokens("""preciso precisamos quero queremos queria gostaria gostariamos vou vamos tenho

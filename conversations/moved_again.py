@@ -41,11 +41,8 @@ def _date_moved_again(turn: Turn, cap: CapabilityGrammar, base: dict[str, Any], 
     if (said is None and item.name not in changed) or not _was_moved(turn, base, item, when, before[0]):
         return
     days = before[0] if said is None else (said[0] if said[0] < 0 else abs(said[0]) * (1 if before[0] > 0 else -1))
-    target = SlotValue.from_dict(slots[item.name][0])
-    entity_type = (target.entity or {}).get("type") or item.type
-    current = (turn.reader.entity(str(entity_type), target.value) or {}).get(when.field)
     try:
-        moved = date.fromisoformat(str(current)) + timedelta(days=days)
+        moved = date.fromisoformat(str(_now(turn, item, slots, when.field))) + timedelta(days=days)
     except ValueError:
         return
     slots[when.name] = [SlotValue(moved.isoformat(), date_label(moved, turn.language)).to_dict()]
@@ -56,10 +53,7 @@ def _was_moved(turn: Turn, base: dict[str, Any], item: Any, when: Any, days: int
     """The pending date is its item's date moved by the amount (read now): "a week on Monday" says a week, and
     is no move of a week."""
     slots = base.get("slots") or {}
-    target = SlotValue.from_dict((slots.get(item.name) or [{}])[0])
-    proposed = ((slots.get(when.name) or [{}])[0]).get("value")
-    entity_type = str((target.entity or {}).get("type") or item.type)
-    current = (turn.reader.entity(entity_type, target.value) or {}).get(when.field) if target.value else None
+    proposed, current = ((slots.get(when.name) or [{}])[0]).get("value"), _now(turn, item, slots, when.field)
     try:
         return date.fromisoformat(str(proposed)) == date.fromisoformat(str(current)) + timedelta(days=days)
     except ValueError:
@@ -78,15 +72,21 @@ def _number_moved_again(turn: Turn, cap: CapabilityGrammar, base: dict[str, Any]
     if before is None or number is None or item is None or len(amounts) != 1 or (
             amounts[0] and said[amounts[0] - 1] in _SET_TO):
         return
-    target = SlotValue.from_dict(slots[item.name][0])
-    now = (turn.reader.entity(str((target.entity or {}).get("type") or item.type), target.value) or {}).get(
-        number.field)
+    now = _now(turn, item, slots, number.field)
     proposed = ((base.get("slots") or {}).get(number.name) or [{}])[0].get("value")
     if not isinstance(now, int) or proposed != now + before:
         return
     sign = increment_sign(said, amounts[0]) or (1 if before > 0 else -1)
     new = now + sign * int(said[amounts[0]])
     slots[number.name] = [SlotValue(new, str(new)).to_dict()]
+
+
+def _now(turn: Turn, item: Any, slots: dict[str, Any], field: str) -> Any:
+    """The value of `field` the item in `slots` has now (read in the turn), else None."""
+    target = SlotValue.from_dict((slots.get(item.name) or [{}])[0])
+    if target.value is None:
+        return None
+    return (turn.reader.entity(str((target.entity or {}).get("type") or item.type), target.value) or {}).get(field)
 
 
 def _increment_in(text: str) -> int | None:

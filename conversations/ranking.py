@@ -226,14 +226,21 @@ def _parts_just_listed(grammar: Grammar, ranked: dict[str, Ranked], allowed: set
                        named: Mapping[str, tuple[int, int]], hints: Hints) -> None:
     """"remove o segundo" after an item's parts were listed: a write verb said of another entity's parts counts for
     the write of the same intent over the parts just listed (the evidence then prefers it)."""
-    shown = hints.entity_types[0] if hints.entity_types else None  # the list just answered's type, first
-    if shown is None or shown in grammar.referenced or named:
+    shown = _parts_shown(grammar, named, hints)
+    if shown is None:
         return
     for base in [r for r in ranked.values() if r.verb is not None and r.cap.kind == "write"]:
         for cap in grammar.capabilities.values():
             if (cap.id in allowed and cap.id not in ranked and cap.kind == "write" and cap.intent == base.cap.intent
                     and any(s.type == shown for s in cap.slots)):
                 ranked[cap.id] = Ranked(cap, base.score, base.verb, base.verb_span)
+
+
+def _parts_shown(grammar: Grammar, named: Mapping[str, tuple[int, int]], hints: Hints) -> str | None:
+    """The type of the parts the list just answered showed (its type comes first in the hints), when they are no
+    item referred to by number and the message names none."""
+    shown = hints.entity_types[0] if hints.entity_types else None
+    return shown if shown is not None and shown not in grammar.referenced and not named else None
 
 
 def _count_after_show(ranked: dict[str, Ranked]) -> None:
@@ -371,8 +378,8 @@ def _evidence(grammar: Grammar, item: Ranked, parts: list[str], named: Mapping[s
     focus = next((t for t in hints.entity_types if t in grammar.referenced), None)
     if focus and not named and any(s.parse == "reference" and s.type == focus for s in cap.slots):
         score += 2  # "assign Peter" on an entity's page: the capability of the entity in focus
-    shown = hints.entity_types[0] if hints.entity_types else None  # the list just answered's, first
-    if shown and shown not in grammar.referenced and not named and any(s.type == shown for s in cap.slots):
+    shown = _parts_shown(grammar, named, hints)
+    if shown is not None and any(s.type == shown for s in cap.slots):
         score += 3  # "remove the 2nd one" after an item's parts were listed: the capability over those parts
     if not named and cap.kind == "read" and cap.entity == asked_entity(grammar, hints):
         score += 1  # "how many <entities> …?" then "and how many are <state>?": still about that entity

@@ -31,9 +31,6 @@ from .understanding import Extractor, masked
 Understand = Callable[[Turn, list[str], set[str]], None]
 Chooser = Callable[..., tuple[Any, Any]]
 
-_HEDGES = frozenset(lexicon.tokens("might may maybe perhaps talvez pensando thinking considering"))
-# "adia ela …", "push it …": the item in focus
-_POINTING = frozenset(lexicon.tokens("ela ele dela dele nela nele it its this essa esse"))
 
 
 def read_and_write(turn: Turn, parts: list[str], spans: frozenset[int], allowed: set[str], understand: Understand,
@@ -41,7 +38,7 @@ def read_and_write(turn: Turn, parts: list[str], spans: frozenset[int], allowed:
     """Answer (or open) and propose, as the module says; False (nothing done) when the message is not so."""
     view = masked(parts, spans)
     ranges = clause_ranges(view)
-    if len(ranges) != 2 or _HEDGES & set(parts):
+    if len(ranges) != 2 or lexicon.HEDGES & set(parts):
         return False
     kinds = [_kind(turn, view[a:b], allowed) for a, b in ranges]
     if kinds[1] == "write" and kinds[0] in ("navigation", "question"):
@@ -106,6 +103,6 @@ def _focus_on(turn: Turn, parts: list[str], at: tuple[int, int], allowed: set[st
     items = [v.entity for s in best.cap.slots if s.parse == "reference" for v in extraction.values.get(s.name, ())
              if v.entity and v.entity.get("type")]
     if not items:  # ("adia ela …": its item is the one in focus already)
-        return bool(extractor.situation.active) and any(p in _POINTING for p in own)
+        return bool(extractor.situation.active) and any(p in lexicon.POINTING for p in own)
     entity_activate(turn.conversation, items[0], version=turn.version)
     return True

@@ -22,7 +22,7 @@ from .attributes import (
 from .extraction import Extraction, Situation, SlotValue
 from .freetext import quoted_positions
 from .grammar import CapabilityGrammar, Grammar, SlotSpec, dropped_letter, find_phrase
-from .lexicon import ARTICLES, CREATED, OTHER, PREVIOUS, tokens
+from .lexicon import ARTICLES, CREATED, OTHER, POINTING, PREVIOUS, tokens
 from .matching import mention
 from .numbers import reference_number
 from .ordinals import listed_pick
@@ -32,9 +32,6 @@ from .reads import Reader, entity_ref
 NUMBER_WORDS = frozenset(tokens("numero n no nº num number nr nro"))
 # A number mark as typed ("nº 70", "n° 76", "no. 74", "nr 78", "num. 3"): "no" alone is a word ("no dia 20").
 NUMBER_MARK = re.compile(r"(?i)(?<!\w)(?:n\.?\s?[º°]\.?|no\.|nro\.?|nr\.?|num\.|#)\s*(\d+)")
-
-
-_POINTING = frozenset(tokens("ela ele dela dele nela nele it its this essa esse esta este"))
 
 
 def reference(slot_type: str, parts: list[str], situation: Situation,
@@ -67,7 +64,7 @@ def reference(slot_type: str, parts: list[str], situation: Situation,
     # "open <other entity> 52" then "bump it 3 days later": "it" is the item just spoken of — never an older item
     # of the type this capability would need
     if not (active and active.get("type") != slot_type and active.get("type") in items
-            and any(p in _POINTING for p in parts)):
+            and any(p in POINTING for p in parts)):
         ordered += [(r, "context") for r in situation.recent if r.get("type") == slot_type]
     if ordered:
         ref, source = ordered[0]

@@ -5,8 +5,6 @@ answer."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from . import lexicon
 from .asked_first import question_then_request
 from .batch import batch_request
@@ -56,9 +54,11 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     # "adicione X e depois aprove", "se estiver vencida, renove": never one action of several silently.
     shape = (compound_shape(turn.grammar, said_part(turn.text, masked(parts, spans)), allowed, hints)
              if ranked else None)
+    extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation, text=turn.text,
+                          language=turn.language, data=(parts, spans))
     if (shape is None or shape.kind == "sequence") and read_and_write(
-            turn, parts, spans, allowed, understand, _extractor(turn, situation, parts, spans), choose):
-        return  # "quantas <entidades> …? e passa a 62 pra …", "open 52 and reschedule it …"
+            turn, parts, spans, allowed, understand, extractor, choose):
+        return  # "qual a <campo> da 312 e aumenta ela em 5 dias", "open 52 and reschedule it …"
     if shape is not None:
         return compound_request(turn, parts, shape, spans, allowed, choose)
     # "quem é o <campo> da <entidade> 45?": a question naming a field of an entity is answered from
@@ -77,7 +77,6 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         and not (ranked and explains(ranked[0]))  # "can you explain this <child>?" asks the knowledge base
     if asks and _what_this_field_is(parts):  # "o que é esse campo?", "what's this field?": what it means
         return explain(turn, parts)
-    extractor = _extractor(turn, situation, parts, spans)
     tab = tab_shown(turn, ranked, parts, allowed, extractor)  # "mostra os <filhos>" with its item's page open
     if tab is not None:
         return navigate(turn, tab[0], tab[1], parts)
@@ -160,11 +159,6 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
 # "foi apontado", "was added", "who approved", "quem cancelou": the verb said of the past.
 _PAST_MARKERS = frozenset(lexicon.tokens("foi foram fora fez fizeram ja was were been did has have had"))
 _PAST_ENDINGS = ("ed", "ou", "aram", "eram", "iram", "ado", "ada", "ido", "ida", "ados", "adas", "idos", "idas")
-
-
-def _extractor(turn: Turn, situation: Any, parts: list[str], spans: frozenset[int]) -> Extractor:
-    return Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation, text=turn.text,
-                     language=turn.language, data=(parts, spans))
 
 
 def _no_item(cap: CapabilityGrammar, extraction: Extraction) -> bool:

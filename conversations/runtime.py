@@ -230,7 +230,7 @@ def _remark_then_answer(turn: Turn, clauses: list[str], allowed: set[str], confi
     return handler if handler in fits and _remark_only(turn, told, allowed) else None
 
 
-_REASON = re.compile(r"\s(?:que|porque|pq|pois|because|since|cause)\s", re.IGNORECASE)  # ("as" is an article too)
+_REASON = re.compile(r"\s(?:que|" + "|".join(sorted(lexicon.BECAUSE)) + r")\s", re.IGNORECASE)  # ("as": an article)
 
 
 def _answer_then_reason(clause: str) -> list[str]:

@@ -20,8 +20,9 @@ rapidfuzz gives the distance (OSA, where a swap of two letters is one edit) and 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
-from functools import lru_cache
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import lru_cache, wraps
+from typing import TypeVar
 
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
@@ -32,6 +33,7 @@ from . import control_phrases, dates, ellipsis, increments, lexicon, numbers, re
 from .grammar import TYPO_SHORT_MIN, Grammar, dropped_letter
 from .wordlists import dictionaries, real_word
 
+T = TypeVar("T")
 _MODULES = (lexicon, control_phrases, social, dates, spelling, relative, increments, ellipsis, numbers)
 _WORD = re.compile(r"([^\W\d_]+)(\.?)")  # a word, and the point that may mark it cut short ("insp.")
 _PATTERN_WORD = re.compile(r"[a-z]{4,}")
@@ -139,19 +141,29 @@ def warm() -> None:
     dictionaries()
 
 
-_CACHE: dict[int, tuple[Grammar, frozenset[str]]] = {}
-_SHORT_CACHE: dict[int, tuple[Grammar, Mapping[str, str]]] = {}
+def _per_grammar(build: Callable[[Grammar], T]) -> Callable[[Grammar], T]:
+    """`build`'s value for the current grammar (one per registry version), built once; an older grammar's is not
+    kept alive."""
+    kept: list[tuple[Grammar, T]] = []
+
+    @wraps(build)
+    def current(grammar: Grammar) -> T:
+        if not (kept and kept[0][0] is grammar):
+            kept[:] = [(grammar, build(grammar))]
+        return kept[0][1]
+
+    return current
+
+
 _KEPT = 2  # "<four letters of a noun>.": a noun is cut short by two letters at least
 
 
+@_per_grammar
 def cut_short(grammar: Grammar) -> Mapping[str, str]:
     """The beginnings (four letters or more, and with a plural "s") of the registry's one-word entity nouns
     that begin the nouns of one entity type only, each with that type's shortest noun so begun (and with an "s",
     its shortest plural) — never a closed-class or vocabulary word, nor one slip from a
     verb's word."""
-    cached = _SHORT_CACHE.get(id(grammar))
-    if cached is not None and cached[0] is grammar:
-        return cached[1]
     begun: dict[str, dict[str, set[str]]] = {}
     for type_, phrases in grammar.synonyms.items():
         for noun in (p[0] for p in phrases if len(p) == 1 and p[0].isalpha()):
@@ -169,43 +181,27 @@ def cut_short(grammar: Grammar) -> Mapping[str, str]:
     # "cont the …" is "count" with a letter dropped (ranking.py reads verbs' slips), not a noun that begins so cut short
     verbs = [w for cap in grammar.capabilities.values() for verb in cap.verbs for w in verb.words
              if len(w) >= _SHORTEST]
-    found = {k: v for k, v in found.items() if k not in known
-             and process.extractOne(k, verbs, scorer=OSA.distance, score_cutoff=1) is None}
-    _SHORT_CACHE.clear()
-    _SHORT_CACHE[id(grammar)] = (grammar, found)
-    return found
+    return {k: v for k, v in found.items() if k not in known
+            and process.extractOne(k, verbs, scorer=OSA.distance, score_cutoff=1) is None}
 
 
-_VERB_CACHE: dict[int, tuple[Grammar, frozenset[str]]] = {}
-
-
+@_per_grammar
 def verb_words(grammar: Grammar) -> frozenset[str]:
     """The first words of the registry's verbs, five letters or more, that are no noun of the vocabulary (one per
     registry version)."""
-    cached = _VERB_CACHE.get(id(grammar))
-    if cached is not None and cached[0] is grammar:
-        return cached[1]
     known = vocabulary(grammar)  # (a noun that also opens a verb phrase: its slips are the noun's)
-    found = frozenset(verb.words[0] for cap in grammar.capabilities.values() for verb in cap.verbs
-                      if verb.words and len(verb.words[0]) >= TYPO_SHORT_MIN and verb.words[0] not in known)
-    _VERB_CACHE.clear()
-    _VERB_CACHE[id(grammar)] = (grammar, found)
-    return found
+    return frozenset(verb.words[0] for cap in grammar.capabilities.values() for verb in cap.verbs
+                     if verb.words and len(verb.words[0]) >= TYPO_SHORT_MIN and verb.words[0] not in known)
 
 
+@_per_grammar
 def vocabulary(grammar: Grammar) -> frozenset[str]:
     """The closed-class words and the registry's nouns of this grammar (one per registry version)."""
-    cached = _CACHE.get(id(grammar))
-    if cached is not None and cached[0] is grammar:
-        return cached[1]
     found = set(closed_class())
     for cap in grammar.capabilities.values():
         found.update(w for phrases in cap.fields.values() for phrase in phrases for w in phrase)
     found.update(w for phrases in grammar.synonyms.values() for phrase in phrases for w in phrase)
-    known = frozenset(w for w in found if w.isalpha())
-    _CACHE.clear()  # one grammar is current: an older one is not kept alive
-    _CACHE[id(grammar)] = (grammar, known)
-    return known
+    return frozenset(w for w in found if w.isalpha())
 
 
 @lru_cache(maxsize=1)
