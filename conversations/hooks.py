@@ -28,6 +28,7 @@ from .grammar import grammar_for
 from .metrics import stale_context_observe, task_executed
 from .models import Clarification, Confirmation, Conversation, PendingStatus
 from .persist import conversation_save
+from .picked import with_values
 from .reads import entity_ref
 from .review import review_apply
 from .state import entity_activate, entity_remember
@@ -92,7 +93,8 @@ def _listed(detail: Mapping[str, Any], grammar: Any, snapshot: Any) -> list[dict
             or spec.input_schema.get("required") or not isinstance(result, list)):
         return None
     shown = [r for r in result[:MAX_ITEMS] if isinstance(r, Mapping) and r.get("id") is not None]
-    return [entity_ref(cap.entity, r, label_field="number" if r.get("number") is not None else "name") for r in shown]
+    return [with_values(grammar, entity_ref(cap.entity, r, label_field="number" if r.get("number") is not None
+                                            else "name"), r) for r in shown]
 
 
 def _children_listed(detail: Mapping[str, Any], grammar: Any) -> list[dict[str, Any]] | None:

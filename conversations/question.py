@@ -4,14 +4,17 @@ the named or active entity's field, read now through its read capability and ans
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping
+from datetime import date
 from typing import Any
 
 from . import lexicon, messages
 from .attributes import named_by_attribute
 from .clarify import clarify
 from .date_windows import date_window
+from .dates import date_label
 from .ellipsis import remember_field
 from .flow import rest, topic_set
 from .grammar import SlotSpec, dropped_letter, same_word
@@ -210,6 +213,9 @@ def _field_label(turn: Turn, field: str) -> str:
     return messages.term(field, turn.language)
 
 
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
 def _shown(value: Any, language: str, codes: Mapping[str, str] | None = None) -> str:
     """A field's value as a reply shows it: a related record by its name, a list as a list of names —
     each item with the enum codes it carries, in words ("Extintor sem lacre (média)"): a list is
@@ -222,6 +228,8 @@ def _shown(value: Any, language: str, codes: Mapping[str, str] | None = None) ->
         return messages.join_list([_shown(v, language, codes) for v in value], language) or "—"
     if isinstance(value, str) and codes and value in codes:
         return codes[value]
+    if isinstance(value, str) and _ISO_DAY.fullmatch(value):  # a day as the user's language writes it
+        return date_label(date.fromisoformat(value), language)
     return "—" if value is None else str(value)
 
 

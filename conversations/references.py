@@ -26,6 +26,7 @@ from .lexicon import ARTICLES, CREATED, OTHER, POINTING, PREVIOUS, tokens
 from .matching import mention
 from .numbers import reference_number
 from .ordinals import listed_pick
+from .picked import picked_by_value
 from .ranking import number_positions
 from .reads import Reader, entity_ref
 
@@ -129,6 +130,8 @@ class NumberedReferences:
 
     def _numbered_entity(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction,
                          use_context: bool) -> None:
+        if use_context and self._picked(slot, parts, out):  # "a de 15 dias": by a value of the last list's items
+            return
         found = self.explicit_number(slot, parts, cap, out.used)
         # "a <entidade> da Subestação 2": a number inside a name the entity has is that name's
         if (found is None or found[0] not in self.named_numbers(parts)) and self._by_attribute(
@@ -145,6 +148,17 @@ class NumberedReferences:
         out.used.add(index)
         out.used.update(self._noun_of(slot.type, parts, index))
         self.resolve_number(slot, number, parts, out)
+
+    def _picked(self, slot: SlotSpec, parts: list[str], out: Extraction) -> bool:
+        if not self.situation.listed or self.named_numbers(parts, frozenset({slot.type})):
+            return False
+        picked = picked_by_value(self.grammar, self.situation.listed, slot.type, parts)
+        if picked is None:
+            return False
+        ref, at, _field = picked
+        out.used.update(at)
+        out.values[slot.name] = [SlotValue(ref.get("id"), str(ref.get("label")), ref, "context")]
+        return True
 
     def _noun_of(self, type_: str, parts: list[str], index: int) -> set[int]:
         """"<entity> 312" (also with a letter dropped), "a <entidade> nº 312": the positions of the entity noun that

@@ -25,6 +25,7 @@ from .navigation import navigate
 from .negated_filter import negated_filter
 from .new_one import a_new_one, wanted_new
 from .operations import operate
+from .picked_question import picked_question
 from .plurals import plural_types
 from .question import field_question, numbered_by_another
 from .read_and_write import read_and_write
@@ -68,6 +69,8 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     if two_questions(turn, parts):  # "who's <field> of 318, and is it <state> yet?": both answered
         return
     if state_question(turn, parts):  # "… 54 foi cancelada?": a state asked, before "cancelar" is read as a verb
+        return
+    if picked_question(turn, parts):  # "which one's further out?" after a list
         return
     # "você poderia prorrogar a 311?", "será que dava pra passar a <campo> da 311 pra 25 dias?", "could you take
     # me to its <tab>?": a write or a navigation asked politely is a request, not a question about a field.

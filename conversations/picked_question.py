@@ -1,0 +1,39 @@
+""""Which one's further out?", "e qual é a mais próxima?", "qual delas tem mais dias?" right after a list: the item
+the order picks (picked.py), answered with the value it was picked by — read now, the item then in focus.
+Only a question that says nothing but the pick (question words, "one", the list's noun): anything more is a
+request or a field question, read as before.
+"""
+
+from __future__ import annotations
+
+from . import lexicon
+from .picked import picked_by_value
+from .question import field_answer
+from .turns import Turn
+
+# The words a "which one?" may hold besides the pick: asking which, pointing at the list, linking.
+_ONLY_ASKING = frozenset(lexicon.tokens(
+    "which one ones s is the of them those these qual quais e a o as os das dos delas deles dessas desses "
+    "essas esses sao eh é esta ta tá fica ficou tem has have got com with"))
+
+
+def picked_question(turn: Turn, parts: list[str]) -> bool:
+    listed = list((turn.conversation.context or {}).get("listed") or [])
+    if not listed or not lexicon.asks(parts, turn.text):
+        return False
+    for slot_type in dict.fromkeys(str(r.get("type")) for r in listed):
+        picked = picked_by_value(turn.grammar, listed, slot_type, parts)
+        if picked is None:
+            continue
+        ref, at, field = picked
+        nouns = {w for phrase in turn.grammar.synonyms.get(slot_type, ()) for w in phrase}
+        if any(p not in _ONLY_ASKING and p not in nouns for i, p in enumerate(parts) if i not in at):
+            return False
+        slot = next((s for c in turn.grammar.capabilities.values() if c.kind == "read" and c.intent == "show"
+                     for s in c.slots if s.parse == "reference" and s.type == slot_type), None)
+        body = turn.reader.entity(slot_type, ref.get("id")) if slot is not None else None
+        if body is None or field not in body:
+            return False
+        field_answer(turn, slot, body, field, parts)
+        return True
+    return False
