@@ -14,11 +14,11 @@ from collections.abc import Callable
 from knowledge.text import fold
 
 from . import lexicon
+from .children import parent_input
 from .flow import pending_confirmation
 from .grammar import same_word
 from .models import Confirmation
 from .turns import Turn
-from .understanding import parent_input
 
 # Words that only tag the question ("né?", "right?", "yes?") or tell that the user is checking.
 _CHECKING = frozenset(lexicon.tokens("ne right yes certo correto isso so only just mesmo really that s going vai "

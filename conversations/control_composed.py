@@ -59,7 +59,8 @@ def cancel_phrasings() -> frozenset[str]:
     """A cancel said as a verb and what it cancels, composed like the undo phrasings: "cancela essa
     operação", "anula o pedido", "abort this request", "scrap the whole thing"."""
     verbs = ["cancela", "cancele", "cancelar", "aborta", "aborte", "abortar", "anula", "anule", "anular", "esquece",
-             "esqueca", "cancel", "abort", "scrap", "drop", "kill", "forget", "call off",
+             "esqueca", "cancel", "abort", "scrap", "drop", "kill", "forget", "call off", "desconsidera",
+             "desconsidere", "desconsiderar", "pode desconsiderar", "disregard", "please disregard",
              # "don't do that", "não faz isso", "I don't want to do that": a negated doing of it
              "don t do", "dont do", "do not do", "nao faz", "nao faca", "nao quero fazer", "don t want to do",
              "i don t want to do", "i do not want to do", "i dont want to do"]

@@ -197,6 +197,9 @@ cancele
 cancelar
 cancelado
 esquece
+desconsidera
+desconsidere
+disregard
 esqueca
 nao faca
 nao faz

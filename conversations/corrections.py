@@ -16,6 +16,7 @@ from .compared import compared_positions
 from .ellipsis import last_request
 from .ellipsis_turn import ellipsis_apply, pointed_on_screen
 from .flow import allowed_capabilities, pending_confirmation
+from .freetext import quoted_values
 from .grammar import CapabilityGrammar, same_word
 from .intents import slot_values
 from .moved_again import moved_again
@@ -61,6 +62,11 @@ def correction_apply(turn: Turn, remainder: list[str]) -> None:
     extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
                           text=turn.text, language=turn.language)
     slots, changed, ambiguous = _changes(turn, extractor, cap, base, parts)
+    invalid = {} if any(cap.slot(c) and cap.slot(c).parse == "reference" for c in changed) else {
+        k: v for k, v in extractor.extract(cap, parts, use_context=False).invalid.items()
+        if (s := cap.slot(k)) is not None and s.parse != "reference"}
+    if invalid:  # "não, melhor -40": a value no field takes, asked again — never the pending one kept silently
+        return clarify(turn, base, Extraction(values={}, invalid=invalid))
     if not ambiguous:
         moved_again(turn, cap, base, slots, changed)
     ahead = _days_ahead(parts, turn.language)
@@ -206,6 +212,8 @@ def _changes(turn: Turn, extractor: Extractor, cap: CapabilityGrammar, base: dic
     for name, values in others.values.items():
         slot = cap.slot(name)
         if slot is None or slot.parse == "reference" or name in changed:
+            continue
+        if slot.parse == "text" and not quoted_values(turn.text):  # "make it medium, it's not that bad": a remark
             continue
         if slot.parse == "integer" and any(n[1] == str(v.get("label")) for n in number_positions(parts)
                                            for vals in slots.values() for v in vals if v.get("entity")):

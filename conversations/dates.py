@@ -83,7 +83,7 @@ RULES: list[tuple[str, re.Pattern[str]]] = [
 # never after a from-now marker ("daqui a 20 dias", "in 2 weeks" are dates from today). Whether the
 # message moves a known date is the caller's (a capability that changes an existing entity's date).
 SHIFT = re.compile(r"\b(?:(?:em|por|by) )?(?:mais )?" + _N + " (?:(?:more|mais|extra) )?" + _UNIT
-                   + r"(?: (mais tarde|depois|later|antes|mais cedo|earlier|sooner))?\b")
+                   + r"(?: (mais tarde|depois|later|after|antes|before|mais cedo|earlier|sooner))?\b")
 _FROM_NOW_BEFORE = re.compile(r"\b(?:daqui a|daqui|dentro de|in|within|after|para|pra|to)\s*$")
 _FROM_NOW_AFTER = ("from now", "from today", "a partir de hoje", "out", "today")  # "a fortnight out/today"
 _ONE_UNIT = re.compile(r"\b(?:a|an|one|uma|um)\s+(dia|semana|quinzena|mes|day|week|fortnight|month)\b")
@@ -243,7 +243,7 @@ def shift_in(text: str, language: str) -> tuple[int, str] | None:
             continue
         amount, unit, direction = match.groups()
         days = int(amount) * (30 if unit in MONTH_UNITS else UNIT_DAYS[unit])
-        earlier = direction is not None and direction.startswith(("antes", "mais cedo", "earlier", "sooner"))
+        earlier = direction is not None and direction.startswith(("antes", "before", "mais cedo", "earlier", "sooner"))
         return (-days if earlier or _EARLIER.search(folded) else days), match.group(0)
     return None
 
@@ -257,7 +257,25 @@ def numbers_as_digits(text: str, language: str) -> str:
     converted = _numbers(converted, "pt" if language.startswith("en") else "en", threshold=3)
     converted = text if _ORDINAL.search(converted) else converted
     # "twelve and a half days", "10 e meio": a fraction, said so — never the whole number alone
-    return _AND_A_HALF.sub(r"\1.5", converted)
+    converted = _ZERO.sub("0", converted)  # "pra zero", "ops, zero": a value (out of range), never no number
+    return _AND_A_HALF.sub(r"\1.5", _UNIT_AND_A_HALF.sub(_unit_and_a_half, converted))
+
+
+_ZERO = re.compile(r"\bzero\b", re.IGNORECASE)
+
+
+# "uma semana e meia", "a week and a half", "2 dias e meio": the half after the unit — never the whole alone
+_UNIT_AND_A_HALF = re.compile(r"\b(\d+|uma|um|a|an|one) (dias?|semanas?|m[eê]s(?:es)?|days?|weeks?|months?) "
+                              r"(?:and a half|e meia|e meio)\b", re.IGNORECASE)
+
+
+def _unit_and_a_half(match: re.Match[str]) -> str:
+    """In days, as a value is checked: "um mês e meio" is 45 dias, "uma semana e meia" 10.5 dias (no whole number)."""
+    unit = fold(match.group(2))
+    per = 30 if unit.startswith(("m", "mo")) else 7 if unit.startswith(("s", "w")) else 1
+    days = ((int(match.group(1)) if match.group(1).isdigit() else 1) + 0.5) * per
+    shown = str(int(days)) if days == int(days) else str(days)
+    return f"{shown} {'days' if unit.startswith(('day', 'week', 'month')) else 'dias'}"
 
 
 _AND_A_HALF = re.compile(r"\b(\d+)\s+(?:and a half|e meio|e meia)\b", re.IGNORECASE)

@@ -100,7 +100,8 @@ def colon_positions(text: str, parts: list[str]) -> frozenset[int]:
 _SAYING = tuple(tuple(words(fold(p))) for p in (
     "que diz", "que dizia", "que fala", "que falava", "que manda", "que mandava", "que pede", "que pedia",
     "que menciona", "que cita", "dizendo", "falando", "that says", "which says", "that said", "saying",
-    "that reads", "which reads", "that tells"))
+    "that reads", "which reads", "that tells", "which tells", "telling", "asking", "that asks", "ordering",
+    "that orders", "mandando", "pedindo", "que ordena"))
 _CLAUSE_END = re.compile(r"[,.;!?]")
 
 

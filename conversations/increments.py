@@ -19,20 +19,20 @@ SUB = frozenset(tokens("menos reduz reduza reduzir diminui diminua diminuir tira
 _BY = frozenset(tokens("by em"))
 
 _MORE_BEFORE = frozenset(tokens("mais more extra another outros outras further"))  # "by a further ten days"
-MORE_AFTER = frozenset(tokens("more extra mais adicionais additional longer"))
+MORE_AFTER = frozenset(tokens("more extra mais adicionais additional longer later"))
 _LESS_BEFORE = frozenset(tokens("menos"))
 # "acrescenta 5 dias", "add 3 days to <entity> 311": verbs that only ever add, right before an amount with
 # its unit (estende/extend/prorroga before "30 dias" may as well set the value: not these).
 _ADD_BEFORE = frozenset(tokens("acrescenta acrescente acrescentar soma some somar adiciona adicione adicionar add "
                                "plus aumenta aumente aumentar increase"))
-LESS_AFTER = frozenset(tokens("less fewer menos shorter off"))  # "take 5 days off"
+LESS_AFTER = frozenset(tokens("less fewer menos shorter off earlier sooner"))  # "take 5 days off"
 
 
 def increment_sign(parts: list[str], at: int) -> int:
     """+1 when the number at `at` is said as more of the current value, -1 as less, 0 as a value."""
     before = next((p for p in reversed(parts[:at]) if p not in ARTICLES), None)
     after = next((p for p in parts[at + 1:] if p not in ARTICLES and p not in DAY_UNITS), None)
-    if before in _MORE_BEFORE or after in MORE_AFTER:
+    if before in _MORE_BEFORE or after in MORE_AFTER or (at and parts[at - 1] == "out"):  # "push it out 2 days"
         return 1
     if before in _LESS_BEFORE or after in LESS_AFTER:
         return -1

@@ -209,6 +209,9 @@ PLACING = frozenset(tokens("pensando bem coloca coloque poe bota bote deixa deix
 
 # "sim, já pode concluir", "yes, go ahead and approve it now": words of time that change nothing.
 NOW_WORDS = frozenset(tokens("ja agora entao logo now then already right away ahead and"))
+# "looks fine to me, approve", "sounds good": a judgement of what is on screen — the word before it is no verb,
+# and these words are themselves, never a slip of a verb ("fine" is no "find")
+JUDGING = frozenset(tokens("fine good great ok okay alright perfect nice"))
 
 
 def run_of(phrases: frozenset[str], text: str) -> bool:

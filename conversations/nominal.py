@@ -66,3 +66,9 @@ def as_verbs(text: str) -> str:
         return (f"{match.group(1)}{joiner}{_NOUNS[match.group(2).lower()]} "
                 f"{_ARTICLE[match.group(3).lower()]}").rstrip() + " "
     return re.sub(r"\s{2,}", " ", _NOMINAL.sub(verb, _passive_as_verb(text)))
+
+
+def verb_of_noun(word: str) -> str | None:
+    """The verb an action's noun stands for ("inclusao" → "incluir"), else None: "sim, pode seguir com a inclusão"
+    names the operation on screen by its noun."""
+    return _NOUNS.get(word)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .dates import date_in, today
 from .grammar import Grammar, find_phrase
 from .lexicon import DAY_UNITS, tokens
 
@@ -52,15 +53,38 @@ def with_values(grammar: Grammar, ref: dict[str, Any], row: Mapping[str, Any]) -
     return {**ref, "values": values} if values else ref
 
 
-def picked_by_value(grammar: Grammar, listed: list[dict[str, Any]], slot_type: str,
-                    parts: list[str]) -> tuple[dict[str, Any], set[int], str] | None:
+def picked_by_value(grammar: Grammar, listed: list[dict[str, Any]], slot_type: str, parts: list[str],
+                    text: str = "", language: str = "pt-BR") -> tuple[dict[str, Any], set[int], str] | None:
     """The item of `slot_type` of the last list the message picks by a value, the positions of the words that
     say it (never a value of the request) and the field it was picked by, else None."""
     items = [r for r in listed if r.get("type") == slot_type and r.get("values")]
     if len(items) < 2:
         return None
     fields = orderable(grammar, slot_type)
-    return _by_amount(items, fields, parts) or _by_order(items, fields, parts)
+    return _by_amount(items, fields, parts) or _by_order(items, fields, parts) or _by_day(items, fields, parts,
+                                                                                          text, language)
+
+
+# "abre a que tá marcada pra daqui 14 dias", "cancel the one that's 30 days out": the words between the pointing
+# word and the day
+_TO_THE_DAY = frozenset(tokens("que ta esta is s that marcada marcado agendada agendado scheduled set pra para for "
+                               "on de in due"))
+
+
+def _by_day(items: list[dict[str, Any]], fields: dict[str, str], parts: list[str], text: str,
+            language: str) -> tuple[dict[str, Any], set[int], str] | None:
+    days = [f for f, kind in fields.items() if kind == "date"]
+    said = date_in(text, today(), language) if text and len(days) == 1 else None
+    found = find_phrase(parts, tuple(tokens(said.words))) if said is not None else None
+    if not found:
+        return None
+    start = found[0]
+    while start > 0 and parts[start - 1] in _TO_THE_DAY:
+        start -= 1
+    if start == 0 or parts[start - 1] not in _POINTERS:
+        return None
+    hits = [r for r in items if str(r["values"].get(days[0])) == said.value.isoformat()]
+    return (hits[0], set(range(start - 1, found[1])), days[0]) if len(hits) == 1 else None
 
 
 def _by_amount(items: list[dict[str, Any]], fields: dict[str, str],

@@ -22,7 +22,7 @@ def picked_question(turn: Turn, parts: list[str]) -> bool:
     if not listed or not lexicon.asks(parts, turn.text):
         return False
     for slot_type in dict.fromkeys(str(r.get("type")) for r in listed):
-        picked = picked_by_value(turn.grammar, listed, slot_type, parts)
+        picked = picked_by_value(turn.grammar, listed, slot_type, parts, turn.text, turn.language)
         if picked is None:
             continue
         ref, at, field = picked
@@ -37,3 +37,13 @@ def picked_question(turn: Turn, parts: list[str]) -> bool:
         field_answer(turn, slot, body, field, parts)
         return True
     return False
+
+
+def picked_words(turn: Turn, parts: list[str]) -> frozenset[int]:
+    """The positions of the words that pick an item of the last list by one of its values, else none."""
+    listed = list((turn.conversation.context or {}).get("listed") or [])
+    for slot_type in dict.fromkeys(str(r.get("type")) for r in listed):
+        picked = picked_by_value(turn.grammar, listed, slot_type, parts, turn.text, turn.language)
+        if picked is not None:
+            return frozenset(picked[1])
+    return frozenset()

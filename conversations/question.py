@@ -14,7 +14,7 @@ from . import lexicon, messages
 from .attributes import named_by_attribute
 from .clarify import clarify
 from .date_windows import date_window
-from .dates import date_label
+from .dates import date_label, today
 from .ellipsis import remember_field
 from .flow import rest, topic_set
 from .grammar import SlotSpec, dropped_letter, same_word
@@ -216,6 +216,19 @@ def _field_label(turn: Turn, field: str) -> str:
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
+def _from_today(day: date, language: str) -> str:
+    """"daqui a 14 dias", "3 days ago", "hoje": how far the day is ("quanto tempo falta?" asks that)."""
+    days = (day - today()).days
+    english = language.startswith("en")
+    if days == 0:
+        return "today" if english else "hoje"
+    if abs(days) == 1:
+        return ("tomorrow" if days > 0 else "yesterday") if english else ("amanhã" if days > 0 else "ontem")
+    if english:
+        return f"in {days} days" if days > 0 else f"{-days} days ago"
+    return f"daqui a {days} dias" if days > 0 else f"há {-days} dias"
+
+
 def _shown(value: Any, language: str, codes: Mapping[str, str] | None = None) -> str:
     """A field's value as a reply shows it: a related record by its name, a list as a list of names —
     each item with the enum codes it carries, in words ("Extintor sem lacre (média)"): a list is
@@ -228,8 +241,9 @@ def _shown(value: Any, language: str, codes: Mapping[str, str] | None = None) ->
         return messages.join_list([_shown(v, language, codes) for v in value], language) or "—"
     if isinstance(value, str) and codes and value in codes:
         return codes[value]
-    if isinstance(value, str) and _ISO_DAY.fullmatch(value):  # a day as the user's language writes it
-        return date_label(date.fromisoformat(value), language)
+    if isinstance(value, str) and _ISO_DAY.fullmatch(value):  # a day as the user's language writes it, and how far
+        day = date.fromisoformat(value)
+        return f"{date_label(day, language)} ({_from_today(day, language)})"
     return "—" if value is None else str(value)
 
 

@@ -26,7 +26,7 @@ from .grammar import (
     verb_root,
 )
 from .keyboard import dropped_inside, neighbour_slip
-from .lexicon import ARTICLES, CLOSED_CLASS, DETERMINERS, REQUEST_OPENERS, asked_right_before, lead_in, tokens
+from .lexicon import ARTICLES, CLOSED_CLASS, DETERMINERS, JUDGING, REQUEST_OPENERS, asked_right_before, lead_in, tokens
 from .numbers import numbers_in
 
 MASK = "\x00"  # a word that matches nothing: the place of a name's word (data_spans.py)
@@ -155,7 +155,7 @@ def _slip(word: str, head: str, *, at_verb_place: bool = True) -> bool:
     # A word of its own that opens a request ("bora aprovar", "vamos") is never a slip of a verb ("bota").
     # A short word with a letter dropped ("lsta") only where the verb stands: anywhere else too many short
     # words are another word with a letter dropped.
-    return word not in REQUEST_OPENERS and (neighbour_slip(word, head) or (
+    return word not in REQUEST_OPENERS and word not in JUDGING and (neighbour_slip(word, head) or (
         at_verb_place and word not in CLOSED_CLASS and dropped_inside(word, head)))
 
 
@@ -163,12 +163,17 @@ def _may_open(word: str, head: str) -> bool:
     return same_word(word, head) or dropped_letter(word, head) or english_form(word, head)
 
 
+_NOUN_ARTICLES = frozenset(tokens("a o as os the um uma an"))
+
+
 def find_verb(words: list[str], verb: tuple[str, ...], max_gap: int = 2) -> tuple[int, int] | None:
     """A verb phrase in order, allowing a few words between its parts ("switch to the workers tab")."""
     place = _verb_place(words)
     for start, word in enumerate(words):
         # A slip is only tried for the verbs _heads_said let through (no other verb said as typed).
-        if not (_may_open(word, verb[0]) or _slip(word, verb[0], at_verb_place=start == place)):
+        if not (_may_open(word, verb[0]) or _slip(word, verb[0], at_verb_place=start == place)) or (
+                words[start + 1:start + 2] and words[start + 1] in JUDGING) or (  # "looks fine": a judgement
+                start and words[start - 1] in _NOUN_ARTICLES):  # "a agenda de <entidades>": a noun
             continue
         position, ok = start, True
         for part in verb[1:]:

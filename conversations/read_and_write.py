@@ -23,11 +23,14 @@ from .compound_said import clause_ranges
 from .question import field_question
 from .ranking import rank
 from .sequence import clause_text
+from .settle import settle_reads_here
 from .state import entity_activate, hints_for
 from .statemachine import Status
 from .turns import Turn
 from .understanding import Extractor, masked
 
+_PLANNED_READS = frozenset({"list", "search", "count"})
+_RELATIVE = frozenset(lexicon.tokens("que that which who"))
 Understand = Callable[[Turn, list[str], set[str]], None]
 Chooser = Callable[..., tuple[Any, Any]]
 
@@ -40,6 +43,8 @@ def read_and_write(turn: Turn, parts: list[str], spans: frozenset[int], allowed:
     ranges = clause_ranges(view)
     if len(ranges) != 2 or lexicon.HEDGES & set(parts):
         return False
+    if view[ranges[1][0]:ranges[1][0] + 1] and view[ranges[1][0]] in _RELATIVE:
+        return False  # "abre a que tá marcada pra …": a clause that says which one, no second request
     kinds = [_kind(turn, view[a:b], allowed) for a, b in ranges]
     if kinds[1] == "write" and kinds[0] in ("navigation", "question"):
         (first, then), asked = ranges, kinds[0]
@@ -54,8 +59,9 @@ def read_and_write(turn: Turn, parts: list[str], spans: frozenset[int], allowed:
         turn.text = texts[0]
         if asked == "navigation":
             understand(turn, parts[first[0]:first[1]], allowed)
-        elif not field_question(turn, parts[first[0]:first[1]]):
-            return False  # not a field's question (a list, a count: plans that answer after the turn) — as before
+        elif not field_question(turn, parts[first[0]:first[1]]) and not _read_settled(
+                turn, parts[first[0]:first[1]], allowed, understand):
+            return False  # neither a field's question nor a list or a count answered here — as before
         said = dict(turn.response or {})
         if said.get("type") not in ("answer", "navigation"):
             return True  # asked back (which item?), refused, an error: the write waits for it
@@ -86,9 +92,27 @@ def _kind(turn: Turn, clause: list[str], allowed: set[str]) -> str | None:
             return None  # "abre a 802, adicione X nela": a write's verb inside it too — two actions in one clause
         if kind == "navigation":
             return kind
-        if kind == "read":  # a question, answered from a field — a read asked for by its verb is a plan
-            return "question" if any(p in lexicon.OPEN_QUESTION_WORDS for p in clause) else None
+        if kind == "read":  # a question, answered from a field or by a list or a count settled in the turn
+            return "question" if any(p in lexicon.OPEN_QUESTION_WORDS for p in clause) or ranked[
+                0].cap.intent in _PLANNED_READS else None
     return "question" if any(p in lexicon.OPEN_QUESTION_WORDS for p in clause) else None
+
+
+def _read_settled(turn: Turn, clause: list[str], allowed: set[str], understand: Understand) -> bool:
+    """A list or a count asked before the write, planned and settled in this turn (settle.py), so its answer
+    comes first; False (nothing done) when the clause is no such read, or an earlier operation still runs. A read
+    that cannot settle here (over its budget) answers after the turn: the write then waits, never proposed under
+    a reply that would replace it."""
+    ranked = rank(turn.grammar, clause, allowed, hints_for(turn.conversation, with_topic=False))
+    if (not ranked or ranked[0].cap.kind != "read" or ranked[0].cap.intent not in _PLANNED_READS
+            or turn.conversation.status in (Status.EXECUTING, Status.CANCELLING)):
+        return False
+    understand(turn, clause, allowed)
+    if turn.started_read and not turn.read_settled:
+        settle_reads_here(turn, None)
+    if turn.started_read and not turn.read_settled:
+        turn.response = {**(turn.response or {}), "type": "execution"}  # (not an answer: the write waits)
+    return True
 
 
 def _focus_on(turn: Turn, parts: list[str], at: tuple[int, int], allowed: set[str], extractor: Extractor,

@@ -36,9 +36,10 @@ NUMBER_MARK = re.compile(r"(?i)(?<!\w)(?:n\.?\s?[º°]\.?|no\.|nro\.?|nr\.?|num\
 
 
 def reference(slot_type: str, parts: list[str], situation: Situation,
-              items: frozenset[str] = frozenset()) -> SlotValue | None:
+              items: frozenset[str] = frozenset(), *, noun_said: bool = False) -> SlotValue | None:
     """The entity of `slot_type` the message points at through context (§11, §20, §42). `items`: the types of
-    the items referred to by number (the grammar's `referenced`)."""
+    the items referred to by number (the grammar's `referenced`); `noun_said`: the message names the type by its
+    noun ("back to the <entity>, push it out 2 days": the one of that type spoken of last, whatever is open)."""
     picked = listed_pick(situation.listed, slot_type, parts)  # "abre a segunda": by its place in the last list
     if picked is not None:
         return SlotValue(picked.get("id"), str(picked.get("label")), picked, "context")
@@ -64,8 +65,8 @@ def reference(slot_type: str, parts: list[str], situation: Situation,
         ordered.append((created, "result"))
     # "open <other entity> 52" then "bump it 3 days later": "it" is the item just spoken of — never an older item
     # of the type this capability would need
-    if not (active and active.get("type") != slot_type and active.get("type") in items
-            and any(p in POINTING for p in parts)):
+    if noun_said or not (active and active.get("type") != slot_type and active.get("type") in items
+                         and any(p in POINTING for p in parts)):
         ordered += [(r, "context") for r in situation.recent if r.get("type") == slot_type]
     if ordered:
         ref, source = ordered[0]
@@ -139,8 +140,9 @@ class NumberedReferences:
             return
         if found is None:
             if use_context:
-                ref = self._listed_in_state(slot, self.data[0] or parts) or reference(slot.type, parts, self.situation,
-                                                                                           self.grammar.referenced)
+                noun_said = self.noun_said(slot.type, parts)
+                ref = self._listed_in_state(slot, self.data[0] or parts) or reference(
+                    slot.type, parts, self.situation, self.grammar.referenced, noun_said=noun_said)
                 if ref is not None:
                     out.values[slot.name] = [ref]
             return
@@ -152,13 +154,21 @@ class NumberedReferences:
     def _picked(self, slot: SlotSpec, parts: list[str], out: Extraction) -> bool:
         if not self.situation.listed or self.named_numbers(parts, frozenset({slot.type})):
             return False
-        picked = picked_by_value(self.grammar, self.situation.listed, slot.type, parts)
+        picked = picked_by_value(self.grammar, self.situation.listed, slot.type, parts, self.text, self.language)
         if picked is None:
             return False
         ref, at, _field = picked
         out.used.update(at)
         out.values[slot.name] = [SlotValue(ref.get("id"), str(ref.get("label")), ref, "context")]
         return True
+
+    def noun_said(self, type_: str, parts: list[str]) -> bool:
+        """The message names the type by one of its nouns (no number after it: that is a reference by number)."""
+        for phrase in self.grammar.synonyms.get(type_, ()):
+            found = find_phrase(parts, phrase)
+            if found and not "".join(parts[found[1]:found[1] + 1]).isdigit():
+                return True
+        return False
 
     def _noun_of(self, type_: str, parts: list[str], index: int) -> set[int]:
         """"<entity> 312" (also with a letter dropped), "a <entidade> nº 312": the positions of the entity noun that
@@ -228,6 +238,8 @@ class NumberedReferences:
             items = self._not_the_one_in_focus(slot, number, items, parts)
         if len(items) > 1:
             items = self._narrow_by_company(items, parts)
+        if len(items) > 1:  # "list <owner>'s <entities> and give their 340 …": the one the list just showed
+            items = self._among_listed(slot, items)
         if len(items) > 1 and by_attribute:
             items = named_among(slot, items, self.data[0] if len(self.data[0]) == len(parts) else parts) or items
         label_key = str((slot.resolver or {}).get("label", "number"))

@@ -25,7 +25,7 @@ from .navigation import navigate
 from .negated_filter import negated_filter
 from .new_one import a_new_one, wanted_new
 from .operations import operate
-from .picked_question import picked_question
+from .picked_question import picked_question, picked_words
 from .plurals import plural_types
 from .question import field_question, numbered_by_another
 from .read_and_write import read_and_write
@@ -247,7 +247,9 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str], extractor: Extrac
     asked = (lexicon.asks(parts, turn.text) and all(r.cap.kind != "write" for r in ranked if r.score >= top)
              and not any(not unit for _, _, unit in number_positions(view))
              and not set(parts) & lexicon.DEMONSTRATIVES)
-    fields = [Ranked(cap, top - 1) for cap in field_writes(turn, parts, allowed, by_unit=by_unit)
+    # (a field said to pick an item of the last list, "a que tá marcada pra daqui 14 dias", is no write's evidence)
+    fields = [Ranked(cap, top - 1) for cap in field_writes(turn, masked(parts, picked_words(turn, parts)), allowed,
+                                                           by_unit=by_unit)
               if all(r.cap.id != cap.id for r in ranked)] if not asked else []
     ranked = sorted(ranked + fields, key=lambda r: -r.score)
     # "abra a <entidade> 802": a reading of another entity, whose item the message does not name, is not read

@@ -25,11 +25,13 @@ from .confirm import confirm
 from .corrections import correction_apply, field_correction, labelled_value
 from .courtesy import courtesy
 from .data_spans import data_spans
-from .dates import date_in, numbers_as_digits, today
+from .dates import numbers_as_digits
+from .denied import meant_not_denied
 from .ellipsis import ellipsis_rest
 from .ellipsis_turn import asked_again_without_its_verb, ellipsis_apply, number_again, values_masked, which_ones
 from .flow import allowed_capabilities, expire_pending, pending_clarification, pending_confirmation, rest
 from .grammar import find_phrase, same_word
+from .nominal import verb_of_noun
 from .numbers import weeks_as_days
 from .ordinals import ordinal_in
 from .relative import relative_change
@@ -48,6 +50,7 @@ from .turns import Turn
 from .typos import as_typed_or_meant, slipped
 from .understanding import Extractor, masked, rank
 from .undo import undo_request
+from .value_only import bare_value, only_a_date, only_quoted
 
 
 def handle(turn: Turn, kind: str, *, confirmation_id: Any = None) -> None:
@@ -100,6 +103,11 @@ def message(turn: Turn) -> None:
         return confirm(turn)
     if swap_apply(turn):  # "opa, 50, não 40": the proposal's value said again, corrected
         return None
+    pending = pending_confirmation(turn)
+    meant = meant_not_denied(text, pending.summary, turn.language) if pending is not None else None
+    if meant is not None and not _commands(turn, meant, allowed):  # "lucia not tiago", "quarta não, quinta"
+        turn.text = " ".join(meant)  # (the denied value is read nowhere: a date is read from the text)
+        return correction_apply(turn, meant)
     remarked = _answer_with_a_remark(turn, text, allowed)
     if remarked is not None:  # "sim, pode concluir, já conferi tudo", "no, not yet, the team hasn't finished"
         return remarked(turn)
@@ -125,11 +133,13 @@ def message(turn: Turn) -> None:
     held = _what_about(turn, words, allowed)
     if held is not None:  # "opa, perai, e o <outra pessoa>": another value for the proposal on screen
         return correction_apply(turn, held)
-    bare = _bare_value(parts)
+    bare = bare_value(parts)
     if pending_confirmation(turn) is not None and bare and not _commands(turn, bare, allowed):
         return correction_apply(turn, bare)  # "opa, 45 dias" with a proposal on screen: its value, said again
-    if pending_confirmation(turn) is not None and _only_a_date(turn, parts):  # "hang on, make it <weekday> instead"
+    if pending_confirmation(turn) is not None and only_a_date(turn, parts):  # "hang on, make it <weekday> instead"
         return correction_apply(turn, parts)
+    if pending_confirmation(turn) is not None and only_quoted(turn, text, lambda said: _commands(turn, said, allowed)):
+        return correction_apply(turn, parts)  # "typo on my part - it's '<texto>'": the text of the proposal
     asked = on_screen(turn)
     understand(turn, parts, allowed)
     supersede(turn, asked)
@@ -161,7 +171,10 @@ def _the_question(turn: Turn, text: str) -> str | None:
     if (len(lexicon.tokens(questions[0])) < _QUESTION_WORDS or any(c.isdigit() for c in told)
             or lexicon.QUOTED.search(told) or social_kind(lexicon.tokens(text)) is not None
             or _commands(turn, told_words, allowed_capabilities(turn))
-            or data_spans(turn.grammar, turn.reader, told_words)):  # "… on the 15th? <person> can do it."
+            or data_spans(turn.grammar, turn.reader, told_words)  # "… on the 15th? <person> can do it."
+            # "preciso do número de <entidades> em <estado>. Quantas são hoje?": what is asked about is told
+            or set(turn.grammar.types_named_in(told_words)) - set(turn.grammar.types_named_in(
+                lexicon.tokens(questions[0])))):
         return None
     return questions[0]
 
@@ -315,7 +328,7 @@ def _confirms_naming_it(turn: Turn, words: list[str], allowed: set[str]) -> bool
     if pending is None:
         return False
     head = next((n for n in range(len(words) - 1, 0, -1) if lexicon.is_confirmation(" ".join(words[:n]))), 0)
-    rest = words[head:]
+    rest = [verb_of_noun(w) or w for w in words[head:]]  # "pode seguir com a inclusão": the action by its noun
     if not head or not rest:
         return False
     cap = turn.grammar.capabilities.get(str((pending.intent or {}).get("capability")))
@@ -327,7 +340,10 @@ def _confirms_naming_it(turn: Turn, words: list[str], allowed: set[str]) -> bool
     start, end = max(spans, key=lambda span: span[1] - span[0])
     others = rest[:start] + rest[end:]
     return all(w in lexicon.FILLER or w in lexicon.ARTICLES or w in lexicon.CREATED or w in lexicon.DEMONSTRATIVES
-               or w in lexicon.CONFIRM_WORDS or w in lexicon.NOW_WORDS for w in others)
+               or w in lexicon.CONFIRM_WORDS or w in lexicon.NOW_WORDS or w in _WITH for w in others)
+
+
+_WITH = frozenset(lexicon.tokens("com with"))
 
 
 def _follow_up(turn: Turn, words: list[str], parts: list[str], allowed: set[str]) -> bool:
@@ -378,37 +394,6 @@ def _what_about(turn: Turn, words: list[str], allowed: set[str]) -> list[str] | 
     if not said or _commands(turn, said, allowed) or not _changes_the_pending(turn, cap, said):
         return None
     return said
-
-
-# "opa, 50 na verdade", "60 instead": the amount with words that only say it replaces the one on screen
-_VALUE_WORDS = lexicon.DAY_UNITS | lexicon.ARTICLES | frozenset(lexicon.tokens(
-    "daqui pra para em in from now na no verdade caso actually instead then entao melhor better sao serao is it s "
-    "that isso was right after all afinal certo correto tava estava era mesmo"))
-# ("make that 18 days instead", "40 was right after all", "40 tava certo mesmo")
-
-
-def _bare_value(parts: list[str]) -> list[str] | None:
-    """"opa, 45 dias", "15 days", "coloca 45 dias": only an amount (after an interjection), or None."""
-    rest = _placed(parts)
-    digits = [p for p in rest if p.isdigit()]
-    if len(digits) != 1 or len(rest) > 5 or any(not p.isdigit() and p not in _VALUE_WORDS for p in rest):
-        return None
-    return rest
-
-
-_AROUND_A_DATE = _VALUE_WORDS | lexicon.HOLDS | frozenset(lexicon.tokens("hang on wait instead then rather"))
-
-
-def _placed(parts: list[str]) -> list[str]:
-    """What is said after apologies, without the words that only place it ("desculpe, coloca 45 dias" → 45 dias)."""
-    return lexicon.after_apology([p for p in parts if p not in lexicon.PLACING])
-
-
-def _only_a_date(turn: Turn, parts: list[str]) -> bool:
-    """Only a date, placed and held ("hang on, make it Wednesday instead", "pera, melhor na sexta")."""
-    rest = _placed(parts)
-    said = date_in(" ".join(rest), today(), turn.language, moving=True) if rest else None
-    return said is not None and not set(rest) - set(said.words.split()) - _AROUND_A_DATE
 
 
 def _correctable(turn: Turn) -> bool:

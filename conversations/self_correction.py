@@ -29,6 +29,9 @@ _MARKER = re.compile(
     re.IGNORECASE,
 )
 _TAIL_WORDS = 5
+_POINTING_AT = re.compile(r"(?i)\b(?:one with|ones with|a de|o de|a com|o com|aquela de|aquele de|naquela de|"
+                          r"naquele de|na de|no de)\s*$")
+_ONE_AFTER = re.compile(r"(?i)\W*(?:days?|dias?)?\W*one\b")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _DIGITS = re.compile(r"\d+")
 
@@ -52,6 +55,8 @@ def said_last(text: str, language: str | None = None) -> str:
     if number is None or not said:
         return text
     last = said[-1]
+    if _POINTING_AT.search(head[:last.start()]) or _ONE_AFTER.match(head[last.end():]):
+        return text  # "the 45-day one, make it 30", "a de 15 dias, põe 20": the number says which one, no value
     rest = tail[number.end():]
     unit = words(fold(head[last.end():]))[:1]
     rest_spans = _char_spans(rest)

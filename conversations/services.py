@@ -22,7 +22,6 @@ from django.db import IntegrityError, connection, transaction
 
 from events.selectors import events_after
 from events.services import event_batch, stream_open
-from execution.inline import run_reads_now
 from execution.metrics import log_context, log_rebind
 from registry.selectors import registry_snapshot
 from tenancy import clock
@@ -31,13 +30,13 @@ from tenancy.models import Tenant
 
 from . import lexicon, metrics, wordlists
 from .grammar import grammar_for
-from .hooks import settled_apply
 from .llm import ModelNeeded, model_ask
 from .locking import ConversationNotFound, conversation_take
 from .models import Conversation
 from .models import Turn as TurnRow
 from .persist import conversation_save
 from .runtime import handle
+from .settle import settle_reads_here
 from .state import state_view, ui_sanitize, ui_validate
 from .statemachine import Status
 from .turns import Turn, VersionConflict, reader_for
@@ -213,7 +212,7 @@ def _apply_turn(turn: Turn, *, kind: str, ui_context: Any, confirmation_id: Any,
         running = _running_operation(conversation)
         handle(turn, kind, confirmation_id=confirmation_id)
         if turn.started_read:
-            _settle_reads_here(turn, running)
+            settle_reads_here(turn, running)
     conversation.last_response = turn.response
     structlog.contextvars.bind_contextvars(**metrics.turn_operation_ids(conversation))
     saving = time.perf_counter()
@@ -235,24 +234,6 @@ def _running_operation(conversation: Conversation) -> dict[str, Any] | None:
     if conversation.status in (Status.EXECUTING, Status.CANCELLING) and operation.get("execution_id"):
         return {"status": conversation.status, "operation": dict(operation)}
     return None
-
-
-def _settle_reads_here(turn: Turn, running: dict[str, Any] | None) -> None:
-    """The read plan the turn started runs now, in this transaction and under this lock (execution/inline.py),
-    and its outcome is this turn's reply: no second lock of the conversation, nothing read back after the
-    commit. A read that did not settle here (over its budget, or handed on) is answered as before.
-
-    A question asked while an earlier operation still runs is answered, and the conversation goes on
-    following that operation: its completion hook still finds it, and a write asked meanwhile is still
-    refused as busy (no second write planned on the revision the first one is about to change)."""
-    for execution in run_reads_now(turn.started_execution):
-        if str(execution.pk) == turn.started_execution and settled_apply(turn.conversation, execution,
-                                                                         turn.snapshot):
-            turn.response = turn.conversation.last_response
-            turn.read_settled = True
-            if running is not None:
-                turn.conversation.active_operation = running["operation"]
-                turn.walk(Status.UNDERSTANDING, running["status"])
 
 
 def _read_wait(turn: Turn) -> float:

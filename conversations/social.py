@@ -35,7 +35,8 @@ THANKS = frozenset({"obrigado", "obrigada", "obrigadao", "brigado", "brigada", "
                     # said of the help itself: "that was really helpful", "foi bem útil", "helped a ton"
                     "helpful", "useful", "util", "helped", "valeu a pena", "worked", "what i needed",
                     "exactly what i needed", "just what i needed", "era isso que eu precisava",
-                    "era o que eu precisava", "salvou meu dia", "you saved me", "saved my day", "lifesaver"})
+                    "era o que eu precisava", "salvou meu dia", "you saved me", "saved my day", "lifesaver",
+                    "legend", "you re a legend", "you legend"})
 BYE = frozenset({"tchau", "ate logo", "ate mais", "ate amanha", "ate breve", "falou", "flw", "fui", "bye", "goodbye",
                  "bye bye", "see you", "see ya", "see you later", "take care", "ate a proxima", "e so isso",
                  "era so isso", "so isso", "por hoje e so", "por enquanto e so", "nada mais", "that s all",
@@ -83,7 +84,7 @@ _ALONG |= frozenset(tokens("else mais now enquanto before anything first primeir
 # Intensifiers and the words that say it of what just happened: "that was really helpful", "foi bem útil",
 # "helped a ton", "valeu demais mesmo", "cool, thanks".
 _ALONG |= frozenset(tokens("that s was this it really super so very ton bunch foi isso bem mesmo demais bastante "
-                           "cool great awesome nice ok okay massa top anyway anyways assim"))
+                           "cool great awesome nice ok okay massa top anyway anyways assim show ta legal beleza"))
 # "como você pode me ajudar com isso?", "how can you help me with …?": help about a topic (a few words, no
 # number) is still help.
 _TOPIC_OPENERS = frozenset(tokens("com sobre em no na nos nas with about on regarding"))
@@ -185,7 +186,8 @@ def social_said(parts: list[str]) -> str | None:
 
 
 # A greeting with who is greeting: "sou o/a …", "eu sou …", "meu nome é …", "I'm the new …", "my name is …".
-_INTRODUCING = frozenset(tuple(tokens(p)) for p in ("sou o", "sou a", "eu sou", "meu nome", "i m", "i am", "my name"))
+_INTRODUCING = frozenset(tuple(tokens(p)) for p in ("sou o", "sou a", "eu sou", "meu nome", "i m", "i am", "my name",
+                                                     "sou nova", "sou novo", "sou novata", "sou novato", "im new"))
 _INTRODUCTION_WORDS = 10
 
 

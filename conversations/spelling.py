@@ -47,10 +47,17 @@ def spelled_as_meant(text: str) -> str:
         near = next((u for u in _UNIT_WORDS if len(u) >= 4 and OSA.distance(word, u, score_cutoff=1) <= 1), None)
         return match.group(1) + near if near else match.group(0)
     text = _ONE_THEN_WORD.sub(fix, text)  # "push it back a weak": one unit, at the end of what is said
+    text = _DOUBLED_A.sub(r"\1", _STRETCHED.sub(r"\1\2", text))  # "bom diaa", "valeuuu", "simmm"
     text = _GLUED_MARK.sub(r"\1 \2", _CHAT_WORD.sub(lambda m: _CHAT_WORDS[m.group(0)], text))
     text = _QUESTION_CONTRACTION.sub(lambda m: _QUESTION_CONTRACTIONS[m.group(0).lower()], text)
     text = as_verbs(text)  # "solicito a exclusão da <entidade> 311" → "solicito excluir a <entidade> 311"
     return _SHORTHAND.sub(_expanded, _WEEKDAY_AFTER_MARKER.sub(_weekday_fixed, _NUMBER_THEN_WORD.sub(fix, text)))
+
+
+# A word's last letter stretched as chat stretches it, lower case only (a name keeps its letters): three or more of
+# it, or a final "aa" (no word of either language ends so: "diaa", "obrigadaa").
+_STRETCHED = re.compile(r"(?<![\w/])([a-zà-ü]*?)([a-zà-ü])\2{2,}(?![\w/])")
+_DOUBLED_A = re.compile(r"(?<![\w/])([a-zà-ü]+a)a(?![\w/])")
 
 
 def _a_number_word(word: str) -> bool:
@@ -80,7 +87,7 @@ _CHAT_WORDS = {"qdo": "quando", "qndo": "quando", "qnd": "quando", "q": "que", "
                "tmw": "tomorrow", "2day": "today", "mon": "monday", "tue": "tuesday", "tues": "tuesday",
                "wed": "wednesday", "thu": "thursday", "thur": "thursday", "thurs": "thursday", "fri": "friday",
                "sry": "sorry", "srry": "sorry", "qntas": "quantas", "qntos": "quantos", "qnto": "quanto",
-               "qnta": "quanta"}
+               "qnt": "quanto", "qnta": "quanta"}
 _CHAT_WORD = re.compile(r"(?<![\w/])(?:" + "|".join(sorted(_CHAT_WORDS, key=len, reverse=True)) + r")(?![\w/])")
 
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import re
 
-_TOLD = re.compile(r"\b(foi|foram|was|were|been)\s+([^\W\d_]+(?:ado|ada|ados|adas|ido|ida|idos|idas|ed))\b",
-                   re.IGNORECASE)
+# ("foi toda conferida", "was fully checked": one word may stand between)
+_TOLD = re.compile(r"\b(foi|foram|was|were|been)\s+((?:(?:toda|todo|todas|todos|totalmente|bem|ja|já|fully|all|"
+                   r"already|properly|just)\s+)?[^\W\d_]+(?:ado|ada|ados|adas|ido|ida|idos|idas|ed))\b", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[,;.]|\s(?:e|and|mas|but|so|entao)\s", re.IGNORECASE)
 
 

@@ -14,28 +14,24 @@ from collections.abc import Iterable, Mapping
 from datetime import date, timedelta
 from typing import Any
 
-from django.conf import settings
-
 from . import metrics
+from .children import child_said, parent_input
 from .dates import date_in, date_label, shift_in, shift_problem, today
 from .extraction import Extraction, Situation, SlotValue
 from .freetext import colon_positions, leftover_value, marked_value, only_a_date, quoted_values, value_as_typed
-from .grammar import CapabilityGrammar, Grammar, SlotSpec, camel_parts, find_phrase, same_word
+from .grammar import CapabilityGrammar, Grammar, SlotSpec, camel_parts, same_word
 from .increments import increment_sign
 from .lexicon import ARTICLES, CREATED, DEMONSTRATIVES, REQUEST_OPENERS, not_excluded, tokens
 from .matching import Mention, mention
 from .numbers import numerals_of, on_an_item, value_problem
-from .ordinals import listed_pick, without_the_pick
+from .ordinals import without_the_pick
 from .ranking import MASK, Hints, Ranked, number_positions, rank  # noqa: F401 - the engine's public names
 from .reads import Reader, entity_ref
 from .references import NUMBER_WORDS, NumberedReferences, reference
 from .relative import factor_of
-from .wordlists import detect_language
 
 __all__ = ["MASK", "Extraction", "Extractor", "Hints", "Ranked", "Situation", "SlotValue", "masked", "number_positions",
            "parent_input", "rank", "reference"]
-# The language the tenant's data is written in when its words give no clue (the product's own: settings).
-_DATA_LANGUAGE = "en" if settings.LANGUAGE_CODE.lower().startswith("en") else "pt-BR"
 _SET_TO = frozenset({"para", "pra", "pro", "to"})
 _VALUE_PARSES = frozenset({"reference", "integer", "enum", "entity_number"})  # read from words outside names
 
@@ -304,13 +300,13 @@ class Extractor(NumberedReferences):
             keyed = [{**i, "_words": " ".join(camel_parts(str(i.get(key_field, ""))))} for i in items]
             by_key = mention(parts, keyed, "_words", many=True, used=out.used)
             found = by_key if by_key is not None and by_key.exact else None
-        if found is None:
-            found = self._the_only_child(slot, parts, items, label)
-        if found is None:
-            found = self._listed_child(slot, parts, items, value_key)
+        if found is None:  # its only part, the part just listed at a place, or at a place or in a state said
+            found = child_said(self.grammar, self.reader, self.situation, self.language, slot, parts, items, label,
+                               value_key)
         if found is None:
             if use_context and slot.from_context:
-                ref = (reference(slot.type, parts, self.situation, self.grammar.referenced)
+                ref = (reference(slot.type, parts, self.situation, self.grammar.referenced,
+                                 noun_said=self.noun_said(slot.type, parts))
                        or self._from_target(slot, out))
                 if ref is not None:
                     out.values[slot.name] = [ref]
@@ -326,27 +322,6 @@ class Extractor(NumberedReferences):
         else:
             out.ambiguous[slot.name] = [{**entity_ref(slot.type, item, label_field=label),
                                          "value": item.get(value_key)} for item in found.items]
-
-    def _the_only_child(self, slot: SlotSpec, parts: list[str], items: list[dict[str, Any]],
-                        label: str) -> Mention | None:
-        """"scrap the slippery floor <child> from <item>" when its one child is written in the other language
-        ("Piso escorregadio"): the child noun said, the item has only that child, and its text is not in the
-        message's language — that one, which the confirmation then names as written. In the same language,
-        words that name no child still name none (asked which)."""
-        if len(items) != 1 or parent_input(self.reader, slot) is None:
-            return None
-        if not any(find_phrase(parts, phrase) for phrase in self.grammar.synonyms.get(slot.type, ())):
-            return None
-        written = detect_language(str(items[0].get(label) or ""), _DATA_LANGUAGE)
-        return Mention(items=list(items), exact=False) if written != self.language else None
-
-    def _listed_child(self, slot: SlotSpec, parts: list[str], items: list[dict[str, Any]],
-                      value_key: str) -> Mention | None:
-        """"remove the 2nd": of the parts of the item just listed, the one at that place — when it is still
-        one of the item's (`items`: its parts as read now)."""
-        picked = listed_pick(self.situation.listed, slot.type, parts)
-        still = [i for i in items if picked is not None and str(i.get(value_key)) == str(picked.get("id"))]
-        return Mention(items=still, exact=True) if still else None
 
     def _from_target(self, slot: SlotSpec, out: Extraction) -> SlotValue | None:
         """A context slot such as the company of a create: the one of the entity in focus."""
@@ -387,18 +362,6 @@ def _said_negative(parts: list[str], at: int) -> bool:
     """"valid for minus 5 days", "para menos 5 dias": a sign in words right before the amount."""
     before = parts[at - 1] if at else ""
     return before == "minus" or (before == "menos" and at > 1 and parts[at - 2] in ("para", "pra", "to", "for"))
-
-
-def parent_input(reader: Reader, slot: SlotSpec) -> str | None:
-    """The input a slot's resolver needs from another entity ("permit_id" for a permit's components), or
-    None when it searches the tenant's catalog (its required inputs, if any, are query fields)."""
-    resolver = slot.resolver or {}
-    if slot.parse == "reference" or not resolver.get("capability"):
-        return None
-    spec = reader.spec(str(resolver["capability"]))
-    required = [str(r) for r in (spec.input_schema.get("required") or ()) if spec] if spec else []
-    query = str(resolver.get("query_field") or "")
-    return next((r for r in required if r != query), None)
 
 
 def words_of(text: str) -> list[str]:

@@ -15,7 +15,8 @@ from execution.models import Execution, StepRun, StepStatus
 from planning.batch import is_batch
 from planning.models import PlanStep
 
-from .flow import rest
+from .cancel import decline
+from .flow import pending_confirmation, rest
 from .intents import intent_state
 from .operations import plan_and_decide
 from .reads import entity_ref
@@ -33,6 +34,8 @@ def _refuse(turn: Turn, template: str, code: str) -> None:
 def undo_request(turn: Turn) -> None:
     last = turn.conversation.last_result or {}
     if last.get("status") not in ("completed", "partially_completed") or not last.get("execution_id"):
+        if pending_confirmation(turn) is not None:  # "nah, leave it as it was" before anything ran: not done at all
+            return decline(turn)
         return _refuse(turn, "nothing.to_undo", "NOTHING_TO_UNDO")
     # The user's own operation only (the conversation is theirs already; this keeps it so).
     execution = Execution.objects.for_tenant(turn.tenant).filter(pk=last["execution_id"], actor=turn.user).first()
