@@ -25,7 +25,7 @@ _ONE = frozenset(tokens("one ones"))
 
 
 def parent_input(reader: Reader, slot: SlotSpec) -> str | None:
-    """The input a slot's resolver needs from another entity ("permit_id" for a permit's components), or
+    """The input a slot's resolver needs from another entity ("<entidade>_id" for its <filhos>), or
     None when it searches the tenant's catalog (its required inputs, if any, are query fields)."""
     resolver = slot.resolver or {}
     if slot.parse == "reference" or not resolver.get("capability"):

@@ -70,11 +70,17 @@ def ellipsis_rest(parts: list[str]) -> list[str] | None:
     else None."""
     if parts and parts[-1] in _ALSO and 0 < len(parts) - 1 <= MAX_WORDS:
         return parts[:-1]
+    tag = next((t for t in _ASKED_AGAIN if len(parts) > len(t) and tuple(parts[-len(t):]) == t), ())
+    parts = parts[:len(parts) - len(tag)]  # "e as da <dona>, quais são?": the question asked again, as a tag
     for opener in sorted(_OPENERS, key=len, reverse=True):
         n = len(opener)
         if tuple(parts[:n]) == opener and 0 < len(parts) - n <= MAX_WORDS:
             return parts[n:]
     return None
+
+
+_ASKED_AGAIN = [tuple(p.split()) for p in ("quais sao", "quais seriam", "which are they", "what are they",
+                                           "which ones", "quais")]
 
 
 def remember_capability(context: dict[str, Any], capability: str, values: dict[str, Any]) -> None:

@@ -361,9 +361,12 @@ def after_lead_ins(words: list[str]) -> list[str]:
     "e o <name>"); "e"/"and" stay: they open an ellipsis."""
     at = 0
     while at < len(words) and words[at] not in _AND and (words[at] in FILLER or words[at] in INTERJECTION_LEADS
-                                                           or words[at] in HOLDS):
+                                                           or words[at] in HOLDS or words[at] in _NOTED):
         at += 1
     return words[at:]
+
+
+_NOTED = frozenset(tokens("ok okay anotado entendi entendido perfeito noted gotcha"))  # "Anotado. E o da 60?"
 
 
 def strip_filler(parts: list[str]) -> list[str]:

@@ -23,9 +23,8 @@ _SUPERLATIVES = {
     ("date", "max"): "further out|furthest|farthest|latest|mais longe|mais distante|mais tarde|mais pra frente"
                      "|mais para frente|mais adiante",
     ("date", "min"): "soonest|earliest|nearest|closest|mais proxima|mais proximo|mais cedo|mais perto",
-    ("amount", "max"): "longest|most days|more days|mais dias|mais longa|mais longo|maior validade|maior prazo",
-    ("amount", "min"): "shortest|fewest days|least days|fewer days|less days|menos dias|mais curta|mais curto"
-                       "|menor validade|menor prazo",
+    ("amount", "max"): "longest|most days|more days|mais dias|mais longa|mais longo",
+    ("amount", "min"): "shortest|fewest days|least days|fewer days|less days|menos dias|mais curta|mais curto",
 }
 _ORDERS = [(order, tuple(tokens(phrase))) for order, said in _SUPERLATIVES.items() for phrase in said.split("|")]
 _BEFORE_ORDER = frozenset(tokens("one ones which qual quais a o the aquela aquele s is com tem with has have delas "

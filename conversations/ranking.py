@@ -160,7 +160,11 @@ def _slip(word: str, head: str, *, at_verb_place: bool = True) -> bool:
 
 
 def _may_open(word: str, head: str) -> bool:
-    return same_word(word, head) or dropped_letter(word, head) or english_form(word, head)
+    return same_word(word, head) or dropped_letter(word, head) or (word not in _ING_NOUNS and english_form(word, head))
+
+
+# Words in -ing that are nouns in what users say of their work, never a form of a verb ("the finding" is no "find")
+_ING_NOUNS = frozenset(tokens("finding findings building buildings meeting meetings warning warnings setting settings"))
 
 
 _NOUN_ARTICLES = frozenset(tokens("a o as os the um uma an"))

@@ -11,7 +11,7 @@ import re
 # ("foi toda conferida", "was fully checked": one word may stand between)
 _TOLD = re.compile(r"\b(foi|foram|was|were|been)\s+((?:(?:toda|todo|todas|todos|totalmente|bem|ja|já|fully|all|"
                    r"already|properly|just)\s+)?[^\W\d_]+(?:ado|ada|ados|adas|ido|ida|idos|idas|ed))\b", re.IGNORECASE)
-_CLAUSE_END = re.compile(r"[,;.]|\s(?:e|and|mas|but|so|entao)\s", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[,;.]|\s(?:e|and|mas|but|so(?! far\b)|entao)\s", re.IGNORECASE)
 
 
 def told_aside(text: str) -> str:

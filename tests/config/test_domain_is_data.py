@@ -65,7 +65,7 @@ BASELINE: dict[str, int] = {
     "conversations/state.py": 10,
     "conversations/summary.py": 6,
     "conversations/turns.py": 2,
-    "conversations/understanding.py": 6,
+    "conversations/understanding.py": 5,
     "conversations/undo.py": 1,
     "execution/composer.py": 23,
     "execution/messages.py": 16,
