@@ -111,8 +111,9 @@ def _another_request(turn: Turn, cap: CapabilityGrammar, parts: list[str]) -> bo
     if top is not None and top.verb is not None and top.cap.kind == "write" and top.cap.entity not in cap.types:
         return True
     # "no, forget the <filho>. cancel the whole <entidade> instead": a write on the item the pending one adds to
+    # (named by its noun: "make it medium" is no request on the item)
     if top is not None and top.verb is not None and top.cap.kind == "write" and top.cap.entity != cap.entity \
-            and top.cap.entity in cap.types:
+            and top.cap.entity in cap.types and top.cap.entity in turn.grammar.types_named_in(parts):
         return True
     # (an item referred to by number, not a value's noun: "não, a da outra <dona>" still corrects)
     return bool(set(turn.grammar.types_named_in(parts)) & turn.grammar.referenced - cap.types)

@@ -70,7 +70,7 @@ def ellipsis_rest(parts: list[str]) -> list[str] | None:
     else None."""
     if parts and parts[-1] in _ALSO and 0 < len(parts) - 1 <= MAX_WORDS:
         return parts[:-1]
-    tag = next((t for t in _ASKED_AGAIN if len(parts) > len(t) and tuple(parts[-len(t):]) == t), ())
+    tag = next((t for t in _ASKED_AGAIN if len(parts) > len(t) + 1 and tuple(parts[-len(t):]) == t), ())
     parts = parts[:len(parts) - len(tag)]  # "e as da <dona>, quais são?": the question asked again, as a tag
     for opener in sorted(_OPENERS, key=len, reverse=True):
         n = len(opener)

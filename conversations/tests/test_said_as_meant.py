@@ -10,9 +10,9 @@ from conversations.freetext import without_structure_tail
 from conversations.increments import increment_sign
 from conversations.lexicon import tokens
 from conversations.numbers import weeks_as_days
-from conversations.value_only import bare_value as _bare_value
 from conversations.self_correction import said_last
 from conversations.spelling import spelled_as_meant
+from conversations.value_only import bare_value as _bare_value
 
 
 @pytest.mark.parametrize(("text", "language", "expected"), [

@@ -172,3 +172,57 @@ def test_a_rescheduled_inspection_is_reported_as_such(world, supervisor_client, 
     settled = talk(supervisor_client, conversation, "sim")["state"]["last_response"]["message"]
 
     assert "remarcada" in settled and _day(12) in settled, settled
+
+
+# (context, message, what the reply says, what it never says) — answers and navigations
+_ANSWERED = {
+    # a leading acknowledgement before an ellipsis
+    "noted": (["Qual o local da inspeção 78?"], "Anotado. E o da 79?", ["Doca 2"], []),
+    # a participle before "so far" is still the state asked ("so" ends no clause there)
+    "so far": ([], "how many inspections have been completed so far", ["0 inspections", "no inspections"], []),
+    # the told part names what the question counts
+    "told first": ([], "Bom dia! Para o indicador preciso do número de permissões em rascunho. Quantas são hoje?",
+                   ["3 permissões"], []),
+    # picks by a day among the list just answered
+    "by a day": (["quais inspeções estão agendadas?"], "abre a que tá marcada pra daqui 6 dias", ["79"], ["78"]),
+}
+
+
+@pytest.mark.parametrize("case", _ANSWERED, ids=list(_ANSWERED))
+def test_an_answer_after_a_few_turns(world, supervisor_client, start, talk, case):
+    context, text, says, never = _ANSWERED[case]
+    inspection_78(world)
+    conversation = start(supervisor_client)
+    for said in context:
+        talk(supervisor_client, conversation, said)
+
+    turn = talk(supervisor_client, conversation, text)
+
+    assert not turn["response"].get("confirmation"), turn["response"]
+    assert any(s in _message(turn) for s in says), turn["response"]
+    assert not any(n in _message(turn) for n in never), turn["response"]
+
+
+def test_a_write_on_the_parent_instead_of_the_pending_part(world, supervisor_client, start, talk):
+    inspection_78(world)
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, "open inspection 79")
+    talk(supervisor_client, conversation, 'add finding "pallets stacked too high" severity medium')
+
+    turn = talk(supervisor_client, conversation, "no forget the finding. cancel the whole inspection instead")
+
+    assert "79" in _proposed(turn) and "pallets" not in _message(turn), turn["response"]
+
+
+@pytest.mark.parametrize(("first", "then", "says"), [
+    ("quantos dias de validade tem a 802? já aproveita e aumenta pra 35", None, ["20 dias", "35 dias"]),
+    ("open permit 802", "looks fine to me, approve", ["802"]),
+    ("open permit 802", "push this one out to 60 days", ["60 days"]),
+])
+def test_a_request_said_around_other_words(world, supervisor_client, start, talk, first, then, says):
+    conversation = start(supervisor_client)
+    turn = talk(supervisor_client, conversation, first)
+    if then:
+        turn = talk(supervisor_client, conversation, then)
+
+    assert all(s in _proposed(turn) for s in says), turn["response"]
