@@ -11,19 +11,22 @@ from __future__ import annotations
 from knowledge.text import fold, words
 
 from .dates import date_spans, shift_in
-from .lexicon import DAY_UNITS, tokens
+from .lexicon import DAY_UNITS, POINTING, tokens
 from .operations import operate
 from .turns import Turn
 from .understanding import Extractor
 
 # Closed-class verbs of doing: they name no operation of their own.
-_DO = frozenset(tokens("do doing done fazer faz fazemos faca fazendo fizer realizar realiza realizamos"))
+# "a 52 vai ficar pra semana que vem": where the item is to stay, said so
+_DO = frozenset(tokens("do doing done fazer faz fazemos faca fazendo fizer realizar realiza realizamos fica ficar "
+                       "fique ficaria"))
 
 
 def date_write(turn: Turn, parts: list[str], allowed: set[str], extractor: Extractor) -> bool:
     if not any(p in _DO for p in parts):
         return False
-    return _the_date_write(turn, parts, allowed, extractor)
+    # "can we do it tmrw instead": "it" is the item in focus
+    return _the_date_write(turn, parts, allowed, extractor, use_context=any(p in POINTING for p in parts))
 
 
 # "bota a 57 pra amanhã", "put 57 on Friday", "set 60 for the 28th": a date said as where the item goes.

@@ -226,3 +226,20 @@ def test_a_request_said_around_other_words(world, supervisor_client, start, talk
         turn = talk(supervisor_client, conversation, then)
 
     assert all(s in _proposed(turn) for s in says), turn["response"]
+
+
+@pytest.mark.parametrize(("first", "then", "says"), [
+    ("open inspection 79", "can we do it tmrw instead", ["79", "day+1"]),
+    ("Hello, Bruno Teixeira is on leave since monday.", "Could you please take Bruno out from the workers of "
+                                                        "permit 771 of Delta Engenharia?", ["Bruno Teixeira", "771"]),
+])
+def test_a_write_said_with_everyday_verbs(world, supervisor_client, start, talk, first, then, says):
+    inspection_78(world)
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, first)
+
+    turn = talk(supervisor_client, conversation, then)
+
+    # (the workers' write read: proposed, or said to be so already — never another item's write)
+    assert all((_day(1, "en") if s == "day+1" else s) in _message(turn) for s in says), turn["response"]
+    assert turn["response"]["template"] in ("confirmation.ask", "operation.already_so"), turn["response"]
