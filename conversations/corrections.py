@@ -57,6 +57,8 @@ def correction_apply(turn: Turn, remainder: list[str]) -> None:
     if base is None or base.get("capability") not in turn.grammar.capabilities:
         return understand(turn, parts, allowed_capabilities(turn))
     cap = turn.grammar.capabilities[base["capability"]]
+    if cap.intent == "create" and pending_confirmation(turn) is None and _ran(turn):
+        return understand(turn, parts, allowed_capabilities(turn))  # "actually swap her for <x> on that one": on it
     if _another_request(turn, cap, parts):  # "não, esquece. remarca a <outra entidade> 52 …": asked anew
         return understand(turn, parts, allowed_capabilities(turn))
     extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
@@ -91,6 +93,11 @@ def correction_apply(turn: Turn, remainder: list[str]) -> None:
     if cap.kind == "navigation":
         return navigate_state(turn, cap, state)
     plan_and_decide(turn, state)
+
+
+def _ran(turn: Turn) -> bool:
+    """The last operation ran (a create made its item: what follows is said of that item, not a new create)."""
+    return (turn.conversation.last_result or {}).get("status") in ("completed", "partially_completed")
 
 
 def _reason_dropped(parts: list[str]) -> list[str]:

@@ -243,3 +243,14 @@ def test_a_write_said_with_everyday_verbs(world, supervisor_client, start, talk,
     # (the workers' write read: proposed, or said to be so already — never another item's write)
     assert all((_day(1, "en") if s == "day+1" else s) in _message(turn) for s in says), turn["response"]
     assert turn["response"]["template"] in ("confirmation.ask", "operation.already_so"), turn["response"]
+
+
+def test_a_correction_after_a_create_ran_is_said_of_the_new_item(world, supervisor_client, start, talk):
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, "schedule an inspection for Delta Engenharia at Doca 5 in 4 days with "
+                                          "Ana Costa as inspector")
+    talk(supervisor_client, conversation, "yes")
+
+    turn = talk(supervisor_client, conversation, "actually swap her for bruno on that one")
+
+    assert "Bruno Teixeira" in _proposed(turn) and "schedule" not in _message(turn), turn["response"]
