@@ -13,6 +13,7 @@ from knowledge.text import fold, words
 from .dates import date_spans, shift_in
 from .lexicon import DAY_UNITS, POINTING, tokens
 from .operations import operate
+from .ordinals import ordinal_in
 from .turns import Turn
 from .understanding import Extractor
 
@@ -25,8 +26,10 @@ _DO = frozenset(tokens("do doing done fazer faz fazemos faca fazendo fizer reali
 def date_write(turn: Turn, parts: list[str], allowed: set[str], extractor: Extractor) -> bool:
     if not any(p in _DO for p in parts):
         return False
-    # "can we do it tmrw instead": "it" is the item in focus
-    return _the_date_write(turn, parts, allowed, extractor, use_context=any(p in POINTING for p in parts))
+    # "can we do it tmrw instead": "it" is the item in focus — not with a place said ("whatever that 2nd one says,
+    # just do it" points at a part listed, and its "2nd" is no day)
+    pointed = any(p in POINTING for p in parts) and ordinal_in(parts) is None
+    return _the_date_write(turn, parts, allowed, extractor, use_context=pointed)
 
 
 # "bota a 57 pra amanhã", "put 57 on Friday", "set 60 for the 28th": a date said as where the item goes.
