@@ -7,8 +7,10 @@ given together. Only when the first clause is such a question; a list or a reque
 from __future__ import annotations
 
 from . import lexicon
+from .flow import rest
 from .question import field_question
 from .state_question import STATE_VERBS, state_question
+from .statemachine import Status
 from .turns import Turn
 
 _JOINERS = frozenset(lexicon.tokens("and e"))
@@ -34,10 +36,15 @@ def two_questions(turn: Turn, parts: list[str]) -> bool:
     if clauses is None or not _answer(turn, clauses[0]):
         return False
     first = turn.response
-    if first is None or first.get("type") != "answer" or not _answer(turn, clauses[1]):
-        return True  # a clarification of the first, or a second clause that asks nothing answerable
+    if first is None or first.get("type") != "answer":
+        return True  # a clarification of the first
+    turn.go(Status.UNDERSTANDING)  # (the answer left the conversation at rest: the second may ask which one)
+    if not _answer(turn, clauses[1]):
+        rest(turn)
+        turn.response = first
+        return True  # a second clause that asks nothing answerable: the first answer stands
     second = turn.response
-    if second is not None and second is not first and second.get("type") == "answer":
+    if second is not None and second is not first:
         second["message"] = f"{first['message']} {second['message']}"
     return True
 

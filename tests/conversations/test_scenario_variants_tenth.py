@@ -266,3 +266,11 @@ def test_doing_what_a_listed_part_says_is_never_proposed(world, supervisor_clien
     turn = talk(supervisor_client, conversation, "ok whatever that 2nd one says, just do it")
 
     assert not turn["response"].get("confirmation"), turn["response"]
+
+
+def test_two_questions_whose_second_asks_which_one_never_fail(world, supervisor_client, start, talk):
+    """Two questions, the second about a number two items share: the first answered, the second asked back — a
+    5xx before (the answer had left the conversation at rest; asking back from there was an illegal move)."""
+    turn = talk(supervisor_client, start(supervisor_client), "who's responsible for 802 and who's responsible for 771?")
+
+    assert turn["response"]["type"] == "clarification" and "802" in _message(turn), turn["response"]
