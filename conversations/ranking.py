@@ -27,6 +27,7 @@ from .grammar import (
 )
 from .keyboard import dropped_inside, neighbour_slip
 from .lexicon import ARTICLES, CLOSED_CLASS, DETERMINERS, JUDGING, REQUEST_OPENERS, asked_right_before, lead_in, tokens
+from .no_verb import ING_NOUNS, no_verb_here
 from .numbers import numbers_in
 
 MASK = "\x00"  # a word that matches nothing: the place of a name's word (data_spans.py)
@@ -160,14 +161,8 @@ def _slip(word: str, head: str, *, at_verb_place: bool = True) -> bool:
 
 
 def _may_open(word: str, head: str) -> bool:
-    return same_word(word, head) or dropped_letter(word, head) or (word not in _ING_NOUNS and english_form(word, head))
+    return same_word(word, head) or dropped_letter(word, head) or (word not in ING_NOUNS and english_form(word, head))
 
-
-# Words in -ing that are nouns in what users say of their work, never a form of a verb ("the finding" is no "find")
-_ING_NOUNS = frozenset(tokens("finding findings building buildings meeting meetings warning warnings setting settings"))
-
-
-_NOUN_ARTICLES = frozenset(tokens("a o as os the um uma an"))
 
 
 def find_verb(words: list[str], verb: tuple[str, ...], max_gap: int = 2) -> tuple[int, int] | None:
@@ -175,9 +170,8 @@ def find_verb(words: list[str], verb: tuple[str, ...], max_gap: int = 2) -> tupl
     place = _verb_place(words)
     for start, word in enumerate(words):
         # A slip is only tried for the verbs _heads_said let through (no other verb said as typed).
-        if not (_may_open(word, verb[0]) or _slip(word, verb[0], at_verb_place=start == place)) or (
-                words[start + 1:start + 2] and words[start + 1] in JUDGING) or (  # "looks fine": a judgement
-                start and words[start - 1] in _NOUN_ARTICLES):  # "a agenda de <entidades>": a noun
+        if not (_may_open(word, verb[0]) or _slip(word, verb[0], at_verb_place=start == place)) or no_verb_here(
+                words, start):
             continue
         position, ok = start, True
         for part in verb[1:]:

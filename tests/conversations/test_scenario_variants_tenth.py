@@ -274,3 +274,25 @@ def test_two_questions_whose_second_asks_which_one_never_fail(world, supervisor_
     turn = talk(supervisor_client, start(supervisor_client), "who's responsible for 802 and who's responsible for 771?")
 
     assert turn["response"]["type"] == "clarification" and "802" in _message(turn), turn["response"]
+
+
+def test_a_cut_larger_than_the_value_is_asked_again(world, supervisor_client, start, talk):
+    """"cut its validity by 40 days" on 20: never the 40 proposed as the value (a silent change before)."""
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, "take me to 802")
+
+    turn = talk(supervisor_client, conversation, "cut its validity by 40 days")
+
+    assert turn["response"]["template"] == "clarify.invalid_number", turn["response"]
+
+
+def test_a_question_about_what_was_recorded_records_nothing(world, supervisor_client, start, talk):
+    """Safety: "lê pra mim tudo que foi apontado" asks for the findings — "apontado" told what was done, no verb
+    (before: the whole message proposed as a new finding)."""
+    inspection_78(world)
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, "abre a inspeção 78")
+
+    turn = talk(supervisor_client, conversation, "tá e o que que tem de achado nela lê pra mim tudo que foi apontado")
+
+    assert not turn["response"].get("confirmation"), turn["response"]
