@@ -151,14 +151,15 @@ def _same_number_named(turn: Turn, extractor: Extractor, slot: Any, rest: list[s
     return (out.values.get(slot.name) or [None])[0]
 
 
-def _other_target(extractor: Extractor, cap: Any, rest: list[str]) -> dict[str, list[SlotValue]]:
+def _other_target(extractor: Extractor, cap: Any, rest: list[str]) -> Extraction:
+    """The item a bare number names — or the items, when two share it (asked which: never the number taken as the
+    value instead, "do the same for 340" once proposed 340 days)."""
     slot = next((s for s in cap.slots if s.parse == "reference" and s.type == cap.entity), None)
     bare = [p for i, p in enumerate(rest) if p.isdigit() and not (i + 1 < len(rest) and rest[i + 1] in DAY_UNITS)]
-    if slot is None or len(bare) != 1:
-        return {}
     out = Extraction()
-    extractor.resolve_number(slot, bare[0], rest, out)
-    return {slot.name: out.values[slot.name]} if out.values.get(slot.name) else {}
+    if slot is not None and len(bare) == 1:
+        extractor.resolve_number(slot, bare[0], rest, out)
+    return out
 
 
 def _said_again(turn: Turn, cap: Any, request: dict[str, Any], before: dict[str, list[SlotValue]],
@@ -200,11 +201,16 @@ def _request_again(turn: Turn, request: dict[str, Any], rest: list[str], allowed
     # "e no <Lugar>?", "and next week?": a place or a window of dates is the read's filter again
     unread = text_filter(turn, cap, fresh, rest, None, extractor.skip_words(cap)) if cap.kind == "read" else None
     changed = {name: values for name, values in fresh.values.items() if values and values[0].source == "text"}
-    if cap.kind == "write":  # "a 311 também": a bare number is the other target, never a new quantity
-        changed = _other_target(extractor, cap, rest) or changed
+    target = _other_target(extractor, cap, rest) if cap.kind == "write" else Extraction()
+    # "a 311 também": a bare number is the other target, never a new quantity
+    changed = {k: v for k, v in target.values.items() if v} or changed
+    values = {name: [SlotValue.from_dict(v) for v in kept] for name, kept in (request.get("values") or {}).items()}
+    if target.ambiguous:  # which of the items with that number
+        operate(turn, cap, Extraction(values={k: v for k, v in values.items() if k not in target.ambiguous},
+                                      ambiguous=target.ambiguous), rest)
+        return True
     if not changed:
         return _other_entity(turn, cap, request, rest, allowed)
-    values = {name: [SlotValue.from_dict(v) for v in kept] for name, kept in (request.get("values") or {}).items()}
     if cap.kind == "write" and _said_again(turn, cap, request, values, changed, allowed):
         return True
     values.update(changed)

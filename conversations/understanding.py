@@ -361,7 +361,7 @@ def _by_label(cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], found: M
 def _said_negative(parts: list[str], at: int) -> bool:
     """"valid for minus 5 days", "para menos 5 dias": a sign in words right before the amount."""
     before = parts[at - 1] if at else ""
-    return before == "minus" or (before == "menos" and at > 1 and parts[at - 2] in ("para", "pra", "to", "for"))
+    return before == "minus" or (before == "menos" and at > 1 and parts[at - 2] in ("para", "pra", "to", "for", "de"))
 
 
 def words_of(text: str) -> list[str]:

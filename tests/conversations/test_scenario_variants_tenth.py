@@ -296,3 +296,21 @@ def test_a_question_about_what_was_recorded_records_nothing(world, supervisor_cl
     turn = talk(supervisor_client, conversation, "tá e o que que tem de achado nela lê pra mim tudo que foi apontado")
 
     assert not turn["response"].get("confirmation"), turn["response"]
+
+
+def test_the_same_for_a_shared_number_asks_which(world, supervisor_client, start, talk):
+    """"do the same for 771" (two companies' permits 771) after a validity change: which 771 — never 771 days
+    (a silent value before)."""
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, "put permit 802 at 30 days validity")
+    talk(supervisor_client, conversation, "yes")
+
+    turn = talk(supervisor_client, conversation, "do the same for 771")
+
+    assert turn["response"]["type"] == "clarification" and "771 days" not in _message(turn), turn["response"]
+
+
+def test_a_validity_of_minus_ten_days_is_never_proposed(world, supervisor_client, start, talk):
+    turn = talk(supervisor_client, start(supervisor_client), "coloca validade de menos dez dias na 802")
+
+    assert not turn["response"].get("confirmation"), turn["response"]
