@@ -27,7 +27,7 @@ from .grammar import (
 )
 from .keyboard import dropped_inside, neighbour_slip
 from .lexicon import ARTICLES, CLOSED_CLASS, DETERMINERS, JUDGING, REQUEST_OPENERS, asked_right_before, lead_in, tokens
-from .no_verb import ING_NOUNS, no_verb_here
+from .no_verb import no_verb_here
 from .numbers import numbers_in
 
 MASK = "\x00"  # a word that matches nothing: the place of a name's word (data_spans.py)
@@ -76,14 +76,16 @@ def verb_matches(grammar: Grammar, parts: list[str], allowed: set[str]) -> dict[
     if place < len(words):
         words = [*words[:place], _as_meant(grammar.verb_heads, words[place]), *words[place + 1:]]
     said = frozenset().union(*(_heads_said(grammar.verb_heads, w) for w in set(words)))
+    # an entity's own noun is never a form of a verb ("the <filho>" spelled like a verb's -ing form)
+    nouns = {p[0] for phrases in grammar.synonyms.values() for p in phrases if len(p) == 1}
     found: dict[str, tuple[Verb, tuple[int, int]]] = {}
     for cap in grammar.capabilities.values():
         if cap.id not in allowed:
             continue
         for verb in cap.verbs:
             at = find_verb(words, verb.words) if verb.words and verb.words[0] in said else None
-            if at is None or _participle_after_noun(grammar, words, at, verb) or _participle_picking(
-                    parts, index[at[0]], verb):
+            if at is None or (words[at[0]] in nouns and words[at[0]] != verb.words[0]) or _participle_after_noun(
+                    grammar, words, at, verb) or _participle_picking(parts, index[at[0]], verb):
                 continue
             span = (index[at[0]], index[at[1] - 1] + 1)
             best = found.get(cap.id)
@@ -161,7 +163,7 @@ def _slip(word: str, head: str, *, at_verb_place: bool = True) -> bool:
 
 
 def _may_open(word: str, head: str) -> bool:
-    return same_word(word, head) or dropped_letter(word, head) or (word not in ING_NOUNS and english_form(word, head))
+    return same_word(word, head) or dropped_letter(word, head) or english_form(word, head)
 
 
 
