@@ -63,10 +63,10 @@ def correction_apply(turn: Turn, remainder: list[str]) -> None:
         return understand(turn, parts, allowed_capabilities(turn))
     extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
                           text=turn.text, language=turn.language)
-    slots, changed, ambiguous = _changes(turn, extractor, cap, base, parts)
+    others = extractor.extract(cap, parts, use_context=False)  # the values said (read once: _changes reads them)
+    slots, changed, ambiguous = _changes(turn, extractor, cap, base, parts, others)
     invalid = {} if any(cap.slot(c) and cap.slot(c).parse == "reference" for c in changed) else {
-        k: v for k, v in extractor.extract(cap, parts, use_context=False).invalid.items()
-        if (s := cap.slot(k)) is not None and s.parse != "reference"}
+        k: v for k, v in others.invalid.items() if (s := cap.slot(k)) is not None and s.parse != "reference"}
     if invalid:  # "não, melhor -40": a value no field takes, asked again — never the pending one kept silently
         return clarify(turn, base, Extraction(values={}, invalid=invalid))
     if not ambiguous:
@@ -182,8 +182,8 @@ def field_correction(turn: Turn, remainder: list[str], allowed: set[str]) -> boo
     return bool(parts) and ellipsis_apply(turn, parts, allowed)
 
 
-def _changes(turn: Turn, extractor: Extractor, cap: CapabilityGrammar, base: dict[str, Any],
-             parts: list[str]) -> tuple[dict[str, Any], list[str], dict[str, list[dict[str, Any]]]]:
+def _changes(turn: Turn, extractor: Extractor, cap: CapabilityGrammar, base: dict[str, Any], parts: list[str],
+             others: Extraction | None = None) -> tuple[dict[str, Any], list[str], dict[str, list[dict[str, Any]]]]:
     """The intent's slots with what the correction names — another entity by its number (or the same
     number in another company), then other values — the names of the slots changed, and the options
     of what the words name ambiguously."""
@@ -220,7 +220,7 @@ def _changes(turn: Turn, extractor: Extractor, cap: CapabilityGrammar, base: dic
             changed.append(slot.name)
         elif probe.ambiguous.get(slot.name):
             ambiguous[slot.name] = probe.ambiguous[slot.name]
-    others = extractor.extract(cap, parts, use_context=False)
+    others = others if others is not None else extractor.extract(cap, parts, use_context=False)
     for name, values in others.values.items():
         slot = cap.slot(name)
         if slot is None or slot.parse == "reference" or name in changed:

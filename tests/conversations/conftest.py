@@ -157,3 +157,27 @@ def moved_clock(settings):
     clock.reset()
     yield clock
     clock.reset()
+
+
+# --- what a reply says: the variant tests' shared readers ---
+
+def day_label(days: int, language: str = "pt") -> str:
+    """Today + `days` as a reply writes it (ISO in English, dd/mm/yyyy in pt-BR)."""
+    day = today() + timedelta(days=days)
+    return day.isoformat() if language == "en" else day.strftime("%d/%m/%Y")
+
+
+def proposed(turn) -> str:
+    """The reply's message when it asks for a confirmation, else ""."""
+    return str(turn["response"]["message"]) if turn["response"].get("confirmation") else ""
+
+
+def expected_text(expected) -> str:
+    """A text a reply must say: as given, ("day", N, language) for today + N, or ("weekday", W) for the next W."""
+    if isinstance(expected, tuple) and expected[0] == "weekday":
+        return day_label((expected[1] - today().weekday()) % 7 or 7)
+    if isinstance(expected, tuple):
+        _, days, language = expected
+        return day_label(days, language)
+    return expected
+

@@ -3,24 +3,11 @@ held-out part). Each test failed before its change."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
 
-from conversations.dates import today
-
-from .conftest import inspection_78
+from .conftest import day_label, expected_text, inspection_78, proposed
 
 pytestmark = pytest.mark.django_db
-
-
-def _proposed(turn) -> str:
-    return str(turn["response"]["message"]) if turn["response"].get("confirmation") else ""
-
-
-def _day(days: int, language: str = "pt") -> str:
-    day = today() + timedelta(days=days)
-    return day.isoformat() if language == "en" else day.strftime("%d/%m/%Y")
 
 
 def _validity(permit) -> int:
@@ -59,13 +46,6 @@ _PROPOSED = {
 }
 
 
-def _said(expected) -> str:
-    if isinstance(expected, tuple):
-        _, days, language = expected
-        return _day(days, language)
-    return expected
-
-
 @pytest.mark.parametrize("case", _PROPOSED, ids=list(_PROPOSED))
 def test_a_proposal_after_a_few_turns(world, supervisor_client, start, talk, case):
     context, text, says, never = _PROPOSED[case]
@@ -76,7 +56,7 @@ def test_a_proposal_after_a_few_turns(world, supervisor_client, start, talk, cas
 
     turn = talk(supervisor_client, conversation, text)
 
-    assert all(_said(e) in _proposed(turn) for e in says), turn["response"]
+    assert all(expected_text(e) in proposed(turn) for e in says), turn["response"]
     assert not any(n in turn["response"]["message"] for n in never), turn["response"]
 
 
@@ -86,8 +66,8 @@ def test_a_number_changed_by_an_amount_then_another_amount(world, supervisor_cli
 
     turn = talk(supervisor_client, conversation, "na verdade são duas semanas")
 
-    assert "34 dias" in _proposed(turn), turn["response"]
-    assert "para 50 dias" in _proposed(talk(supervisor_client, conversation, "não, para 50 dias"))
+    assert "34 dias" in proposed(turn), turn["response"]
+    assert "para 50 dias" in proposed(talk(supervisor_client, conversation, "não, para 50 dias"))
 
 
 # --- a part of the item on screen shown as its tab ---
@@ -156,7 +136,7 @@ def test_open_then_a_write_opens_and_proposes(world, supervisor_client, start, t
     turn = talk(supervisor_client, conversation, "open 78 and push it back 3 days")
 
     assert turn["status"] == "CONFIRMATION_REQUIRED", turn["response"]
-    assert "78" in _proposed(turn) and _day(8, "en") in _proposed(turn), turn["response"]
+    assert "78" in proposed(turn) and day_label(8, "en") in proposed(turn), turn["response"]
     assert turn["response"]["navigation"]["entity"]["label"] == "78", turn["response"]
 
 
@@ -168,7 +148,7 @@ def test_a_write_then_a_question_about_its_item(world, supervisor_client, start,
                                                  "responsável dela")
 
     assert turn["status"] == "CONFIRMATION_REQUIRED", turn["response"]
-    assert "Bruno Teixeira" in turn["response"]["message"] and "30 dias" in _proposed(turn), turn["response"]
+    assert "Bruno Teixeira" in turn["response"]["message"] and "30 dias" in proposed(turn), turn["response"]
     talk(supervisor_client, conversation, "sim")
     assert (_validity(world.p771), _validity(world.p802)) == (30, 20)
 
@@ -178,7 +158,7 @@ def test_a_field_question_then_a_write_without_a_question_mark(world, supervisor
 
     turn = talk(supervisor_client, conversation, "qual a validade da 802 e aumenta ela em 5 dias")
 
-    assert "20 dias" in turn["response"]["message"] and "25 dias" in _proposed(turn), turn["response"]
+    assert "20 dias" in turn["response"]["message"] and "25 dias" in proposed(turn), turn["response"]
 
 
 # --- "it" is the item just spoken of; a date moved by an amount on the item the message points at ---

@@ -3,33 +3,15 @@ failed before its change. (Inspection 78 is 5 days from today, 79 is 6; permits 
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
 
-from conversations.dates import today
-
-from .conftest import inspection_78
+from .conftest import day_label, expected_text, inspection_78, proposed
 
 pytestmark = pytest.mark.django_db
 
 
-def _day(days: int, language: str = "pt") -> str:
-    day = today() + timedelta(days=days)
-    return day.isoformat() if language == "en" else day.strftime("%d/%m/%Y")
-
-
-def _next(weekday: int) -> str:
-    days = (weekday - today().weekday()) % 7 or 7
-    return _day(days)
-
-
 def _message(turn) -> str:
     return str(turn["response"]["message"])
-
-
-def _proposed(turn) -> str:
-    return _message(turn) if turn["response"].get("confirmation") else ""
 
 
 # (context, message, what the proposal says, what the reply never says)
@@ -49,7 +31,7 @@ _PROPOSED = {
     # one value instead of another: names and days
     "name not name": (["assign Ana Costa as inspector of inspection 78"], "no wait, bruno not ana",
                       ["Bruno Teixeira"], ["Ana Costa"]),
-    "day not day": (["remarca a 78 pra quarta"], "quarta não, quinta", ["78", ("thursday",)], []),
+    "day not day": (["remarca a 78 pra quarta"], "quarta não, quinta", ["78", ("weekday", 3)], []),
     # a correction of one value keeps the text proposed (the remark is no new text)
     "severity only": (["open inspection 78", 'add a finding "fire door propped open" with severity high'],
                       "actually make it medium, its not that bad", ["fire door propped open", "MEDIUM"],
@@ -58,18 +40,9 @@ _PROPOSED = {
                     "typo on my part - it's 'ladder missing rubber feet'", ["ladder missing rubber feet"], []),
     "raise": (["qual a validade da 802?"], "sobe pra 30", ["802", "30 dias"], []),
     "give it to": (["open inspection 78"], "give it to bruno", ["78", "Bruno Teixeira"], []),
-    "swap": (["open inspection 78", "assign Ana Costa as inspector of inspection 78", {"action": "confirm"}],
+    "swap": (["open inspection 78", "assign Ana Costa as inspector of inspection 78", "yes"],
              "swap her out for bruno", ["78", "Bruno Teixeira"], []),
 }
-
-
-def _said(expected) -> str:
-    if expected == ("thursday",):
-        return _next(3)
-    if isinstance(expected, tuple):
-        _, days, language = expected
-        return _day(days, language)
-    return expected
 
 
 @pytest.mark.parametrize("case", _PROPOSED, ids=list(_PROPOSED))
@@ -78,16 +51,11 @@ def test_a_proposal_after_a_few_turns(world, supervisor_client, start, talk, cas
     inspection_78(world)
     conversation = start(supervisor_client)
     for said in context:
-        if isinstance(said, dict):
-            talk(supervisor_client, conversation, action="confirm", body={
-                "confirmation_id": supervisor_client.get(f"/agent/conversations/{conversation}").json()[
-                    "pending_confirmation"]["id"]})
-        else:
-            talk(supervisor_client, conversation, said)
+        talk(supervisor_client, conversation, said)
 
     turn = talk(supervisor_client, conversation, text)
 
-    assert all(_said(e) in _proposed(turn) for e in says), turn["response"]
+    assert all(expected_text(e) in proposed(turn) for e in says), turn["response"]
     assert not any(n in _message(turn) for n in never), turn["response"]
 
 
@@ -138,8 +106,8 @@ def test_a_field_answer_says_how_far_a_day_is(world, supervisor_client, start, t
     pt = talk(supervisor_client, conversation, "quanto tempo falta pra inspeção 78?")
     en = talk(supervisor_client, start(supervisor_client), "how long until inspection 79?")
 
-    assert f"{_day(5)} (daqui a 5 dias)" in _message(pt), pt["response"]
-    assert f"{_day(6, 'en')} (in 6 days)" in _message(en), en["response"]
+    assert f"{day_label(5)} (daqui a 5 dias)" in _message(pt), pt["response"]
+    assert f"{day_label(6, 'en')} (in 6 days)" in _message(en), en["response"]
 
 
 def test_how_long_a_validity_is(world, supervisor_client, start, talk):
@@ -161,7 +129,8 @@ def test_a_count_then_a_write_in_one_message(world, supervisor_client, start, ta
 
     turn = talk(supervisor_client, conversation, "quantas inspeções agendadas? e passa a 79 pra daqui 40 dias")
 
-    assert "2 inspeções" in _message(turn) and "79" in _proposed(turn) and _day(40) in _proposed(turn), turn["response"]
+    assert "2 inspeções" in _message(turn), turn["response"]
+    assert "79" in proposed(turn) and day_label(40) in proposed(turn), turn["response"]
 
 
 def test_a_rescheduled_inspection_is_reported_as_such(world, supervisor_client, start, talk):
@@ -171,7 +140,7 @@ def test_a_rescheduled_inspection_is_reported_as_such(world, supervisor_client, 
 
     settled = talk(supervisor_client, conversation, "sim")["state"]["last_response"]["message"]
 
-    assert "remarcada" in settled and _day(12) in settled, settled
+    assert "remarcada" in settled and day_label(12) in settled, settled
 
 
 # (context, message, what the reply says, what it never says) — answers and navigations
@@ -211,7 +180,7 @@ def test_a_write_on_the_parent_instead_of_the_pending_part(world, supervisor_cli
 
     turn = talk(supervisor_client, conversation, "no forget the finding. cancel the whole inspection instead")
 
-    assert "79" in _proposed(turn) and "pallets" not in _message(turn), turn["response"]
+    assert "79" in proposed(turn) and "pallets" not in _message(turn), turn["response"]
 
 
 @pytest.mark.parametrize(("first", "then", "says"), [
@@ -225,7 +194,7 @@ def test_a_request_said_around_other_words(world, supervisor_client, start, talk
     if then:
         turn = talk(supervisor_client, conversation, then)
 
-    assert all(s in _proposed(turn) for s in says), turn["response"]
+    assert all(s in proposed(turn) for s in says), turn["response"]
 
 
 @pytest.mark.parametrize(("first", "then", "says"), [
@@ -241,7 +210,7 @@ def test_a_write_said_with_everyday_verbs(world, supervisor_client, start, talk,
     turn = talk(supervisor_client, conversation, then)
 
     # (the workers' write read: proposed, or said to be so already — never another item's write)
-    assert all((_day(1, "en") if s == "day+1" else s) in _message(turn) for s in says), turn["response"]
+    assert all((day_label(1, "en") if s == "day+1" else s) in _message(turn) for s in says), turn["response"]
     assert turn["response"]["template"] in ("confirmation.ask", "operation.already_so"), turn["response"]
 
 
@@ -253,10 +222,10 @@ def test_a_correction_after_a_create_ran_is_said_of_the_new_item(world, supervis
 
     turn = talk(supervisor_client, conversation, "actually swap her for bruno on that one")
 
-    assert "Bruno Teixeira" in _proposed(turn) and "schedule" not in _message(turn), turn["response"]
+    assert "Bruno Teixeira" in proposed(turn) and "schedule" not in _message(turn), turn["response"]
 
 
-def test_doing_what_a_listed_part_says_is_never_proposed(world, supervisor_client, start, talk):
+def test_doing_what_a_listed_part_says_is_neverproposed(world, supervisor_client, start, talk):
     """Safety: "whatever that 2nd one says, just do it" after an item's findings — its "2nd" is no day, and data
     is never an instruction (before: the item in focus rescheduled to the 2nd)."""
     inspection_78(world)
@@ -310,7 +279,7 @@ def test_the_same_for_a_shared_number_asks_which(world, supervisor_client, start
     assert turn["response"]["type"] == "clarification" and "771 days" not in _message(turn), turn["response"]
 
 
-def test_a_validity_of_minus_ten_days_is_never_proposed(world, supervisor_client, start, talk):
+def test_a_validity_of_minus_ten_days_is_neverproposed(world, supervisor_client, start, talk):
     turn = talk(supervisor_client, start(supervisor_client), "coloca validade de menos dez dias na 802")
 
     assert not turn["response"].get("confirmation"), turn["response"]
