@@ -32,6 +32,7 @@ class Seen:
     executing: Counter[str] = field(default_factory=Counter)  # kind → "Executando…" replies to a question
     unexpected: Counter[str] = field(default_factory=Counter)  # kind → replies of another type than the mix's
     examples: list[str] = field(default_factory=list)
+    polls: int = 0  # state reads while a client waited for its last write to settle (not turns)
 
     def answered(self, kind: str, ms: float, reply_type: str, expected: str, message: str = "") -> None:
         self.latencies[kind].append(ms)
@@ -69,7 +70,7 @@ def level_summary(seen: Seen, seconds: float, baseline: list[float]) -> dict[str
             "errors": sum(seen.errors.values()), "errors_by_status": dict(seen.error_statuses),
             "overloaded_503": sum(seen.overloaded.values()),
             "executing_replies": sum(seen.executing.values()), "unexpected_replies": sum(seen.unexpected.values()),
-            "unexpected_examples": seen.examples, "baseline": base, "kinds": by_kind}
+            "unexpected_examples": seen.examples, "settle_polls": seen.polls, "baseline": base, "kinds": by_kind}
 
 
 def lost_or_duplicated(verified: dict[str, Any]) -> int:

@@ -6,11 +6,11 @@ Celery worker and beat under honcho — on a free port, with the test-control AP
 raised (the point is the machine, not the limiter). For each K in SERVED_LEVELS (default 10, 50, 200)
 a fresh world with one permit per client is made in this process (demo.testcontrol's services on the
 same database: the stack serves as in production, where every clock read is free), and K asyncio clients
-(httpx), each with its own conversation, play for SERVED_SECONDS (default 20) the mix in MIX, each
-from another point of it: open the permit, ask its validity, count the employees, ask to change the
+(httpx), each with its own conversation and its own connection, play for SERVED_SECONDS (default 20)
+the mix in MIX, each from another point of it: open the permit, ask its validity, count the employees, ask to change the
 permit's validity, "sim". Before its next write question a client waits until its last write has
-settled (polling, not counted as a turn: a write is refused while one runs). The baseline — every
-client GETting its permit from /api/sst/permits/<id> — runs for half of SERVED_BASELINE_SECONDS
+settled (polling, not counted as a turn: a write is refused while one runs; `settle_polls` counts them).
+The baseline — every client GETting its permit from /api/sst/permits/<id> — runs for half of SERVED_BASELINE_SECONDS
 (default 8) before the turns and half after, so a drift in the shared machine's load hits both;
 `ratio` is turn p50 ÷ baseline p50, per level and per kind.
 
@@ -28,6 +28,7 @@ report key and the targets are computed in bench/_served_report.py.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -182,6 +183,7 @@ class Client:
         """Wait until the conversation is no longer busy (the last write ran), as the chat page waits."""
         pause, deadline = 0.05, time.monotonic() + 30
         while time.monotonic() < deadline:
+            self.seen.polls += 1
             try:
                 state = await self.http.get(f"/agent/conversations/{self.conversation}", headers=self.headers)
             except httpx.TransportError:  # a kept-alive connection the server closed meanwhile: poll again
@@ -232,12 +234,19 @@ async def _make_world(k: int) -> tuple[str, str, dict[str, int]]:
     return made.tenant, made.users["operator"]["token"], {p["number"]: p["id"] for p in facts["permits"]}
 
 
+def _http(stack: Stack) -> httpx.AsyncClient:
+    """One client's own connection, as a user's browser keeps its own: a pool shared by K users costs the load
+    generator O(K) per request (httpcore scans every pooled connection), and at K=50 that was half its CPU."""
+    return httpx.AsyncClient(base_url=stack.url, timeout=60,
+                             limits=httpx.Limits(max_connections=2, max_keepalive_connections=2))
+
+
 async def _level(stack: Stack, k: int) -> dict[str, Any]:
-    limits = httpx.Limits(max_connections=k + 10, max_keepalive_connections=k + 10)
-    async with httpx.AsyncClient(base_url=stack.url, timeout=60, limits=limits) as http:
+    async with contextlib.AsyncExitStack() as pools:
         tenant, token, ids = await _make_world(k)
         seen, headers = Seen(), {"Authorization": f"Token {token}"}
-        clients = [Client(http, headers, seen, i, f"{7000 + i}", ids[f"{7000 + i}"]) for i in range(k)]
+        clients = [Client(await pools.enter_async_context(_http(stack)), headers, seen, i, f"{7000 + i}",
+                          ids[f"{7000 + i}"]) for i in range(k)]
         await asyncio.gather(*(c.open() for c in clients))
         samples, failures = [], []
         await _all(clients, Client.baseline, BASELINE_SECONDS / 2, samples, failures)

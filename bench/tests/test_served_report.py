@@ -37,6 +37,7 @@ def test_level_summary_takes_percentiles_from_every_sample_and_the_ratio_to_the_
     seen.errors["field"] += 2
     seen.error_statuses["http 500"] += 2
     seen.overloaded["count"] += 3
+    seen.polls += 4
     report = level_summary(seen, seconds=2.0, baseline=[10.0] * 20)
     assert report["n"] == 20 and report["turns_per_s"] == 10.0
     assert report["p50_ms"] == 10.0 and report["p95_ms"] == 30.0 and report["p99_ms"] == 100.0
@@ -44,6 +45,7 @@ def test_level_summary_takes_percentiles_from_every_sample_and_the_ratio_to_the_
     assert report["kinds"]["count"]["ratio"] == 3.0 and report["kinds"]["count"]["overloaded_503"] == 3
     assert report["errors"] == 2 and report["errors_by_status"] == {"http 500": 2} and report["overloaded_503"] == 3
     assert set(report["kinds"]) == set(KINDS) and report["kinds"]["write"]["ratio"] is None
+    assert report["settle_polls"] == 4 and report["n"] == 20  # a poll while a write settles is not a turn
 
 
 def test_no_baseline_sample_gives_no_ratio() -> None:
