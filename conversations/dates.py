@@ -206,6 +206,18 @@ def date_in(text: str, today: date, language: str, *, moving: bool = False) -> S
     return min(found, key=lambda f: f[0])[2] if found else None
 
 
+_A_WORD = re.compile(r"[^\W_]+", re.UNICODE)  # knowledge.text.words' word
+
+
+def date_from_word(text: str, word: int, today: date, language: str, *, moving: bool = False) -> SaidDate | None:
+    """The first date said from the message's `word`-th word on (`words(fold(text))`), None when none is: "a que era
+    daqui 10 dias, passa ela pra daqui 21 dias" — after its verb, the date the write asks for; the one before it
+    told which item."""
+    folded = fold(text)
+    starts = [m.start() for m in _A_WORD.finditer(folded.casefold())]
+    return date_in(folded[starts[word]:], today, language, moving=moving) if 0 < word < len(starts) else None
+
+
 def date_spans(text: str, language: str | None = None) -> list[tuple[int, int]]:
     """Where the message says dates, as [start, end) word positions of `words(fold(text))` — "book it
     at Oficina 4 in two weeks" → [(7, 10)] — for every language when `language` is None. Number words

@@ -216,6 +216,12 @@ class Grammar:
         return frozenset(v.words[0] for c in self.capabilities.values() for v in c.verbs if v.words)
 
     @cached_property
+    def field_words(self) -> frozenset[str]:
+        """Fields asked for in one word (the manifest's `language.fields`): nouns, never a verb's place."""
+        return frozenset(p[0] for c in self.capabilities.values() for phrases in c.fields.values() for p in phrases
+                         if len(p) == 1)
+
+    @cached_property
     def referenced(self) -> frozenset[str]:
         """Entity types a number or a name refers to (a `reference` slot's type): what a page is about."""
         return frozenset(s.type for c in self.capabilities.values() for s in c.slots if s.parse == "reference")

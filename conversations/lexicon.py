@@ -149,8 +149,8 @@ def asks(parts: list[str], text: str) -> bool:
     "me fala rapidinho o que acharam…"; "pra semana que vem" asks nothing)."""
     if (text.rstrip().endswith("?") and not _tag_asked(text)) or any(p in OPEN_QUESTION_WORDS for p in parts):
         return True
-    if without_or_not(parts) != parts:  # "essa aqui tá aprovada ou não", "is it approved or what"
-        return True
+    if without_or_not(parts) != parts or any(parts[i:i + 2] == ["ne", "ou"] for i in range(len(parts) - 1)):
+        return True  # "essa aqui tá aprovada ou não", "is it approved or what", "continua ela né ou trocaram"
     at = next((i for i, p in enumerate(parts) if p not in _TELL_ME), len(parts))
     return parts[at:at + 1] == ["que"] or parts[at:at + 2] == ["o", "que"]
 

@@ -28,6 +28,7 @@ _ARTICLE = {"da": "a ", "do": "o ", "das": "as ", "dos": "os ", "de": "", "of": 
             "deste": "este ", "dessa": "essa ", "desse": "esse ", "this": "this ", "that": "that "}
 _ASKS = r"solicit\w*|pe[çc]o|pedimos|proceda com|proceder com|prosseguir com|request\w*|proceed with|arrange"
 _OPENS = re.compile(r"(?i)(?:^|[.!?,;]|\b(?:eu|nos|nós|i|we|gostaria de|gostariamos de|i would like to|i'd like to|"
+                    r"ent[aã]o|portanto|assim|so|therefore|"
                     r"i d like to|we would like to|please|por favor|venho|vimos))\s*$")
 _OF = "of the|da|do|das|dos|de|of|desta|deste|dessa|desse"
 _NOMINAL = re.compile(rf"(?i)\b({_ASKS})\s+(?:a|o|the)\s+({'|'.join(_NOUNS)})\s+({_OF})\b")

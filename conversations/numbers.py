@@ -139,10 +139,11 @@ def numbers_in(parts: list[str]) -> list[tuple[int, str, bool]]:
 
 
 def reference_number(parts: list[str], used: set[int], *, takes_value: bool,
-                     named_at: list[int]) -> tuple[int, str] | None:
+                     named_at: list[int], after: int | None = None) -> tuple[int, str] | None:
     """The number that names an entity, when the capability also takes a numeric value.
 
     A number right after the entity's noun names it (`named_at`: indices preceded by a synonym).
+    Of several bare numbers with no value to take, the first after the verb.
     Otherwise, when the message has a value with a unit ("20 dias") or a value after a marker
     ("para 40"), the other bare number names the entity: "deixa a 456 com 20 dias".
     """
@@ -152,7 +153,10 @@ def reference_number(parts: list[str], used: set[int], *, takes_value: bool,
             return i, digits
     bare = [(i, d) for i, d, unit in numbers if not unit]
     if not takes_value:
-        return bare[0] if bare else None
+        # "vi a 311 ontem, agora cancela a 312": of several, the one after the verb (`after`: where it ends) is its
+        # object; one said before it is context ("a 311, cancela ela" has no other)
+        later = [(i, d) for i, d in bare if after is not None and i >= after]
+        return later[0] if later and len(bare) > 1 else (bare[0] if bare else None)
     # "muda o <campo> da 310", "tira 5 dias da 312": "da"/"do" (of + article) before a number names an
     # item — a quantity takes no article ("<campo> de 45 dias")
     # ("the <field> of 311" too; "a <field> of 45" is a quantity)

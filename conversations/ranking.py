@@ -27,7 +27,7 @@ from .grammar import (
 )
 from .keyboard import dropped_inside, neighbour_slip
 from .lexicon import ARTICLES, CLOSED_CLASS, DETERMINERS, JUDGING, REQUEST_OPENERS, asked_right_before, lead_in, tokens
-from .no_verb import no_verb_here
+from .no_verb import calls_attention, no_request_here, no_verb_here
 from .numbers import numbers_in
 
 MASK = "\x00"  # a word that matches nothing: the place of a name's word (data_spans.py)
@@ -84,38 +84,15 @@ def verb_matches(grammar: Grammar, parts: list[str], allowed: set[str]) -> dict[
             continue
         for verb in cap.verbs:
             at = find_verb(words, verb.words) if verb.words and verb.words[0] in said else None
-            if at is None or (words[at[0]] in nouns and words[at[0]] != verb.words[0]) or _participle_after_noun(
-                    grammar, words, at, verb) or _participle_picking(parts, index[at[0]], verb):
+            if at is None or no_request_here(grammar, words, parts, index, at, verb, nouns):
                 continue
             span = (index[at[0]], index[at[1] - 1] + 1)
             best = found.get(cap.id)
             if best is None or (len(verb.words), -span[0]) > (len(best[0].words), -best[1][0]):
                 found[cap.id] = (verb, span)
+    if any(not calls_attention(parts, span[0]) for _, span in found.values()):  # "olha, … passa ela pra sexta"
+        found = {c: m for c, m in found.items() if not calls_attention(parts, m[1][0])}
     return found
-
-
-_PARTICIPLE = ("ed", "ado", "ada", "ados", "adas", "ido", "ida", "idos", "idas")
-
-
-def _participle_after_noun(grammar: Grammar, words: list[str], at: tuple[int, int], verb: Verb) -> bool:
-    """"the <items> recorded at <entity> 51", "os <itens> registrados na 51": a one-word verb said as a participle
-    right after a noun describes the items named — it asks nothing to be done."""
-    word = words[at[0]]
-    return (len(verb.words) == 1 and at[0] > 0 and word != verb.words[0] and word.endswith(_PARTICIPLE)
-            and bool(grammar.types_named_in([words[at[0] - 1]])))
-
-
-# "a aprovada", "pela cancelada", "the approved one": an article (or one joined to a preposition) before it
-_PICKING = ARTICLES | DETERMINERS | frozenset(("da", "do", "das", "dos", "na", "no", "nas", "nos", "pela", "pelo",
-                                               "pelas", "pelos"))
-
-
-def _participle_picking(parts: list[str], at: int, verb: Verb) -> bool:
-    """"a aprovada", "quem responde pela cancelada?", "open the approved one": a one-word verb said as a
-    participle right after an article picks an item by its state — it asks nothing to be done to it."""
-    word = parts[at]
-    return (len(verb.words) == 1 and at > 0 and word != verb.words[0] and word.endswith(_PARTICIPLE)
-            and parts[at - 1] in _PICKING)
 
 
 def _verb_place(words: list[str]) -> int:

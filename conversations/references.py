@@ -82,6 +82,7 @@ class NumberedReferences:
     situation: Situation
     data: tuple[list[str], frozenset[int]]
     _only: set[str] | None
+    _after: int | None  # where the verb of the reading being extracted ends
 
     def skip_words(self, cap: CapabilityGrammar) -> set[str]:
         raise NotImplementedError
@@ -112,7 +113,7 @@ class NumberedReferences:
         # A bare number is a quantity only where the message may still give one: answering "which
         # <entity>?" (only the reference asked for), "a 311" is the reference.
         takes_value = any(s.parse == "integer" and (self._only is None or s.name in self._only) for s in cap.slots)
-        return reference_number(parts, set(used), takes_value=takes_value, named_at=named_at)
+        return reference_number(parts, set(used), takes_value=takes_value, named_at=named_at, after=self._after)
 
     def named_numbers(self, parts: list[str], types: frozenset[str] | None = None) -> set[int]:
         """Positions of numbers an entity noun names ("<entidade> 311", "<entity> 62"): references,

@@ -257,7 +257,8 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str], extractor: Extrac
     near = [r for r in ranked if r.score >= top - 8]
     if numbered_by_another(view, types):
         near = [r for r in near if _own_type(r.cap) in {*types, None}] or near
-    close = [(item, extractor.extract(item.cap, parts)) for item in near[:5]]
+    close = [(item, extractor.extract(item.cap, parts, verb_end=item.verb_span[1] if item.verb_span else None))
+             for item in near[:5]]
     # "make <person> <field> for 312": a bare number one reading resolves to an existing item is that item's,
     # no evidence for a reading that takes it as an amount
     items = {str(v.label) for _, e in close for vs in e.values.values() for v in vs if v.entity and v.source == "text"}

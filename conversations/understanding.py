@@ -16,7 +16,7 @@ from typing import Any
 
 from . import metrics
 from .children import child_said, parent_input
-from .dates import date_in, date_label, shift_in, shift_problem, today
+from .dates import date_from_word, date_in, date_label, shift_in, shift_problem, today
 from .extraction import Extraction, Situation, SlotValue
 from .freetext import colon_positions, leftover_value, marked_value, only_a_date, quoted_values, value_as_typed
 from .grammar import CapabilityGrammar, Grammar, SlotSpec, camel_parts, same_word
@@ -56,6 +56,7 @@ class Extractor(NumberedReferences):
         self.data = data or ([], frozenset())
         self._observed: set[str] = set()  # entity types whose reference this turn already counted
         self._only: set[str] | None = None  # the slots the running extract() fills (None: all)
+        self._after: int | None = None  # where the running extract()'s verb ends (None: not known)
 
     def skip_words(self, cap: CapabilityGrammar) -> set[str]:
         words = {w for verb in cap.verbs for w in verb.words}
@@ -69,9 +70,9 @@ class Extractor(NumberedReferences):
         return words | set(DEMONSTRATIVES) | CREATED
 
     def extract(self, cap: CapabilityGrammar, parts: list[str], *, only: set[str] | None = None,
-                use_context: bool = True) -> Extraction:
+                use_context: bool = True, verb_end: int | None = None) -> Extraction:
         out = Extraction()
-        self._only = only
+        self._only, self._after = only, verb_end
         # Dates first (their day numbers are never entity numbers), then references, then the rest.
         ordered = sorted(cap.slots, key=lambda s: (s.parse != "date", s.parse != "reference",
                                                    parent_input(self.reader, s) is not None))
@@ -182,7 +183,11 @@ class Extractor(NumberedReferences):
 
     def _date(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction) -> None:
         moving = any(s.parse == "reference" and s.type == cap.entity for s in cap.slots)
-        said = date_in(without_the_pick(self.text, self.situation.listed, parts), today(), self.language, moving=moving)
+        text = without_the_pick(self.text, self.situation.listed, parts)
+        # a date after the reading's verb is the one it asks for (its words are the message's: `parts` is all of it)
+        after = (date_from_word(text, self._after, today(), self.language, moving=moving)
+                 if self._after and len(tokens(text)) == len(parts) else None)
+        said = after or date_in(text, today(), self.language, moving=moving)
         if said is None:
             return
         problem = shift_problem(self.text)
