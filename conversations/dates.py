@@ -270,10 +270,12 @@ def numbers_as_digits(text: str, language: str) -> str:
     converted = text if _ORDINAL.search(converted) else converted
     # "twelve and a half days", "10 e meio": a fraction, said so — never the whole number alone
     converted = _ZERO.sub("0", converted)  # "pra zero", "ops, zero": a value (out of range), never no number
+    converted = _NUMBER_OWNS.sub(r"\1", converted)  # "double 311's validity": 311's is 311 (no stray "s" word)
     return _AND_A_HALF.sub(r"\1.5", _UNIT_AND_A_HALF.sub(_unit_and_a_half, converted))
 
 
 _ZERO = re.compile(r"\bzero\b", re.IGNORECASE)
+_NUMBER_OWNS = re.compile(r"(\d)['’]s\b")
 
 
 # "uma semana e meia", "a week and a half", "2 dias e meio": the half after the unit — never the whole alone

@@ -53,9 +53,11 @@ WHICH_ONES = frozenset(" ".join(tokens(p)) for p in (
 
 
 _ALSO = frozenset(tokens("tambem too also idem"))
-_SAME = tuple(tuple(tokens(p)) for p in ("same for", "the same", "same with", "o mesmo", "mesma coisa", "a mesma coisa",
-                                          "faz o mesmo", "faca o mesmo", "faz igual", "repete", "repita", "do the same",
-                                          "same thing", "repeat for", "repeat that for", "repeat it", "repeat this"))
+# (and every "do the same for …" an ellipsis opens with: "faz a mesma coisa na …", "do the same thing on …")
+_SAME = tuple({tuple(tokens(p)) for p in (
+    "same for", "the same", "same with", "o mesmo", "mesma coisa", "a mesma coisa", "faz o mesmo", "faca o mesmo",
+    "faz igual", "repete", "repita", "do the same", "same thing", "repeat for", "repeat that for", "repeat it",
+    "repeat this", *_the_same_for())})
 
 
 def says_also(parts: list[str]) -> bool:
