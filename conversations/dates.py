@@ -91,7 +91,7 @@ _ONE_UNIT = re.compile(r"\b(?:a|an|one|uma|um)\s+(dia|semana|quinzena|mes|day|we
 # shift rule sees are only what follows the sign or the decimal mark).
 _SIGNED_OR_FRACTION = re.compile(r"(?:^|\s)(?:(-|\u2212)\s*\d+|\d+[.,](\d+)) " + _UNIT + r"\b")
 _EARLIER = re.compile(r"\b(?:antecip\w*|adiant\w*|prepon\w*|bring|brought|forward|antes|mais cedo|earlier|sooner|cedo|"
-                      r"pull in|pulled in)\b")
+                      r"(?:pull|move|bump)(?:s|ed|ing)? (?:\w+ ){0,2}?(?:in|up))\b")  # "pull 52 in", "move it up"
 
 
 @dataclass(frozen=True)
@@ -270,7 +270,7 @@ def numbers_as_digits(text: str, language: str) -> str:
     converted = text if _ORDINAL.search(converted) else converted
     # "twelve and a half days", "10 e meio": a fraction, said so — never the whole number alone
     converted = _ZERO.sub("0", converted)  # "pra zero", "ops, zero": a value (out of range), never no number
-    converted = _NUMBER_OWNS.sub(r"\1", converted)  # "double 311's validity": 311's is 311 (no stray "s" word)
+    converted = _NUMBER_OWNS.sub(r"\1", converted)  # "double 311's <campo>": 311's is 311 (no stray "s" word)
     return _AND_A_HALF.sub(r"\1.5", _UNIT_AND_A_HALF.sub(_unit_and_a_half, converted))
 
 

@@ -58,10 +58,13 @@ def colon_value(text: str) -> str | None:
 
 
 def quoted_values(text: str) -> list[str]:
-    """The quoted passages before a colon (after one, they are part of the colon's value)."""
+    """The quoted passages before a colon (after one, they are part of the colon's value) — and the one the colon's
+    value opens with, closed before a remark (': "oil leak under press 4" - low priority tho')."""
     colon = COLON.search(text)
     head = text[:colon.start()] if colon else text
-    return [(a or b).strip() for a, b in QUOTED.findall(head) if (a or b).strip()]
+    said = [(a or b).strip() for a, b in QUOTED.findall(head) if (a or b).strip()]
+    opening = QUOTED.match(text[colon.end():].lstrip()) if colon else None
+    return said + ([(opening.group(1) or opening.group(2)).strip()] if opening else [])
 
 
 def char_spans(text: str, parts: list[str]) -> list[tuple[int, int]] | None:

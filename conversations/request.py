@@ -83,7 +83,8 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     tab = tab_shown(turn, ranked, parts, allowed, extractor)  # "mostra os <filhos>" with its item's page open
     if tab is not None:
         return navigate(turn, tab[0], tab[1], parts)
-    counts = any(p in lexicon.COUNT_WORDS for p in parts)
+    # ("quanto de <campo> tem a 311?" asks an amount of one item's field, no count)
+    counts = any(p in lexicon.COUNT_WORDS and parts[i + 1:i + 2] != ["de"] for i, p in enumerate(parts))
     if asks and field_question(turn, parts, phrases_with=lexicon.COUNT_WORDS if counts else None, data=spans):
         return
     if not ranked and lone_turn(turn, parts, allowed, extractor):  # "57", "<entidades>"
