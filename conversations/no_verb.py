@@ -11,7 +11,7 @@ of the two languages, like lexicon.py; the registry's nouns and fields come from
 from __future__ import annotations
 
 from .grammar import Grammar, Verb
-from .lexicon import ARTICLES, DETERMINERS, FILLER, JUDGING, tokens
+from .lexicon import ARTICLES, DETERMINERS, FILLER, JUDGING, NEGATIONS, tokens
 
 _NOUN_ARTICLES = frozenset(tokens("a o as os the um uma an"))
 _WAS = frozenset(tokens("foi foram was were been sido"))
@@ -77,8 +77,10 @@ def _anothers_future(words: list[str], at: int) -> bool:
 
 def _anothers_will(words: list[str], at: int) -> bool:
     """"a torre vai ficar …": "vai" before an infinitive is the future of another's doing, not "go" ("vai pra 311",
-    "e vai direto nos <filhos>" and a message opened by "vai" go)."""
+    "e vai direto nos <filhos>" and a message opened by "vai" go); "a 320 não vai mais acontecer": negated, too."""
     following = words[at + 1] if at + 1 < len(words) else ""
+    if words[at] in _WILL and at >= 2 and words[at - 1] in NEGATIONS:
+        return words[at - 2] not in _ASKING_SUBJECTS
     return words[at] in _WILL and (following in _THEN or following.endswith(_INFINITIVE)) and _anothers(words, at)
 
 

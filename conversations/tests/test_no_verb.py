@@ -44,6 +44,7 @@ def test_a_verb_framed_in_time_or_manner(text, word, expected):
     ("torre vai ficar liberada", "vai", True),  # "vai" before an infinitive: the future, not "go"
     ("gente vai precisar cancelar inspecao 62", "cancelar", False),  # the speaker's need asks it
     ("voce vai aprovar 311", "aprovar", False),  # asked of the listener
+    ("320 nao vai mais acontecer cancela ela", "vai", True),  # a negated future, said of the item
     ("vai pra 311", "vai", False),  # "go"
     ("e vai direto nos componentes", "vai", False),
     ("pode me passar", "passar", True),  # a giving to the speaker: be told

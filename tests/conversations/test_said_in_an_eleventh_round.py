@@ -61,3 +61,23 @@ def test_doing_the_same_thing_on_another_repeats_the_write(world, supervisor_cli
 
     assert "803" in proposed(turn) and "25 dias" in proposed(turn), turn["response"]
     assert "clonar" not in proposed(turn), turn["response"]
+
+
+def test_what_will_not_happen_is_told_not_a_place_to_go(world, supervisor_client, start, talk):
+    """"a 802 não vai mais acontecer, cancela ela": the negated future is said of the item, not "vai" (go) to it."""
+    conversation = start(supervisor_client)
+
+    turn = talk(supervisor_client, conversation, "A 802 não vai mais acontecer, cancela ela")
+
+    assert "802" in proposed(turn) and "cancelar" in proposed(turn), turn["response"]
+
+
+def test_a_correction_typed_short(world, supervisor_client, start, talk):
+    """"na vdd é a …": "vdd" is "verdade" — the value instead of the one proposed."""
+    inspection_78(world)
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, "poe a Ana Costa de inspetora na 78")
+
+    turn = talk(supervisor_client, conversation, "na vdd e a Ana Ribeiro")
+
+    assert "Ana Ribeiro" in proposed(turn) and "78" in proposed(turn), turn["response"]
