@@ -1,11 +1,12 @@
-"""Where a verb's word stands but says no request (ranking.find_verb skips it): a noun after an article ("a agenda
+"""Where a verb's word stands but says no request (ranking skips it): a noun after an article ("a agenda
 de <entidades>"), a judgement ("looks fine to me, approve"), a participle telling what was done ("tudo que foi
 apontado", "everything that was recorded"), a verb framing the request in time or manner ("antes de liberar a frente,
 preciso saber…", "before approving it, show me…", "em vez de cancelar, adia"), and what someone else will do ("a
-torre vai ficar liberada antes, antecipa a 62", "they will approve it tomorrow"), what the speaker already did ("já
-conferi a documentação", "I checked the workers"), a noun after a preposition ("com a equipe") and a giving said to
-the speaker ("pode me passar?"). Closed-class words
-of the two languages, like lexicon.py; the registry's nouns and fields come from the grammar.
+torre vai ficar liberada antes, antecipa a 62", "they will approve it tomorrow"), what was already done ("já conferi
+a documentação", "o Caio cancelou", "I checked the workers"), a noun after a preposition ("com a equipe"), a giving
+said to the speaker ("pode me passar?"), a participle describing or picking items ("os <itens> registrados na 51",
+"a aprovada") and a word asking for attention where the message opens ("olha, …"). Closed-class words of the two
+languages, like lexicon.py; the registry's nouns and fields come from the grammar.
 """
 
 from __future__ import annotations
@@ -120,14 +121,14 @@ def no_request_here(grammar: Grammar, words: list[str], parts: list[str], index:
             or framed(parts, index[at[0]]))
 
 
-_PARTICIPLE = ("ed", "ado", "ada", "ados", "adas", "ido", "ida", "idos", "idas")
+_PARTICIPLE_FORMS = ("ed", "ado", "ada", "ados", "adas", "ido", "ida", "idos", "idas")  # of one word or many items
 
 
 def _participle_after_noun(grammar: Grammar, words: list[str], at: tuple[int, int], verb: Verb) -> bool:
     """"the <items> recorded at <entity> 51", "os <itens> registrados na 51", "tem <campo> definido?": a one-word verb
     said as a participle right after a noun (an entity's or a field's) describes what is named — it asks nothing."""
     word = words[at[0]]
-    return (len(verb.words) == 1 and at[0] > 0 and word != verb.words[0] and word.endswith(_PARTICIPLE)
+    return (len(verb.words) == 1 and at[0] > 0 and word != verb.words[0] and word.endswith(_PARTICIPLE_FORMS)
             and (words[at[0] - 1] in grammar.field_words or bool(grammar.types_named_in([words[at[0] - 1]]))))
 
 
@@ -140,5 +141,5 @@ def _participle_picking(parts: list[str], at: int, verb: Verb) -> bool:
     """"a aprovada", "quem responde pela cancelada?", "open the approved one": a one-word verb said as a
     participle right after an article picks an item by its state — it asks nothing to be done to it."""
     word = parts[at]
-    return (len(verb.words) == 1 and at > 0 and word != verb.words[0] and word.endswith(_PARTICIPLE)
+    return (len(verb.words) == 1 and at > 0 and word != verb.words[0] and word.endswith(_PARTICIPLE_FORMS)
             and parts[at - 1] in _PICKING)
