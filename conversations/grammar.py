@@ -216,6 +216,11 @@ class Grammar:
         return frozenset(v.words[0] for c in self.capabilities.values() for v in c.verbs if v.words)
 
     @cached_property
+    def noun_words(self) -> frozenset[str]:
+        """Entities named in one word (the registry's synonyms): a noun, never a form of a verb."""
+        return frozenset(p[0] for phrases in self.synonyms.values() for p in phrases if len(p) == 1)
+
+    @cached_property
     def field_words(self) -> frozenset[str]:
         """Fields asked for in one word (the manifest's `language.fields`): nouns, never a verb's place."""
         return frozenset(p[0] for c in self.capabilities.values() for phrases in c.fields.values() for p in phrases

@@ -110,11 +110,12 @@ def _told_past(words: list[str], at: int, verb: Verb) -> bool:
 
 
 def no_request_here(grammar: Grammar, words: list[str], parts: list[str], index: list[int], at: tuple[int, int],
-                     verb: Verb, nouns: set[str]) -> bool:
+                     verb: Verb) -> bool:
     """The verb's words are there but ask nothing: an entity's noun, the subject of a future ("a equipe vai …"),
     a participle describing or picking items, a verb framing the request ("antes de liberar …": no_verb.py)."""
     first = index[at[0]]
-    return ((words[at[0]] in nouns and words[at[0]] != verb.words[0])
+    # (an entity's own noun is never a form of a verb: "the <filho>" spelled like a verb's -ing form)
+    return ((words[at[0]] in grammar.noun_words and words[at[0]] != verb.words[0])
             or (first > 0 and will_follow(words, at[0])) or _told_past(words, at[0], verb)
             or (first > 1 and parts[first - 1] in ARTICLES and parts[first - 2] in _WITH_THE)  # "com a equipe"
             or _participle_after_noun(grammar, words, at, verb) or _participle_picking(parts, index[at[0]], verb)

@@ -76,15 +76,13 @@ def verb_matches(grammar: Grammar, parts: list[str], allowed: set[str]) -> dict[
     if place < len(words):
         words = [*words[:place], _as_meant(grammar.verb_heads, words[place]), *words[place + 1:]]
     said = frozenset().union(*(_heads_said(grammar.verb_heads, w) for w in set(words)))
-    # an entity's own noun is never a form of a verb ("the <filho>" spelled like a verb's -ing form)
-    nouns = {p[0] for phrases in grammar.synonyms.values() for p in phrases if len(p) == 1}
     found: dict[str, tuple[Verb, tuple[int, int]]] = {}
     for cap in grammar.capabilities.values():
         if cap.id not in allowed:
             continue
         for verb in cap.verbs:
             at = find_verb(words, verb.words) if verb.words and verb.words[0] in said else None
-            if at is None or no_request_here(grammar, words, parts, index, at, verb, nouns):
+            if at is None or no_request_here(grammar, words, parts, index, at, verb):
                 continue
             span = (index[at[0]], index[at[1] - 1] + 1)
             best = found.get(cap.id)
