@@ -1,5 +1,5 @@
 """The whole-message control phrases of the two languages: yes, no, cancel, undo, retry, resume
-(lexicon.py reads them; runtime._control answers them). Closed-class words, not domain vocabulary;
+(lexicon.py reads them; answer_remark.control_of answers them). Closed-class words, not domain vocabulary;
 compared on folded text, so "não", "nao" and "NÃO" are the same phrase.
 """
 

@@ -17,8 +17,16 @@ import re
 from typing import Any
 
 from . import lexicon
-from .attributes import same_number_elsewhere
-from .cancel import cancel, decline
+from .answer_remark import (
+    CLAUSES,
+    answer_with_a_remark,
+    changes_the_pending,
+    commands,
+    control_of,
+    remark_only,
+    stops_the_pending,
+)
+from .cancel import cancel
 from .checked_yes import checks_then_confirms
 from .clarification import candidate_words, clarification_answer
 from .confirm import confirm
@@ -30,25 +38,22 @@ from .denied import meant_not_denied
 from .ellipsis import ellipsis_rest
 from .ellipsis_turn import asked_again_without_its_verb, ellipsis_apply, number_again, values_masked, which_ones
 from .flow import allowed_capabilities, expire_pending, pending_clarification, pending_confirmation, rest
-from .grammar import find_phrase, same_word
+from .grammar import find_phrase
 from .nominal import verb_of_noun
 from .numbers import weeks_as_days
-from .ordinals import ordinal_in
 from .relative import relative_change
 from .relative_turn import relative_apply, swap_apply
 from .request import understand
 from .resume import resume
-from .retry import retry
 from .self_correction import said_last
 from .social import social_kind
 from .spelling import emoji_answer, spelled_as_meant
-from .state import hints_for, situation_for
 from .statemachine import Status
 from .supersede import on_screen, supersede
 from .told import told_aside
 from .turns import Turn
 from .typos import as_typed_or_meant, slipped
-from .understanding import Extractor, masked, rank
+from .understanding import masked
 from .undo import undo_request
 from .value_only import bare_value, only_a_date, only_quoted
 
@@ -89,7 +94,7 @@ def message(turn: Turn) -> None:
     asked = _the_question(turn, text)
     if asked is not None:  # "When is <item> scheduled? I'd like to be there that day.": the question is the request
         text = turn.text = asked
-    control = _control(lexicon.phrase(text))
+    control = control_of(lexicon.phrase(text))
     words = lexicon.tokens(text)
     if control is confirm and (social := social_kind(words)) is not None and pending_confirmation(turn) is None:
         return courtesy(turn, social, allowed_capabilities(turn))  # "ok, thanks" with nothing to confirm: a thanks
@@ -98,17 +103,19 @@ def message(turn: Turn) -> None:
     parts = lexicon.strip_filler(words)
     allowed = allowed_capabilities(turn)
     if _confirms_naming_it(turn, words, allowed) or checks_then_confirms(  # "that's on 310, right? ok go"
-            turn, text, is_yes=lambda said: _control(said) is confirm,
-            asks_for_more=lambda said: _commands(turn, said, allowed, reads=False)):
+            turn, text, is_yes=lambda said: control_of(said) is confirm,
+            asks_for_more=lambda said: commands(turn, said, allowed, reads=False)):
         return confirm(turn)
+    if stops_the_pending(turn, words):  # "pode cancelar" with an addition on screen: that addition is not wanted
+        return cancel(turn)
     if swap_apply(turn):  # "opa, 50, não 40": the proposal's value said again, corrected
         return None
     pending = pending_confirmation(turn)
     meant = meant_not_denied(text, pending.summary, turn.language) if pending is not None else None
-    if meant is not None and not _commands(turn, meant, allowed):  # "lucia not tiago", "quarta não, quinta"
+    if meant is not None and not commands(turn, meant, allowed):  # "lucia not tiago", "quarta não, quinta"
         turn.text = " ".join(meant)  # (the denied value is read nowhere: a date is read from the text)
         return correction_apply(turn, meant)
-    remarked = _answer_with_a_remark(turn, text, allowed)
+    remarked = answer_with_a_remark(turn, text, allowed)
     if remarked is not None:  # "sim, pode concluir, já conferi tudo", "no, not yet, the team hasn't finished"
         return remarked(turn)
     social = social_kind(words)
@@ -116,29 +123,29 @@ def message(turn: Turn) -> None:
         return courtesy(turn, social, allowed)
     clarification = pending_clarification(turn)
     named = candidate_words(clarification, parts) if clarification is not None else frozenset()
-    if clarification is not None and not _commands(turn, [p for p in parts if p not in named], allowed):
+    if clarification is not None and not commands(turn, [p for p in parts if p not in named], allowed):
         return clarification_answer(turn, clarification, parts)
     remainder = lexicon.correction_remainder(text)
     if _follow_up(turn, words, remainder if remainder is not None else parts, allowed):
         return None
-    if remainder is not None and not _commands(turn, remainder, allowed) and field_correction(turn, remainder, allowed):
+    if remainder is not None and not commands(turn, remainder, allowed) and field_correction(turn, remainder, allowed):
         return None
     if remainder is not None and _correctable(turn):
         return correction_apply(turn, remainder)
     if (pending_confirmation(turn) is not None and parts and parts[0] in lexicon.CORRECTION_LEADS
-            and not _commands(turn, parts[1:], allowed)):
+            and not commands(turn, parts[1:], allowed)):
         return correction_apply(turn, parts[1:])
-    if not _commands(turn, parts, allowed) and labelled_value(turn, parts):  # "a <campo> é a <pessoa>"
+    if not commands(turn, parts, allowed) and labelled_value(turn, parts):  # "a <campo> é a <pessoa>"
         return None
     held = _what_about(turn, words, allowed)
     if held is not None:  # "opa, perai, e o <outra pessoa>": another value for the proposal on screen
         return correction_apply(turn, held)
     bare = bare_value(parts)
-    if pending_confirmation(turn) is not None and bare and not _commands(turn, bare, allowed):
+    if pending_confirmation(turn) is not None and bare and not commands(turn, bare, allowed):
         return correction_apply(turn, bare)  # "opa, 45 dias" with a proposal on screen: its value, said again
     if pending_confirmation(turn) is not None and only_a_date(turn, parts):  # "hang on, make it <weekday> instead"
         return correction_apply(turn, parts)
-    if pending_confirmation(turn) is not None and only_quoted(turn, text, lambda said: _commands(turn, said, allowed)):
+    if pending_confirmation(turn) is not None and only_quoted(turn, text, lambda said: commands(turn, said, allowed)):
         return correction_apply(turn, parts)  # "typo on my part - it's '<texto>'": the text of the proposal
     asked = on_screen(turn)
     understand(turn, parts, allowed)
@@ -170,155 +177,13 @@ def _the_question(turn: Turn, text: str) -> str | None:
     told_words = lexicon.tokens(told)
     if (len(lexicon.tokens(questions[0])) < _QUESTION_WORDS or any(c.isdigit() for c in told)
             or lexicon.QUOTED.search(told) or social_kind(lexicon.tokens(text)) is not None
-            or _commands(turn, told_words, allowed_capabilities(turn))
+            or commands(turn, told_words, allowed_capabilities(turn))
             or data_spans(turn.grammar, turn.reader, told_words)  # "… on the 15th? <person> can do it."
             # "preciso do número de <entidades> em <estado>. Quantas são hoje?": what is asked about is told
             or set(turn.grammar.types_named_in(told_words)) - set(turn.grammar.types_named_in(
                 lexicon.tokens(questions[0])))):
         return None
     return questions[0]
-
-
-_CLAUSES = re.compile(r"[,;.!?—–]+|\s-\s")
-_REMARK_WORDS = 12  # "undo it, I was given the wrong date by the client"
-
-
-def _answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
-    """A yes or a no to the confirmation on screen (or a no to the question on screen), then a remark that
-    asks for nothing: no number, no verb of another request (the pending operation's own verb aside)."""
-    confirmation = pending_confirmation(turn)
-    pending = confirmation or pending_clarification(turn)
-    clauses = [c for clause in _CLAUSES.split(text) for c in _answer_then_reason(clause) if c.strip()]
-    while clauses and lexicon.apology_only(lexicon.phrase(clauses[0]).split()):
-        clauses = clauses[1:]  # "ah, cancela isso, …", "I'm terribly sorry, …": an interjection or apology first
-    if len(clauses) < 2:
-        return None
-    # the answer is the longest run of clauses a control phrase makes ("stop, forget about it. I'll …")
-    said, handler = 1, _control(lexicon.phrase(clauses[0]))
-    for n in range(2, len(clauses)):
-        longer = _control(lexicon.phrase(" ".join(clauses[:n])))
-        if longer is not None:
-            said, handler = n, longer
-    if handler is None:  # "that was the wrong one; could you undo that?": the remark may come first
-        return _remark_then_answer(turn, clauses, allowed, confirmation)
-    # "no, on second thought better not, the auditors…": further clauses that say the same answer again
-    while said < len(clauses) - 1 and handler is not None and _control(lexicon.phrase(clauses[said])) in (
-            (handler,) if handler is confirm else (decline, cancel)):
-        said += 1
-    if pending is None:  # "desfaz isso, por favor, foi engano meu": an undo of what ran, then a remark
-        told = [w for w in lexicon.tokens(" ".join(clauses[said:])) if w not in lexicon.FILLER]
-        return undo_request if handler is undo_request and _remark_only(turn, told, allowed) else None
-    after = lexicon.tokens(" ".join(clauses[said:]))
-    if (set(lexicon.tokens(" ".join(clauses[:said]))) <= lexicon.HOLDS or (handler is confirm and after[:1] in (
-            ["mas"], ["but"]))) and lexicon.asks(after, text):
-        return None  # "pera, quantos dias ela tem hoje?", "sim, mas antes: …?": a question — asked, the proposal kept
-    # "cancela isso, falei sem pensar" drops a question on screen too; only a confirmation is confirmed
-    if handler not in ((confirm, decline, cancel) if confirmation is not None else (decline, cancel)):
-        return None
-    cap = turn.grammar.capabilities.get(str((pending.intent or {}).get("capability")))
-    own = {w for verb in (cap.verbs if cap else ()) for w in verb.words}
-    rest = [w for w in lexicon.tokens(" ".join(clauses[said:])) if w not in lexicon.CONFIRM_WORDS
-            and w not in lexicon.NOW_WORDS and w not in lexicon.FILLER and w not in lexicon.NEGATIONS
-            and not any(same_word(w, v) for v in own)]
-    if (not _remark_only(turn, rest, allowed) or turn.grammar.types_named_in(rest)
-            # ("não, o dobro": a factor, also when a verb of the pending operation says it — "dobra a <campo>")
-            or relative_change(lexicon.strip_filler(lexicon.tokens(" ".join(clauses[said:])))) is not None
-            or ((turn.conversation.context or {}).get("listed") and ordinal_in(rest) is not None)  # "no, the third"
-            # a name after a yes may say which other item was meant; after a no, nothing runs anyway
-            or (handler is confirm and data_spans(turn.grammar, turn.reader, rest))
-            or (cap is not None and _changes_the_pending(turn, cap, rest, free_text=handler is not cancel))):
-        return None  # "Não. Quero <outro nome>", "no, <entity> 311": a correction, not a remark
-    return handler
-
-
-def _remark_then_answer(turn: Turn, clauses: list[str], allowed: set[str], confirmation: Any):
-    """A remark that asks for nothing, then the answer in the last clauses: an undo of what ran when nothing is
-    pending, a no to what is pending — never a yes (words before it may say another item or value: a correction)."""
-    at, handler = next(((k, h) for k in range(1, len(clauses))
-                        if (h := _control(lexicon.phrase(" ".join(clauses[k:])))) is not None), (0, None))
-    if handler is None:
-        return None
-    told = [w for w in lexicon.tokens(" ".join(clauses[:at])) if w not in lexicon.FILLER]
-    fits = (undo_request,) if confirmation is None and pending_clarification(turn) is None else (decline, cancel)
-    return handler if handler in fits and _remark_only(turn, told, allowed) else None
-
-
-_REASON = re.compile(r"\s(?:que|" + "|".join(sorted(lexicon.BECAUSE)) + r")\s", re.IGNORECASE)  # ("as": an article)
-
-
-def _answer_then_reason(clause: str) -> list[str]:
-    """"deixa como está que o <fulano> ainda vai usar": an answer, then why — two clauses, as if a comma
-    stood before the reason word."""
-    match = _REASON.search(clause)
-    if match is None or _control(lexicon.phrase(clause[:match.start()])) is None:
-        return [clause]
-    return [clause[:match.start()], clause[match.end():]]
-
-
-def _remark_only(turn: Turn, rest: list[str], allowed: set[str]) -> bool:
-    """Words after an answer that ask for nothing: short, no number, no correction opened, no request of their
-    own."""
-    return (len(rest) <= _REMARK_WORDS and not any(any(c.isdigit() for c in w) for w in rest)
-            and not _opens_correction(rest) and not _commands(turn, _what_i_did_aside(rest), allowed, reads=False))
-
-
-def _what_i_did_aside(rest: list[str]) -> list[str]:
-    """A remark's words without the verbs that tell what the user did ("coloquei na <entidade> errada", "I added
-    it to the wrong one"): a verb in the first person of the past asks for nothing."""
-    return [w for i, w in enumerate(rest) if not ((len(w) >= 5 and w.endswith("ei"))
-                                                  or (w.endswith("ed") and i and rest[i - 1] in ("i", "we")))]
-
-
-_CORRECTION_OPENERS = (("quero",), ("queria",), ("prefiro",), ("era",), ("seria",), ("e",), ("i", "want"),
-                       ("i", "meant"), ("it", "s"), ("it", "is"), ("instead",), ("want",), ("quis",), ("eu", "quis"),
-                       ("quer", "dizer"), ("i", "mean"))
-
-
-def _opens_correction(rest: list[str]) -> bool:
-    """"não, quero a outra", "no, I want the other one": the remark opens a correction. Its words are the
-    correction leads at its start only — "no thanks, I'll sort it out later" says "I" and "it" and
-    corrects nothing."""
-    opened = next((o for o in _CORRECTION_OPENERS if tuple(rest[:len(o)]) == o), None)
-    if opened is not None and rest[len(opened):len(opened) + 1] and rest[len(opened)].startswith(_KEEP):
-        return False  # "não, obrigada. Pensando melhor, prefiro mantê-la": wants it kept, corrects nothing
-    return opened is not None or (bool(rest) and rest[-1] == "instead")
-
-
-_KEEP = ("mant", "deix", "keep", "leave")  # "prefiro mantê-la/deixar assim", "I want to keep it"
-
-
-def _changes_the_pending(turn: Turn, cap: Any, rest: list[str], *, free_text: bool = True) -> bool:
-    """Does the remark fill a slot of the pending operation with another value ("não, espaço confinado")?
-    A name that only points at the pending item again ("I'll sort it out with <the person on it>") does not.
-    `free_text=False` (after "cancela"): a free-text slot would take any remark ("falei sem pensar"), so
-    only the other slots count."""
-    extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
-                          text=" ".join(rest), language=turn.language)
-    extraction = extractor.extract(cap, rest, use_context=False)
-    pending = ((pending_confirmation(turn) or pending_clarification(turn)).intent or {}).get("slots") or {}
-    if any(_same_number_elsewhere(turn, slot, rest, pending) for slot in cap.slots if slot.parse == "reference"):
-        return True  # "no, the <name> one": that other item with the same number
-    texts = set() if free_text else {s.name for s in cap.slots if s.type == "text" and s.parse == "text"}
-    return any([str(v.value) for v in extraction.values[name]] != [str(v.get("value")) for v in pending.get(name) or ()]
-               for name in extraction.from_text if name not in texts)
-
-
-def _same_number_elsewhere(turn: Turn, slot: Any, rest: list[str], pending: dict[str, Any]) -> bool:
-    current = (pending.get(slot.name) or [None])[0]
-    return isinstance(current, dict) and same_number_elsewhere(
-        turn.reader, slot, rest, current.get("value"), str(current.get("label") or "")) is not None
-
-
-def _control(phrase: str):
-    """The handler of a control phrase ("sim", "não", "cancela", "desfaça", "tente de novo", "continue")."""
-    if lexicon.is_confirmation(phrase) or lexicon.run_of(lexicon.CONFIRM, phrase):
-        return confirm
-    for words, handler in ((lexicon.DECLINE, decline), (lexicon.CANCEL, cancel), (lexicon.UNDO, undo_request),
-                           (lexicon.RETRY, retry), (lexicon.RESUME, resume)):
-        if phrase in words or lexicon.run_of(words, phrase):
-            return handler
-    return {"confirm": confirm, "decline": decline, "cancel": cancel, "undo": undo_request, "retry": retry,
-            "resume": resume}.get(lexicon.control_run(phrase) or "")
 
 
 def _confirms_naming_it(turn: Turn, words: list[str], allowed: set[str]) -> bool:
@@ -353,7 +218,7 @@ def _follow_up(turn: Turn, words: list[str], parts: list[str], allowed: set[str]
     rest_words = ellipsis_rest(lexicon.after_lead_ins(words))
     rest_words = asked_again_without_its_verb(turn, rest_words) if rest_words else rest_words
     # the tenant's names are values, never a verb ("… na Delta Engenharia" is no "deleta")
-    if (rest_words is not None and not _commands(turn, masked(values_masked(turn, rest_words), data_spans(
+    if (rest_words is not None and not commands(turn, masked(values_masked(turn, rest_words), data_spans(
             turn.grammar, turn.reader, rest_words)), allowed) and ellipsis_apply(turn, rest_words, allowed)):
         return True
     if pending_confirmation(turn) is None and number_again(turn, parts):  # "312" after "who is <field> of 310?"
@@ -369,19 +234,11 @@ def _follow_up(turn: Turn, words: list[str], parts: list[str], allowed: set[str]
 
 def _after_a_remark(turn: Turn, allowed: set[str]) -> list[str]:
     """The last clause's words when the clauses before it only remark (short, no number, no request)."""
-    clauses = [c for c in _CLAUSES.split(turn.text) if lexicon.tokens(c)]
+    clauses = [c for c in CLAUSES.split(turn.text) if lexicon.tokens(c)]
     if len(clauses) < 2:
         return []
     told = [w for w in lexicon.tokens(" ".join(clauses[:-1])) if w not in lexicon.FILLER]
-    return lexicon.strip_filler(lexicon.tokens(clauses[-1])) if _remark_only(turn, told, allowed) else []
-
-
-def _commands(turn: Turn, parts: list[str], allowed: set[str], *, reads: bool = True) -> bool:
-    """Does the message start a new request (a verb of a capability near its start)? `reads=False`:
-    only a request to act — "já conferi tudo" after a yes names a read verb but asks for nothing."""
-    ranked = rank(turn.grammar, parts, allowed, hints_for(turn.conversation, with_topic=False))
-    return (bool(ranked) and ranked[0].verb_span is not None and ranked[0].verb_span[0] <= 2
-            and (reads or ranked[0].cap.kind != "read"))
+    return lexicon.strip_filler(lexicon.tokens(clauses[-1])) if remark_only(turn, told, allowed) else []
 
 
 def _what_about(turn: Turn, words: list[str], allowed: set[str]) -> list[str] | None:
@@ -391,7 +248,7 @@ def _what_about(turn: Turn, words: list[str], allowed: set[str]) -> list[str] | 
     confirmation = pending_confirmation(turn)
     cap = turn.grammar.capabilities.get(str((confirmation.intent or {}).get("capability"))) if confirmation else None
     said = ellipsis_rest(lexicon.after_lead_ins(words)) if cap is not None else None
-    if not said or _commands(turn, said, allowed) or not _changes_the_pending(turn, cap, said):
+    if not said or commands(turn, said, allowed) or not changes_the_pending(turn, cap, said):
         return None
     return said
 

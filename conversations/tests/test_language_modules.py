@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conversations import lexicon, runtime
+from conversations import answer_remark, lexicon
 from conversations.ellipsis import ellipsis_rest, says_also
 from conversations.lexicon import tokens
 from conversations.numbers import numerals_of, raw_numbers, reference_number, value_problem
@@ -116,8 +116,8 @@ def test_reference_number(text, takes_value, named_at, expected):
 
 
 def _control_kind(text: str) -> str | None:
-    """What the dispatcher (runtime._control) makes of the message, by the handler it picks."""
-    handler = runtime._control(lexicon.phrase(text))
+    """What the dispatcher (answer_remark.control_of) makes of the message, by the handler it picks."""
+    handler = answer_remark.control_of(lexicon.phrase(text))
     names = {"confirm": "confirm", "decline": "decline", "cancel": "cancel", "undo_request": "undo",
              "retry": "retry", "resume": "resume"}
     return names[handler.__name__] if handler is not None else None

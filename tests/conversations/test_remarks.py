@@ -1,4 +1,4 @@
-"""A yes or a no to the confirmation on screen, followed by a remark (runtime._answer_with_a_remark):
+"""A yes or a no to the confirmation on screen, followed by a remark (answer_remark.answer_with_a_remark):
 a no with a remark declines, whatever names or pronouns the remark says; a yes whose remark names
 another item, or a no opening a correction, is not taken as a plain answer."""
 

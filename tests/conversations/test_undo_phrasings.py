@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conversations import lexicon
-from conversations.runtime import _control
+from conversations.answer_remark import control_of as _control
 from conversations.undo import undo_request
 
 
