@@ -46,6 +46,25 @@ def in_state(items: list[dict[str, Any]], enums: list[tuple[str, str]]) -> list[
     return [i for i in items if enums and all(i.get(field) == value for field, value in enums)]
 
 
+def filtered_among(grammar: Grammar, reader: Reader, entity_type: str, items: list[dict[str, Any]],
+                   enums: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """Of `items` (refs a list showed), those in every state said that the refs do not hold themselves — a filter
+    of the entity's search ("a que tá sem inspetor": no item carries "without one"), asked of the API for the
+    items shown, never guessed from their other values. [] when the search has no such filter."""
+    asked = [(f, v) for f, v in enums if not any(f in i for i in items)]
+    if not asked:
+        return in_state(items, enums)
+    search = next((c for c in grammar.capabilities.values() if c.kind == "read" and c.intent == "search"
+                   and c.entity == entity_type and all(c.slot(f) is not None for f, _v in asked)), None)
+    if search is None:
+        return []
+    result = reader.found(search.id, {f: v for f, v in asked}, entity_type)
+    found = {str(r.get("id")) for r in (result.body if result.ok and isinstance(result.body, list) else ())
+             if isinstance(r, Mapping)}
+    held = [(f, v) for f, v in enums if (f, v) not in asked]
+    return [i for i in (in_state(items, held) if held else items) if str(i.get("id")) in found]
+
+
 def named_by_attribute(reader: Reader, slot: SlotSpec, parts: list[str], enums: Iterable[tuple[str, str]] = (),
                        *, skip: frozenset[str] | set[str] = frozenset(),
                        used: Iterable[int] = (), partial: bool = True) -> tuple[list[dict[str, Any]], set[int]]:

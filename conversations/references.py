@@ -12,7 +12,7 @@ from typing import Any
 from .attributes import (
     another_slots_value,
     could_be_said_of_it,
-    in_state,
+    filtered_among,
     named_among,
     named_by_attribute,
     quoting,
@@ -21,7 +21,7 @@ from .attributes import (
 )
 from .extraction import Extraction, Situation, SlotValue
 from .freetext import quoted_positions
-from .grammar import CapabilityGrammar, Grammar, SlotSpec, dropped_letter, find_phrase
+from .grammar import CapabilityGrammar, Grammar, SlotSpec, dropped_letter, find_phrase, same_word
 from .lexicon import ARTICLES, CREATED, OTHER, POINTING, PREVIOUS, tokens
 from .matching import mention
 from .numbers import reference_number
@@ -142,7 +142,7 @@ class NumberedReferences:
         if found is None:
             if use_context:
                 noun_said = self.noun_said(slot.type, parts)
-                ref = self._listed_in_state(slot, self.data[0] or parts) or reference(
+                ref = self._listed_in_state(cap, slot, self.data[0] or parts) or reference(
                     slot.type, parts, self.situation, self.grammar.referenced, noun_said=noun_said)
                 if ref is not None:
                     out.values[slot.name] = [ref]
@@ -217,11 +217,14 @@ class NumberedReferences:
             out.ambiguous[slot.name] = refs
         return bool(refs)
 
-    def _listed_in_state(self, slot: SlotSpec, said: list[str]) -> SlotValue | None:
+    def _listed_in_state(self, cap: CapabilityGrammar, slot: SlotSpec, said: list[str]) -> SlotValue | None:
         """"open the approved one", "quem responde pela cancelada?" right after a list: the one item it showed in
-        the state said (its refs keep their state), else None."""
+        the state said (its refs keep their state, else the search says which have it), else None. The request's
+        own verb says no state ("cancel the one without <x>" asks for none cancelled)."""
         listed = [r for r in self.situation.listed if r.get("type") == slot.type]
-        hits = in_state(listed, states_said(self.grammar, slot.type, said)[0]) if listed else []
+        said = ["" if any(same_word(p, verb.words[0]) for verb in cap.verbs) else p for p in said]
+        enums = states_said(self.grammar, slot.type, said)[0] if listed else []
+        hits = filtered_among(self.grammar, self.reader, slot.type, listed, enums) if enums else []
         return SlotValue(hits[0].get("id"), str(hits[0].get("label")), hits[0], "context") if len(hits) == 1 else None
 
     def _among_listed(self, slot: SlotSpec, items: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -1,12 +1,18 @@
 """What the thirteenth session mended from the corpus's leftovers: a no or a stop said with its reason and no
 comma ("melhor não deixa quieto por enquanto", "não, deixa pra depois do almoço"), "pode cancelar" with an
-addition on screen. Each test failed before its change. (Permit 802 has 20 days.)"""
+addition on screen, the listed item picked by a value it lacks ("a que tá sem inspetor"). Each test failed before
+its change. (Permit 802 has 20 days.)"""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
-from .conftest import answer_to_a_proposal
+from conversations.dates import today
+from sst import inspection_services
+
+from .conftest import answer_to_a_proposal, proposed
 
 pytestmark = pytest.mark.django_db
 
@@ -34,3 +40,39 @@ def test_a_no_then_another_value_is_still_a_correction(world, supervisor_client,
     turn = answer_to_a_proposal(supervisor_client, start, talk, answer)
 
     assert turn["response"].get("confirmation") and "802" in turn["response"]["message"], turn["response"]
+
+
+def _two_inspections(world, *, assigned: bool = True):
+    """Inspections 78 (Bruno inspects it, or nobody) and 79 (nobody inspects it), both listed."""
+    inspection_services.inspection_create(tenant=world.tenant, company=world.delta, site="Doca 9", number="78",
+                                          scheduled_for=today() + timedelta(days=5),
+                                          inspector=world.bruno if assigned else None)
+    inspection_services.inspection_create(tenant=world.tenant, company=world.delta, site="Doca 2", number="79",
+                                          scheduled_for=today() + timedelta(days=6))
+
+
+@pytest.mark.parametrize(("listing", "pick", "says"), [
+    ("quais inspeções estão agendadas?", "coloca a Ana Costa na que tá sem inspetor", "Ana Costa"),
+    ("list the scheduled inspections", "cancel the one nobody is assigned to", "cancel"),
+    ("list the scheduled inspections", "give the one with no inspector to Ana Costa", "Ana Costa"),
+])
+def test_the_listed_item_without_a_value_is_picked_by_asking_the_search(world, supervisor_client, start, talk,
+                                                                         listing, pick, says):
+    _two_inspections(world)
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, listing)
+
+    turn = talk(supervisor_client, conversation, pick)
+
+    assert "79" in proposed(turn) and says in proposed(turn), turn["response"]
+    assert "78" not in proposed(turn), turn["response"]
+
+
+def test_two_listed_items_without_a_value_are_no_pick(world, supervisor_client, start, talk):
+    _two_inspections(world, assigned=False)
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, "list the scheduled inspections")
+
+    turn = talk(supervisor_client, conversation, "give the one with no inspector to Ana Costa")
+
+    assert not proposed(turn) and turn["response"]["type"] == "clarification", turn["response"]
