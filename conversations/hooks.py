@@ -118,7 +118,7 @@ def _message(execution: Execution, detail: Mapping[str, Any], intent: Mapping[st
     caps = [grammar.capabilities.get(s["capability"]) for s in detail["steps"]]
     if all(c is not None and c.kind == "read" for c in caps) and execution.status == "completed":
         answer = read_answer(grammar, snapshot or registry_snapshot(), detail["steps"], language, intent.get("except"),
-                             intent.get("slots"))
+                             intent.get("slots"), intent.get("compare"))
         if answer and intent.get("unfiltered"):  # text_filter.py: the filter it did not apply, then the total
             nouns = grammar.noun(grammar.capabilities[intent["capability"]].entity, language, many=True)
             answer = messages.say("read.unfiltered", language, nouns=nouns, text=intent["unfiltered"]) + " " + (

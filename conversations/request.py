@@ -10,6 +10,7 @@ from .asked_first import question_then_request
 from .batch import batch_request
 from .clone import clone_extraction, clone_said, copy_asked
 from .compared import compared_positions, values_compared
+from .compared_filter import compared_filter, compared_read, comparison_unread
 from .compound_said import compound_shape, said_part
 from .courtesy import courtesy
 from .data_spans import data_spans
@@ -72,6 +73,8 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         return
     if picked_question(turn, parts):  # "which one's further out?" after a list
         return
+    if compared_read(turn, parts, allowed, extractor, bool(ranked) and ranked[0].cap.kind == "write"):
+        return  # "quais <entidades> têm <campo> de 30 dias ou mais?": a list, not a question about one
     # "você poderia prorrogar a 311?", "será que dava pra passar a <campo> da 311 pra 25 dias?", "could you take
     # me to its <tab>?": a write or a navigation asked politely is a request, not a question about a field.
     asks = lexicon.asks(parts, turn.text) and not (lexicon.polite(parts) and (
@@ -147,8 +150,11 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         return batch_request(turn, cap, parts, extractor)
     if negated_filter(turn, cap, extraction, parts, allowed):  # "quantas não estão canceladas?"
         return
+    if compared_filter(turn, cap, extraction, parts, allowed):  # "quantas têm <campo> maior que 20 dias?"
+        return
     # "quantas <entidades> no <Lugar>?": a name is the read's text filter; one it cannot apply is said with the total
-    unread = text_filter(turn, cap, extraction, parts, best.verb_span, extractor.skip_words(cap))
+    unread = (text_filter(turn, cap, extraction, parts, best.verb_span, extractor.skip_words(cap))
+              or comparison_unread(turn, cap, parts))
     values_compared(turn, cap, extraction)  # "a mesma <campo> da 312": 312's, read now
     clone = cap.intent == "create" and clone_said(parts)
     if clone:

@@ -162,11 +162,12 @@ _MAX_LABEL = 80
 
 def read_answer(grammar: Grammar, snapshot: RegistrySnapshot, steps: list[Mapping[str, Any]],
                 language: str, left_out: Mapping[str, Any] | None = None,
-                slots: Mapping[str, Any] | None = None) -> str | None:
+                slots: Mapping[str, Any] | None = None, compared: Mapping[str, Any] | None = None) -> str | None:
     """The reply to a read from its last count or list result ("Há 9 <nouns>.", "Encontrei 2 <nouns>:
     52 (Alfa), 60 (Beta)."), worded with the manifest's nouns and `language.item`; None
     when no step returned one (the execution composer answers then). `left_out` (a negated filter,
-    negated_filter.py): the items whose `field` has `value` are not counted nor listed."""
+    negated_filter.py): the items whose `field` has `value` are not counted nor listed. `compared` (an amount
+    compared, compared_filter.py): only the items whose `field` compares so are, and the answer says how."""
     for step in reversed(steps):
         cap, result = grammar.capabilities.get(step["capability"]), step.get("result")
         if cap is None or step.get("status") != "completed":
@@ -175,6 +176,8 @@ def read_answer(grammar: Grammar, snapshot: RegistrySnapshot, steps: list[Mappin
         item = dict((spec.language or {}).get("item") or {}) if spec else {}
         noun = _Noun.of(grammar, cap.entity, language, item.get("noun"))
         where = _owner(grammar, cap, slots or {}, language) or _matching(cap, slots or {}, noun)
+        if compared:
+            where = f"{where} {compared['where']}".strip()
         tail = "_in" if where else ""
         if cap.intent == "count" and isinstance(result, Mapping) and isinstance(result.get("count"), int):
             return noun.say(("result.count_one" if result["count"] == 1 else "result.count_many") + tail,
@@ -185,7 +188,11 @@ def read_answer(grammar: Grammar, snapshot: RegistrySnapshot, steps: list[Mappin
                 if not any(left_out["field"] in entry for entry in entries):
                     return None  # the items do not say it: never a count that did not leave them out
                 entries = [entry for entry in entries if entry.get(left_out["field"]) != left_out["value"]]
-            if left_out and left_out.get("count"):
+            if compared:
+                if not any(compared["field"] in entry for entry in entries):
+                    return None  # the items do not say it: never a count that did not compare them
+                entries = [e for e in entries if compares(e.get(compared["field"]), compared["op"], compared["value"])]
+            if (left_out and left_out.get("count")) or (compared and compared.get("count")):
                 return noun.say(("result.count_one" if len(entries) == 1 else "result.count_many") + tail,
                                 count=len(entries), where=where)
             item["details"] = _varying(entries, item.get("details") or ())
@@ -193,6 +200,13 @@ def read_answer(grammar: Grammar, snapshot: RegistrySnapshot, steps: list[Mappin
             return list_text([item_label(grammar, cap.entity, entry, item, codes) for entry in entries], noun,
                              where=where)
     return None
+
+
+def compares(value: Any, op: str, amount: int) -> bool:
+    """Does an item's `value` compare with `amount` as said? A value that is no number never does."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return {"gt": value > amount, "lt": value < amount, "ge": value >= amount, "le": value <= amount}[op]
 
 
 def _varying(entries: list[Mapping[str, Any]], details: Any) -> list[str]:

@@ -1,7 +1,8 @@
 """What the thirteenth session mended from the corpus's leftovers: a no or a stop said with its reason and no
 comma ("melhor não deixa quieto por enquanto", "não, deixa pra depois do almoço"), "pode cancelar" with an
-addition on screen, the listed item picked by a value it lacks ("a que tá sem inspetor"). Each test failed before
-its change. (Permit 802 has 20 days.)"""
+addition on screen, the listed item picked by a value it lacks ("a que tá sem inspetor"), counts and lists
+filtered by an amount compared ("validade maior que 20 dias", "30 dias ou mais"). Each test failed before its
+change. (Permit 802 has 20 days.)"""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import pytest
 
 from conversations.dates import today
 from sst import inspection_services
+from sst import services as sst
 
-from .conftest import answer_to_a_proposal, proposed
+from .conftest import answer_to_a_proposal, inspection_78, proposed
 
 pytestmark = pytest.mark.django_db
 
@@ -76,3 +78,35 @@ def test_two_listed_items_without_a_value_are_no_pick(world, supervisor_client, 
     turn = talk(supervisor_client, conversation, "give the one with no inspector to Ana Costa")
 
     assert not proposed(turn) and turn["response"]["type"] == "clarification", turn["response"]
+
+
+def _validities(world):
+    """Permits 803 (40 days) and 804 (10 days) beside 771, 771 of Omega and 802 (20 days each)."""
+    sst.permit_create(tenant=world.tenant, company=world.delta, number="803", validity_days=40)
+    sst.permit_create(tenant=world.tenant, company=world.delta, number="804", validity_days=10)
+
+
+@pytest.mark.parametrize(("text", "says", "never"), [
+    ("quantas permissões têm validade maior que 20 dias?", ["1 permissão", "acima de 20 dias"], ["5 permissões"]),
+    ("how many permits have less than 20 days of validity?", ["1 permit", "under 20 days"], ["5 permits"]),
+    ("which permits have at least 20 days of validity?", ["771", "802", "803", "at least 20 days"], ["804"]),
+    ("quais permissões estão com 20 dias ou menos?", ["771", "802", "804"], ["803"]),
+])
+def test_an_amount_compared_filters_the_answer(world, supervisor_client, start, talk, text, says, never):
+    _validities(world)
+    conversation = start(supervisor_client)
+
+    turn = talk(supervisor_client, conversation, text)
+
+    message = turn["response"]["message"]
+    assert turn["response"]["type"] == "answer", turn["response"]
+    assert all(s in message for s in says) and not any(n in message for n in never), message
+
+
+def test_a_comparison_the_entity_cannot_apply_is_said_not_dropped(world, supervisor_client, start, talk):
+    inspection_78(world)
+    conversation = start(supervisor_client)
+
+    turn = talk(supervisor_client, conversation, "how many inspections are more than 20 days away?")
+
+    assert "cannot filter" in turn["response"]["message"] and "more than 20 days" in turn["response"]["message"]
