@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .grammar import Grammar, SlotSpec, camel_parts, find_phrase
+from .lexicon import tokens
 from .matching import find_exact
 from .numbers import numbers_in
 from .reads import Reader
@@ -81,3 +82,25 @@ def _parents(grammar: Grammar, reader: Reader, parts: list[str], situation: Situ
 def _ends_at(parts: list[str], phrase: tuple[str, ...], end: int) -> bool:
     start = end - len(phrase)
     return start >= 0 and find_phrase(parts[start:end], phrase) is not None
+
+
+def name_words(grammar: Grammar, reader: Reader, parts: list[str]) -> frozenset[str]:
+    """The message's words that are a word of one of the tenant's names ("da Delta" for "Delta Engenharia"): a
+    value said in part, never one slip away from a verb and corrected into it (typos.py)."""
+    words: set[str] = set()
+    for slot, items in _named_things(grammar, reader, parts, None):
+        label = str((slot.resolver or {}).get("label", "name"))
+        words.update(w for i in items for w in tokens(str(i.get(label) or "")) if len(w) >= _NAME_WORD)
+    return frozenset(p for p in parts if p in words)
+
+
+def name_word_positions(grammar: Grammar, reader: Reader, parts: list[str]) -> frozenset[int]:
+    """Where the message says a word of one of the tenant's names that is no word of the grammar itself ("da
+    Delta": never "deleta" with a letter dropped). A name's word that is also a verb or a noun is left to be
+    read as one: the whole name said is masked by data_spans."""
+    words = name_words(grammar, reader, parts)
+    own = grammar.verb_heads | grammar.noun_words | grammar.field_words
+    return frozenset(i for i, p in enumerate(parts) if p in words and p not in own)
+
+
+_NAME_WORD = 4  # shorter words of a name ("de", "da", "2") are every message's words

@@ -36,7 +36,20 @@ def field_write_of(turn: Turn, parts: list[str], allowed: set[str]) -> Capabilit
                  if cap.id in allowed and cap.kind == "write" and _names_its_field(turn, cap, parts[:marker])]
         if found:
             return found[0] if len(found) == 1 else None
-    return None
+    return _amount_beside_its_field(turn, parts, allowed)
+
+
+def _amount_beside_its_field(turn: Turn, parts: list[str], allowed: set[str]) -> CapabilityGrammar | None:
+    """"318 validity 20", "<campo> da 311 → 25 dias", "318 needs 20 days validity": the field named and, beside
+    the item's number, an amount — right after the field's name or said in its unit. A value for the field, not
+    a question about it (a question asks; this one is read only when nothing asks: request.understand)."""
+    numbers = [i for i, p in enumerate(parts) if p.isdigit()]
+    if len(numbers) < 2:
+        return None
+    found = [cap for cap in turn.grammar.capabilities.values() if cap.id in allowed and cap.kind == "write"
+             and _names_its_field(turn, cap, parts) and _amount_in_its_unit(cap, parts, after=_field_end(turn, cap,
+                                                                                                          parts))]
+    return found[0] if len(found) == 1 else None
 
 
 def field_writes(turn: Turn, parts: list[str], allowed: set[str], *, by_unit: bool = True) -> list[CapabilityGrammar]:
@@ -48,14 +61,22 @@ def field_writes(turn: Turn, parts: list[str], allowed: set[str], *, by_unit: bo
                                                                or (by_unit and _amount_in_its_unit(cap, parts)))]
 
 
-def _amount_in_its_unit(cap: CapabilityGrammar, parts: list[str]) -> bool:
+def _amount_in_its_unit(cap: CapabilityGrammar, parts: list[str], *, after: int | None = None) -> bool:
     """"bota 20 dias na 340": an amount said in the unit of the one value slot of a write on an existing item
-    ("bota" also adds a child; the unit says which)."""
+    ("bota" also adds a child; the unit says which). `after`: where the field's name ends — a number right
+    there is its amount too ("<campo> 20")."""
     values = [s for s in cap.slots if not s.from_context and s.parse in _VALUE_PARSES]
     if len(values) != 1 or values[0].unit not in _UNIT_WORDS or not _targets_its_entity(cap):
         return False
     words = _UNIT_WORDS[values[0].unit]
-    return any(p.isdigit() and i + 1 < len(parts) and parts[i + 1] in words for i, p in enumerate(parts))
+    return any(p.isdigit() and ((i + 1 < len(parts) and parts[i + 1] in words) or i == after)
+               for i, p in enumerate(parts))
+
+
+def _field_end(turn: Turn, cap: CapabilityGrammar, parts: list[str]) -> int | None:
+    """Where the name of the field the capability's value slot writes ends in `parts`, else None."""
+    spans = [found for p in _field_phrases(turn, cap) if p and (found := find_phrase(parts, p)) is not None]
+    return max(spans, key=lambda span: span[1] - span[0])[1] if spans else None
 
 
 def _targets_its_entity(cap: CapabilityGrammar) -> bool:
@@ -70,9 +91,18 @@ def _names_its_field(turn: Turn, cap: CapabilityGrammar, head: list[str], *, nam
         s.parse in _VALUE_PARSES or (names and s.parse is None and s.resolver and s.label))]
     if len(values) != 1 or not _targets_its_entity(cap):
         return False
+    return any(p and find_phrase(head, p) is not None for p in _field_phrases(turn, cap, names=names))
+
+
+def _field_phrases(turn: Turn, cap: CapabilityGrammar, *, names: bool = False) -> set[tuple[str, ...]]:
+    """The phrases that name the field the capability's one value slot writes: its label, the reads' fields."""
+    values = [s for s in cap.slots if not s.from_context and (
+        s.parse in _VALUE_PARSES or (names and s.parse is None and s.resolver and s.label))]
+    if len(values) != 1:
+        return set()
     slot = values[0]
     phrases = {tuple(tokens(label)) for label in slot.label.values()}
     for other in turn.grammar.capabilities.values():
         if other.entity == cap.entity and other.kind == "read":
             phrases |= set(other.fields.get(slot.field, ()))
-    return any(p and find_phrase(head, p) is not None for p in phrases)
+    return phrases

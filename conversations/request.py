@@ -13,7 +13,7 @@ from .compared import compared_positions, values_compared
 from .compared_filter import compared_filter, compared_read, comparison_unread
 from .compound_said import compound_shape, said_part
 from .courtesy import courtesy
-from .data_spans import data_spans
+from .data_spans import data_spans, name_word_positions
 from .date_write import date_for_an_item, date_moved, date_write
 from .explain import explain, explains, explanation_first
 from .field_write import field_write, field_write_of, field_writes
@@ -48,6 +48,7 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     situation = situation_for(turn.conversation)
     # The tenant's names said in the message are values: their words never pick a verb, noun or target.
     spans = data_spans(turn.grammar, turn.reader, parts, situation)
+    spans |= name_word_positions(turn.grammar, turn.reader, parts)  # "da Delta" (of "Delta Engenharia"): no "deleta"
     spans |= compared_positions(parts, turn.text)  # "a mesma <campo> da 312": never the target
     # and what the user quoted, or what an item is said to say ("o <item> que manda …"): values as typed
     spans |= quoted_positions(turn.text, parts) | described_positions(turn.text, parts, _data_nouns(turn),

@@ -32,7 +32,7 @@ from .clarification import candidate_words, clarification_answer
 from .confirm import confirm
 from .corrections import correction_apply, field_correction, labelled_value
 from .courtesy import courtesy
-from .data_spans import data_spans
+from .data_spans import data_spans, name_words
 from .dates import numbers_as_digits
 from .denied import meant_not_denied
 from .ellipsis import ellipsis_rest
@@ -158,7 +158,8 @@ def _slips_read(turn: Turn, text: str) -> str:
     if not slipped(text, turn.grammar):
         return text
     said = lexicon.tokens(text)
-    return as_typed_or_meant(text, turn.grammar, {said[i] for i in data_spans(turn.grammar, turn.reader, said)})
+    named = {said[i] for i in data_spans(turn.grammar, turn.reader, said)} | name_words(turn.grammar, turn.reader, said)
+    return as_typed_or_meant(text, turn.grammar, named)
 
 
 _EQUALS = re.compile(r"\s*=\s*(?=[-−]?\d)")  # "= 20", "= -10": a value set (a "=" in words stays)

@@ -8,6 +8,9 @@ import pytest
 from conversations.lexicon import tokens
 from conversations.two_questions import split_questions
 
+FIELDS = frozenset(tokens("site inspector validade responsavel status empresa company"))
+NOUNS = frozenset(tokens("permit permissao company empresa"))
+
 
 @pytest.mark.parametrize(("text", "expected"), [
     ("who's responsible for permit 318, and is it approved yet?",
@@ -18,7 +21,12 @@ from conversations.two_questions import split_questions
     ("quais permissões da Alfa e Beta?", None),  # a joiner between names
     ("add Ana and Bruno to 802", None),
     ("qual a validade da 311?", None),
+    # a copula or a preposition before the second question word; a field's word alone (FIELDS, NOUNS below)
+    ("quem e o responsavel da 318 e de qual empresa ele e?", ("quem e o responsavel da 318", "de qual empresa ele e")),
+    ("the site and the inspector, please", ("the site", "the inspector please")),
+    ("a validade e o responsavel da permissao 311", ("a validade", "o responsavel da permissao 311")),
+    ("the status and the permit of 318", None),  # an entity's noun is no field
 ])
 def test_two_questions_split_where_the_second_opens(text, expected):
-    found = split_questions(tokens(text))
+    found = split_questions(tokens(text), FIELDS, NOUNS)
     assert (tuple(" ".join(c) for c in found) if found else None) == expected

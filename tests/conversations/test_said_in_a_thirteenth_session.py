@@ -110,3 +110,49 @@ def test_a_comparison_the_entity_cannot_apply_is_said_not_dropped(world, supervi
     turn = talk(supervisor_client, conversation, "how many inspections are more than 20 days away?")
 
     assert "cannot filter" in turn["response"]["message"] and "more than 20 days" in turn["response"]["message"]
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("802 validity 25", "25 days"),
+    ("Validade da permissão nº 802 → 30 dias, por favor", "30 dias"),
+    ("802 needs 35 days validity not 20, can you fix that", "35 days"),
+])
+def test_a_fields_value_said_without_a_verb_is_proposed(world, supervisor_client, start, talk, text, says):
+    conversation = start(supervisor_client)
+
+    turn = talk(supervisor_client, conversation, text)
+
+    assert "802" in proposed(turn) and says in proposed(turn), turn["response"]
+
+
+def test_the_field_asked_with_its_number_is_still_answered(world, supervisor_client, start, talk):
+    conversation = start(supervisor_client)
+
+    turn = talk(supervisor_client, conversation, "validade da 802?")
+
+    assert turn["response"]["type"] == "answer" and "20" in turn["response"]["message"], turn["response"]
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("qual a validade da 802 e de qual empresa ela é?", ["20 dias", "Delta Engenharia"]),
+    ("state the status and the validity of 802, please", ["Status of permit 802", "Validity of permit 802"]),
+    ("me diz a validade e o responsável da permissão 771 da Delta", ["20 dias", "Bruno Teixeira"]),
+])
+def test_two_fields_asked_at_once_are_both_answered(world, supervisor_client, start, talk, text, says):
+    conversation = start(supervisor_client)
+
+    turn = talk(supervisor_client, conversation, text)
+
+    assert all(s in turn["response"]["message"] for s in says), turn["response"]
+
+
+@pytest.mark.parametrize("text", ["quem responde pela 771 da Delta?", "abre a 771 da Delta",
+                                  "what's the validity of 771 from Delta?"])
+def test_a_word_of_a_name_is_never_a_verb_one_letter_away(world, supervisor_client, start, talk, text):
+    """"da Delta" (of "Delta Engenharia") is "deleta" with a letter dropped: never read as that verb."""
+    conversation = start(supervisor_client)
+
+    turn = talk(supervisor_client, conversation, text)
+
+    assert not turn["response"].get("confirmation") and turn["response"]["type"] in ("answer", "navigation"), \
+        turn["response"]
