@@ -14,13 +14,14 @@ import re
 from typing import Any
 
 from . import lexicon
-from .attributes import same_number_elsewhere
+from .attributes import named_by_attribute, same_number_elsewhere
 from .ellipsis import WHICH_ONES, last_request, says_also
 from .flow import operated_mark
 from .lexicon import DAY_UNITS
 from .navigation import navigate
 from .operations import operate
 from .question import field_answer, field_asked
+from .reads import entity_ref
 from .request import understand
 from .state import situation_for
 from .text_filter import text_filter
@@ -70,12 +71,18 @@ def which_ones(turn: Turn, parts: list[str], allowed: set[str]) -> bool:
 
 def number_again(turn: Turn, parts: list[str]) -> bool:
     """"312" right after a field question ("quem é o responsável pela 310?"): the same question about the item
-    with that number, when one of the question's type has it; else not this (a value, another request)."""
+    with that number, when one of the question's type has it, or named alone by its name; else not this (a value,
+    another request)."""
     request = last_request(turn.conversation.context)
     said = [p for p in parts if p not in lexicon.ARTICLES]
-    if request is None or request.get("kind") != "field" or len(said) != 1 or not said[0].isdigit():
+    if request is None or request.get("kind") != "field" or not said:
         return False
-    return _field_again(turn, request, said)
+    if len(said) == 1 and said[0].isdigit():
+        return _field_again(turn, request, said)
+    # "Almoxarifado" after "quem inspeciona a Caldeiraria?": an item's name alone, the same question about it
+    slot = next((s for c in turn.grammar.capabilities.values() if c.kind == "read" and c.intent == "show"
+                 for s in c.slots if s.parse == "reference" and s.type == request.get("type")), None)
+    return slot is not None and _named_alone(turn, slot, said) is not None and _field_again(turn, request, said)
 
 
 def values_masked(turn: Turn, rest: list[str]) -> list[str]:
@@ -109,7 +116,8 @@ def _field_again(turn: Turn, request: dict[str, Any], rest: list[str]) -> bool:
         extractor = _extractor(turn)
         named = (extractor.extract(cap, rest, use_context=False).values.get(slot.name) or [None])[0]
         named = (named or _same_number_named(turn, extractor, slot, rest, request)
-                 or pointed_on_screen(turn, slot, rest))
+                 or pointed_on_screen(turn, slot, rest) or _the_other(turn, slot, rest, request)
+                 or _named_alone(turn, slot, rest))
         other = named is not None and str(named.value) != str(request.get("id"))
         body = turn.reader.entity(slot.type, named.value if other else request.get("id"))
         if body is None:
@@ -136,6 +144,35 @@ def pointed_on_screen(turn: Turn, slot: Any, words: list[str]) -> SlotValue | No
 # pointing words, and the correction's own lead ("I meant", "quis dizer") before them
 _POINTING = frozenset(lexicon.tokens("this that one these essa esse esta este aqui ai ali a o "
                                      "i meant quis dizer eu era"))
+
+
+def _the_other(turn: Turn, slot: Any, words: list[str], request: dict[str, Any]) -> SlotValue | None:
+    """"e da outra?", "and the other one?" after a question about one of two items just shown (the last list, else
+    the two last spoken of): the same question about the other one; None when more than one other is possible."""
+    said = [w for w in words if w not in lexicon.ARTICLES and w not in _OF_ONE]
+    if not said or any(w not in lexicon.OTHER for w in said):
+        return None
+    situation = situation_for(turn.conversation)
+    for group in (situation.listed, situation.recent[:2]):
+        items = [r for r in group if r.get("type") == slot.type]
+        others = [r for r in items if str(r.get("id")) != str(request.get("id"))]
+        if len(items) == 2 and len(others) == 1:
+            return SlotValue(others[0].get("id"), str(others[0].get("label") or ""), dict(others[0]), "context")
+    return None
+
+
+def _named_alone(turn: Turn, slot: Any, words: list[str]) -> SlotValue | None:
+    """"e o <local>?" after "quem inspeciona o <outro local>?": a name of one item (the manifest's named_by), word
+    for word and alone, asks the same question about that item."""
+    items, at = named_by_attribute(turn.reader, slot, words, partial=False)
+    if len(items) != 1 or any(w not in lexicon.ARTICLES and w not in _OF_ONE for i, w in enumerate(words)
+                              if i not in at):
+        return None
+    ref = entity_ref(slot.type, items[0], label_field=str((slot.resolver or {}).get("label", "number")))
+    return SlotValue(ref["id"], ref["label"], ref, "text")
+
+
+_OF_ONE = frozenset(lexicon.tokens("da do de of one e and what about about"))
 
 
 def _same_number_named(turn: Turn, extractor: Extractor, slot: Any, rest: list[str],

@@ -43,7 +43,9 @@ BYE = frozenset({"tchau", "ate logo", "ate mais", "ate amanha", "ate breve", "fa
                  "thats all", "that is all", "that s all for now", "nothing else", "have a nice day",
                  "have a good one", "have a good day", "have a great day", "have a nice one", "bom trabalho",
                  "boa semana", "bom fim de semana", "that s all i needed", "that s all i need",
-                 "era so isso que eu precisava", "e so isso que eu precisava"})
+                 "era so isso que eu precisava", "e so isso que eu precisava",
+                 # "valeu, é isso", "vlw, por hj eh isso": said after a thanks, the end of what was wanted
+                 "e isso", "eh isso", "e isso ai", "eh isso ai", "that s it", "thats it", "that s it for now"})
 HELP = frozenset({"ajuda", "socorro", "help", "menu", "comandos", "o que voce pode fazer", "o que voce faz",
                   "o que vc faz", "o que vc pode fazer", "o que da pra fazer", "o que posso fazer",
                   "o que eu posso fazer", "como funciona", "como voce funciona", "como te uso", "me ajuda",
@@ -69,14 +71,18 @@ HELP = frozenset({"ajuda", "socorro", "help", "menu", "comandos", "o que voce po
                   "quem e vc", "quem e tu", "quem ta falando", "com quem eu falo", "com quem estou falando",
                   "e um robo", "e um bot", "are you a bot", "are you a robot", "are you human", "are you a person",
                   "are you real", "are you an ai", "who are you", "who am i talking to", "is this a bot",
-                  "am i talking to a bot", "am i talking to a person", "what are you"})
+                  "am i talking to a bot", "am i talking to a person", "what are you",
+                  "can you help me", "could you help me", "voce pode me ajudar", "vc pode me ajudar",
+                  # frustration ("you're useless", "isso não serve pra nada"): answered with what it can do
+                  "you re useless", "youre useless", "you are useless", "useless bot", "you suck", "this is useless",
+                  "voce e inutil", "vc e inutil", "que inutil", "nao serve pra nada", "nao serve para nada"})
 # Words that may come along without changing the kind ("oi, tudo bem?", "valeu pela ajuda!").
 _ALONG = frozenset(tokens("por favor pela pelo ajuda a o voce vc amigo agente assistente entao ai bem muito me mim "
                           "pra hoje gente pessoal galera please for the your you there again so much pal to today "
                           "guys everyone aqui here lot going"))
 # Terms of address said along ("valeu mano, tmj", "cheers mate", "thanks boss").
 _ALONG |= frozenset(tokens("mano mana brother bro chefe chefia parceiro parca camarada man dude mate buddy boss "
-                           "tche bah uai oxe oxente visse vei"))
+                           "tche bah uai oxe oxente visse vei hj know"))
 # "what kind of stuff can you do?", "que tipo de coisa você sabe fazer?": the kind asked about, not a topic.
 _ALONG |= frozenset(tokens("what kind kinds sort sorts type types of stuff things que tipo tipos de coisa coisas"))
 # "what else can you do?", "o que mais você faz?".

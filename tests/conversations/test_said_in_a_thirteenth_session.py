@@ -156,3 +156,28 @@ def test_a_word_of_a_name_is_never_a_verb_one_letter_away(world, supervisor_clie
 
     assert not turn["response"].get("confirmation") and turn["response"]["type"] in ("answer", "navigation"), \
         turn["response"]
+
+
+@pytest.mark.parametrize("text", ["valeu, é isso", "vlw mano, por hj eh isso", "you're useless, you know that?"])
+def test_a_courtesy_or_a_complaint_is_answered_as_one(world, supervisor_client, start, talk, text):
+    conversation = start(supervisor_client)
+
+    turn = talk(supervisor_client, conversation, text)
+
+    assert turn["response"]["template"].startswith("social."), turn["response"]
+
+
+@pytest.mark.parametrize(("before", "again"), [
+    (["lista as inspeções", "quem é o inspetor da 78?"], "e da outra?"),
+    (["quem é o inspetor da inspeção da Doca 9?"], "e a Doca 2?"),
+    (["quem é o inspetor da inspeção da Doca 9?"], "Doca 2"),
+])
+def test_the_same_question_about_the_other_or_a_named_item(world, supervisor_client, start, talk, before, again):
+    inspection_78(world)
+    conversation = start(supervisor_client)
+    for text in before:
+        talk(supervisor_client, conversation, text)
+
+    turn = talk(supervisor_client, conversation, again)
+
+    assert turn["response"]["template"] == "answer.field" and "79" in turn["response"]["message"], turn["response"]
