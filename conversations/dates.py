@@ -67,6 +67,9 @@ RULES: list[tuple[str, re.Pattern[str]]] = [
     ("after_tomorrow", re.compile(r"\b(?:depois de amanha|(?:the )?day after tom+or+ow)\b")),
     ("tomorrow", re.compile(r"\b(?:amanha|tom+or+ow|tmrw|tmw)\b")),  # (tomorow, tommorow)
     ("today", re.compile(r"\b(?:hoje|today)\b")),
+    # "end of next week", "fim da semana que vem": the last working day of that week (its Friday)
+    ("end_of_next_week", re.compile(r"\b(?:(?:the )?end of next week|(?:no |o )?(?:fim|final) da (?:semana que vem"
+                                    r"|proxima semana))\b")),
     ("next_week", re.compile(r"\b(?:semana que vem|proxima semana|next week)\b")),
     ("last_weekday", re.compile(r"\b(?:last " + _WEEKDAY + r"|(?:na |no |a |o )?" + _WEEKDAY
                                 + r"(?:-feira| feira)? passad[ao])\b")),
@@ -166,7 +169,12 @@ def _resolve(kind: str, match: re.Match[str], today: date, language: str) -> dat
         return _later(_next_weekday(today, g[2]), g[0], g[1])
     if kind == "weekday":
         return _next_weekday(today, g[0])
+    if kind == "end_of_next_week":  # the next Monday's week, its Friday
+        return today + timedelta(days=7 - today.weekday() + _FRIDAY)
     return today + timedelta(days={"today": 0, "tomorrow": 1, "after_tomorrow": 2, "next_week": 7}[kind])
+
+
+_FRIDAY = 4  # the last working day of a week (date.weekday)
 
 
 def _next_weekday(today: date, weekday: str) -> date:
@@ -251,7 +259,10 @@ def shift_in(text: str, language: str) -> tuple[int, str] | None:
     "push it back by a week" → 7, "bring it forward a week" → -7."""
     folded = _ONE_UNIT.sub(r"1 \1", _numbers(fold(text), language))
     for match in SHIFT.finditer(folded):
-        if _FROM_NOW_BEFORE.search(folded[:match.start()]) or folded[match.end():].lstrip().startswith(_FROM_NOW_AFTER):
+        # ("pull 52 in by a week": a shift said with its own "by" follows no "in" of a date from now)
+        led = match.group(0).startswith(("by ", "em ", "por "))
+        if (not led and _FROM_NOW_BEFORE.search(folded[:match.start()])) or folded[match.end():].lstrip().startswith(
+                _FROM_NOW_AFTER):
             continue
         amount, unit, direction = match.groups()
         days = int(amount) * (30 if unit in MONTH_UNITS else UNIT_DAYS[unit])

@@ -46,6 +46,9 @@ def spelled_as_meant(text: str) -> str:
             return match.group(0)
         near = next((u for u in _UNIT_WORDS if len(u) >= 4 and OSA.distance(word, u, score_cutoff=1) <= 1), None)
         return match.group(1) + near if near else match.group(0)
+    text = _EMPHASIS.sub("", _GLUED_UNIT.sub(r"\1 \2", text))  # "**reschedule** `52`", "60dias"
+    text = _UNIT_SLIP.sub(lambda m: m.group(1) + _UNIT_SLIPS[m.group(2).lower()], text)  # "5 dis"
+    text = _WORD_BEFORE_UNIT.sub(_number_word_fixed, text)  # "daqui qiunze dias"
     text = _ONE_THEN_WORD.sub(fix, text)  # "push it back a weak": one unit, at the end of what is said
     text = _DOUBLED_A.sub(r"\1", _STRETCHED.sub(r"\1\2", text))  # "bom diaa", "valeuuu", "simmm"
     text = _GLUED_MARK.sub(r"\1 \2", _CHAT_WORD.sub(lambda m: _CHAT_WORDS[m.group(0)], text))
@@ -58,6 +61,29 @@ def spelled_as_meant(text: str) -> str:
 # it, or a final "aa" (no word of either language ends so: "diaa", "obrigadaa").
 _STRETCHED = re.compile(r"(?<![\w/])([a-zà-ü]*?)([a-zà-ü])\2{2,}(?![\w/])")
 _DOUBLED_A = re.compile(r"(?<![\w/])([a-zà-ü]+a)a(?![\w/])")
+
+
+# Markdown a chat may carry ("**reschedule** inspection `52` to _12 days from now_"): emphasis, never words.
+_EMPHASIS = re.compile(r"[*`]+|(?<![\w])_+|_+(?![\w])")
+# A unit glued to its number: "60dias", "20days", "3semanas".
+_GLUED_UNIT = re.compile(r"(?i)\b(\d+)(dias?|days?|semanas?|weeks?)\b")
+# Units too short for the one-slip rule below (four letters or more): "5 dis", "3 dys".
+_UNIT_SLIPS = {"dis": "dias", "dys": "days", "dya": "day"}
+_UNIT_SLIP = re.compile(r"(?i)(\d+\s+)(" + "|".join(_UNIT_SLIPS) + r")\b")
+# A number's word slipped right before a unit ("qiunze dias", "twnety days"): read as that number's word.
+_NUMBER_WORDS = ("quinze", "dezesseis", "dezessete", "dezoito", "dezenove", "vinte", "trinta", "quarenta",
+                 "cinquenta", "sessenta", "setenta", "oitenta", "noventa", "fifteen", "sixteen", "seventeen",
+                 "eighteen", "nineteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+                 "quatorze", "catorze", "fourteen", "thirteen", "twelve", "eleven")
+_WORD_BEFORE_UNIT = re.compile(r"(?i)\b([^\W\d_]{5,10})(\s+(?:dias?|days?|semanas?|weeks?)\b)")
+
+
+def _number_word_fixed(match: re.Match[str]) -> str:
+    word = fold(match.group(1))
+    if _a_number_word(word):
+        return match.group(0)
+    near = next((n for n in _NUMBER_WORDS if OSA.distance(word, n, score_cutoff=1) <= 1), None)
+    return (near + match.group(2)) if near else match.group(0)
 
 
 def _a_number_word(word: str) -> bool:

@@ -21,6 +21,8 @@ TODAY = date(2026, 12, 1)  # a Tuesday
     ("antecipa em 2 dias", "pt-BR", -2),
     ("adiar 3 dias", "pt-BR", 3),
     ("uma semana mais tarde", "pt-BR", 7),
+    ("pull 52 in by a week", "en", -7),  # "in" is the verb's: no date from now
+    ("pull it in by 3 days", "en", -3),
 ])
 def test_a_shift_is_read_from_its_amount_and_direction(text, language, days):
     found = shift_in(text, language)
@@ -48,6 +50,8 @@ def test_a_date_from_today_is_no_shift(text, language):
     # an impossible date is no date (never another day silently); the more precise reading wins
     ("remarca a 52 pro dia 31/02", "pt-BR", True, None), ("move it to 02/30", "en", False, None),
     ("pro dia 28/02", "pt-BR", True, date(2027, 2, 28)), ("dia 15/03/2027", "pt-BR", False, date(2027, 3, 15)),
+    ("resched 57 for end of next week", "en", True, date(2026, 12, 11)),
+    ("pro fim da semana que vem", "pt-BR", False, date(2026, 12, 11)), ("next week", "en", False, date(2026, 12, 8)),
 ])
 def test_dates_from_today(text, language, moving, expected):
     said = date_in(text, TODAY, language, moving=moving)

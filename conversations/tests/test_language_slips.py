@@ -17,6 +17,10 @@ from conversations.spelling import spelled_as_meant
     ("o 12 das permissões", "o 12 das permissões"), ("abre a 12 agora", "abre a 12 agora"),
     ("what's the deal w/ 318", "what's the deal with  318"), ("inspeções s/ inspetor", "inspeções sem  inspetor"),
     ("any w/o an inspector?", "any without  an inspector?"), ("and/or", "and/or"), ("https://x.io/w/a", "https://x.io/w/a"),
+    # a unit glued to its number, a three-letter slip of it, a number's word slipped before it, markdown emphasis
+    ("para 60dias", "para 60 dias"), ("em 5 dis", "em 5 dias"), ("daqui qiunze dias", "daqui quinze dias"),
+    ("**reschedule** `52` to _12 days from now_", "reschedule 52 to 12 days from now"),
+    ("the fifth day", "the fifth day"), ("snake_case_name", "snake_case_name"), ("quinta dias", "quinta dias"),
 ])
 def test_spelled_as_meant(text, expected):
     assert spelled_as_meant(text) == expected
