@@ -14,14 +14,19 @@ class SlotValue:
     label: str
     entity: dict[str, Any] | None = None
     source: str = "text"  # text | ui | context | result | focus | topic
+    # "add a week", "5 less": the amount said as a change of the target's current value (relative_values.py
+    # counts it again from the item the plan is for — the one a clarification or a correction settled)
+    delta: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"value": self.value, "label": self.label, "entity": self.entity, "source": self.source}
+        said = {"value": self.value, "label": self.label, "entity": self.entity, "source": self.source}
+        return {**said, "delta": self.delta} if self.delta is not None else said
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SlotValue:
+        delta = data.get("delta")
         return cls(value=data.get("value"), label=str(data.get("label", "")), entity=data.get("entity"),
-                   source=str(data.get("source", "text")))
+                   source=str(data.get("source", "text")), delta=delta if isinstance(delta, int) else None)
 
 
 @dataclass

@@ -35,6 +35,7 @@ from .flow import activate_targets, invalidate_pending, is_count
 from .grammar import CapabilityGrammar
 from .intents import compound_intents, intent_state, is_target, repeated, structured_intent
 from .models import Confirmation, Level
+from .relative_values import relative_settled
 from .state import confirmation_view
 from .statemachine import Status
 from .summary import describe, done_text
@@ -139,6 +140,9 @@ def operation_open(turn: Turn, state: Mapping[str, Any], plan: ExecutionPlan | N
 def plan_and_decide(turn: Turn, state: Mapping[str, Any], *, reuse_soft_of: str | None = None,
                     lead: str = "") -> None:
     """Plan the intent, ask policy, then ask for confirmation or start (reads / allowed retries)."""
+    state, invalid = relative_settled(turn, state)  # "add a week" counted from the item settled last
+    if invalid:
+        return clarify(turn, state, Extraction(invalid=invalid))
     invalidate_pending(turn, reason="new_plan")
     turn.go(Status.PLANNING)
     try:

@@ -239,17 +239,20 @@ class Extractor(NumberedReferences):
         out.used.add(chosen[0])
         numeral = numerals_of(parts, self.text).get(chosen[0])
         digits = chosen[1]
-        current = self._current(cap, slot, out) if increment_sign(parts, chosen[0]) else None
+        sign = increment_sign(parts, chosen[0])
+        delta = sign * int(digits) if sign and digits.isdigit() else None
+        current = self._current(cap, slot, out) if delta is not None else None
         if current is not None:  # "10 more days": the entity's current value, changed by the amount
-            digits = str(current + increment_sign(parts, chosen[0]) * int(digits))
+            digits = str(current + delta)
         negative = digits.startswith("-") or _said_negative(parts, chosen[0])
         problem = value_problem(numeral, digits, schema) if not negative else "negative"
         if problem is not None:
-            shown = numeral.text if numeral is not None else chosen[1]
-            shown = f"-{shown}" if negative and not shown.startswith("-") else shown
+            shown = digits if current is not None else (numeral.text if numeral is not None else chosen[1])
+            shown = f"-{shown}" if negative and not shown.startswith("-") else shown  # (a sum says its result)
             out.invalid[slot.name] = {"said": shown, "problem": problem, **_range_of(schema)}
             return
-        out.values[slot.name] = [SlotValue(int(digits), digits)]
+        # (no item yet, "add a week to <a number two items have>": counted once the item is known)
+        out.values[slot.name] = [SlotValue(int(digits), digits, delta=delta)]
 
     def _scaled(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction,
                 schema: Mapping[str, Any] | None) -> None:

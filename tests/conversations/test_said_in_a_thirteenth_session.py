@@ -181,3 +181,26 @@ def test_the_same_question_about_the_other_or_a_named_item(world, supervisor_cli
     turn = talk(supervisor_client, conversation, again)
 
     assert turn["response"]["template"] == "answer.field" and "79" in turn["response"]["message"], turn["response"]
+
+
+def test_a_change_is_counted_from_the_item_a_clarification_settles(world, supervisor_client, start, talk):
+    """"add 5 days to 771" (two of them): once "which one?" is answered, 20 + 5 — never the amount alone."""
+    world.p771_omega.validity_days = 30
+    world.p771_omega.save()
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, "add 5 days to permit 771")
+
+    turn = talk(supervisor_client, conversation, "the Omega one")
+
+    assert "35 days" in proposed(turn) and "Omega" in proposed(turn), turn["response"]
+
+
+def test_a_change_is_counted_again_from_the_item_a_correction_names(world, supervisor_client, start, talk):
+    _validities(world)
+    conversation = start(supervisor_client)
+    first = talk(supervisor_client, conversation, "acrescenta 5 dias na validade da 802")
+    assert "25 dias" in proposed(first), first["response"]
+
+    turn = talk(supervisor_client, conversation, "não, na 803")
+
+    assert "803" in proposed(turn) and "45 dias" in proposed(turn), turn["response"]
