@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .grammar import Grammar, SlotSpec, camel_parts, find_phrase
+from .grammar import Grammar, SlotSpec, camel_parts, dropped_letter, find_phrase, one_typo
 from .lexicon import tokens
 from .matching import find_exact
 from .numbers import numbers_in
@@ -95,12 +95,14 @@ def name_words(grammar: Grammar, reader: Reader, parts: list[str]) -> frozenset[
 
 
 def name_word_positions(grammar: Grammar, reader: Reader, parts: list[str]) -> frozenset[int]:
-    """Where the message says a word of one of the tenant's names that is no word of the grammar itself ("da
-    Delta": never "deleta" with a letter dropped). A name's word that is also a verb or a noun is left to be
-    read as one: the whole name said is masked by data_spans."""
+    """Where the message says a word of one of the tenant's names that a verb would take with one slip ("da
+    Delta": never "deleta" with a letter dropped). A name's word that is a verb, a noun or a field itself is left
+    to be read as one (the whole name said is masked by data_spans), and so is any other ("Dias" of a person's
+    name is still the unit of "10 dias")."""
     words = name_words(grammar, reader, parts)
     own = grammar.verb_heads | grammar.noun_words | grammar.field_words
-    return frozenset(i for i, p in enumerate(parts) if p in words and p not in own)
+    return frozenset(i for i, p in enumerate(parts) if p in words and p not in own
+                     and any(dropped_letter(p, verb) or one_typo(p, verb) for verb in grammar.verb_heads))
 
 
 _NAME_WORD = 4  # shorter words of a name ("de", "da", "2") are every message's words

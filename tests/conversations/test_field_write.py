@@ -30,7 +30,14 @@ def test_a_value_said_this_way_is_checked_like_any_other(world, operator_client,
     assert turn["status"] == "CLARIFICATION_REQUIRED" and "-5" in turn["response"]["message"]
 
 
-@pytest.mark.parametrize("text", ["validade da 802", "validade da 802 40 dias"])
-def test_without_the_marker_and_a_value_it_is_not_a_write(world, operator_client, start, text):
+@pytest.mark.parametrize("text", ["validade da 802", "validade da 802?"])
+def test_without_a_value_it_is_not_a_write(world, operator_client, start, text):
     turn = _say(operator_client, start, text)
     assert turn["status"] != "CONFIRMATION_REQUIRED", turn["response"]
+
+
+def test_an_amount_in_its_unit_beside_the_field_is_a_value_without_the_marker(world, operator_client, start):
+    """"validade da 802 40 dias" (as "318 validity 20", "<campo> da 311 → 25 dias"): a value for the field, shown
+    for confirmation (blind rounds' users wrote it so; a question asks)."""
+    turn = _say(operator_client, start, "validade da 802 40 dias")
+    assert turn["status"] == "CONFIRMATION_REQUIRED" and "40 dias" in turn["response"]["message"], turn["response"]
