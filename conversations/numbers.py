@@ -159,9 +159,10 @@ def reference_number(parts: list[str], used: set[int], *, takes_value: bool,
         return later[0] if later and len(bare) > 1 else (bare[0] if bare else None)
     # "muda o <campo> da 310", "tira 5 dias da 312": "da"/"do" (of + article) before a number names an
     # item — a quantity takes no article ("<campo> de 45 dias")
-    # ("the <field> of 311" too; "a <field> of 45" is a quantity)
+    # ("the <field> of 311", "change <field> of 312" too; "a <field> of 45" is a quantity)
     owned = [(i, d) for i, d in bare if (i > 0 and parts[i - 1] in _OF_THE) or on_an_item(parts, i)
-             or (i > 2 and parts[i - 1] == "of" and parts[i - 3] == "the")]
+             or (i > 1 and parts[i - 1] == "of" and "a" not in parts[max(0, i - 3):i - 1]
+                 and "an" not in parts[max(0, i - 3):i - 1])]
     if len(owned) == 1:
         return owned[0]
     if len(bare) == 1 and len(bare) < len(numbers):  # "dá mais 10 dias pra 310": the value has its unit

@@ -256,9 +256,11 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str], extractor: Extrac
              and not any(not unit for _, _, unit in number_positions(view))
              and not set(parts) & lexicon.DEMONSTRATIVES)
     # (a field said to pick an item of the last list, "a que tá marcada pra daqui 14 dias", is no write's evidence)
-    fields = [Ranked(cap, top - 1) for cap in field_writes(turn, masked(parts, picked_words(turn, parts)), allowed,
-                                                           by_unit=by_unit)
+    said = masked(parts, picked_words(turn, parts))
+    fields = [Ranked(cap, top - 1) for cap in field_writes(turn, said, allowed, by_unit=by_unit)
               if all(r.cap.id != cap.id for r in ranked)] if not asked else []
+    # ("muda a <campo abreviado> da 311": the field named outweighs a generic verb's other write, which fills nothing)
+    named_field = {c.id for c in field_writes(turn, said, allowed, by_unit=False)} if not asked else set()
     ranked = sorted(ranked + fields, key=lambda r: -r.score)
     # "abra a <entidade> 802": a reading of another entity, whose item the message does not name, is not read
     types = turn.grammar.types_named_in(view)
@@ -286,6 +288,7 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str], extractor: Extrac
             # of them, not of one's children ("<entity>.<children>.list" needs the one it lists from)
             bonus += 6.0 if item.cap.intent in _MANY_INTENTS and not _of_one(item.cap) else -3.0
         bonus += _filled(item.cap, extraction, parts, extractor, taken, verb_words if order else frozenset())
+        bonus += 4.0 if item.cap.id in named_field else 0.0
         bonus += sum(3.0 if _label_said(s, parts) else -3.0 for s in item.cap.slots
                      if s.resolver and s.parse is None and s.name in extraction.from_text and s.type in labelled)
         scored.append((item.score + bonus, -order, item, extraction))

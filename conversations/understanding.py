@@ -225,8 +225,9 @@ class Extractor(NumberedReferences):
 
     def _integer(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction) -> None:
         named = self.named_numbers(parts)
+        of_field = self._field_words(cap, slot)
         numbers = [(i, d, u) for i, d, u in number_positions(parts) if i not in out.used and i not in named
-                   and not on_an_item(parts, i)]
+                   and not on_an_item(parts, i) and not (not u and _after_its_field(parts, i, of_field))]
         with_unit = [(i, d) for i, d, u in numbers if u]
         # "lost three days to the rain, so set its <field> to 40 days": of amounts said, the one said "to"
         set_to = [n for n in with_unit if n[0] > 0 and parts[n[0] - 1] in _SET_TO]
@@ -268,6 +269,13 @@ class Extractor(NumberedReferences):
             out.invalid[slot.name] = {"said": f"{value:g}", "problem": problem, **_range_of(schema)}
             return
         out.values[slot.name] = [SlotValue(int(value), str(int(value)))]
+
+    def _field_words(self, cap: CapabilityGrammar, slot: SlotSpec) -> frozenset[str]:
+        """The last words of the phrases that name the field `slot` writes (its label, the reads' `fields`)."""
+        phrases = [tuple(tokens(label)) for label in slot.label.values()]
+        phrases += [p for c in self.grammar.capabilities.values() if c.entity == cap.entity and c.kind == "read"
+                    for p in c.fields.get(slot.field, ())]
+        return frozenset(p[-1] for p in phrases if p)
 
     def _current(self, cap: CapabilityGrammar, slot: SlotSpec, out: Extraction) -> int | None:
         """The integer the capability's target holds now in the slot's field (None without a target)."""
@@ -364,6 +372,14 @@ def _by_label(cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], found: M
             distance(first, at), distance(first, others)):
         return found  # no label beside any of them, or two equally near: still ambiguous
     return Mention(items=[ranked[0][0]], exact=True, spans=[ranked[0][1]], text=found.text)
+
+
+_OF = frozenset(tokens("of da do de"))
+
+
+def _after_its_field(parts: list[str], at: int, field_words: frozenset[str]) -> bool:
+    """"validity of 312", "a validade da 312": a bare number right after the field's name and "of" is the item's."""
+    return at > 1 and parts[at - 1] in _OF and parts[at - 2] in field_words
 
 
 def _said_negative(parts: list[str], at: int) -> bool:

@@ -107,6 +107,7 @@ def test_value_problem(said, schema, problem):
     ("deixa a 456 com 20 dias", True, [], "456"), ("renove a 123 por 45 dias", True, [], "123"),
     ("mude a validade da 123 para 40", True, [], "123"), ("mude a validade para 40", True, [], None),
     ("mude a 7 8", True, [], "7"), ("abra a 789", False, [], "789"), ("set permit 12 to 30 days", True, [2], "12"),
+    ("change validity of 312", True, [], "312"), ("give it a validity of 45", True, [], None),
 ])
 def test_reference_number(text, takes_value, named_at, expected):
     parts = tokens(text)

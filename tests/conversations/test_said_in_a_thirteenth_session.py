@@ -204,3 +204,17 @@ def test_a_change_is_counted_again_from_the_item_a_correction_names(world, super
     turn = talk(supervisor_client, conversation, "não, na 803")
 
     assert "803" in proposed(turn) and "45 dias" in proposed(turn), turn["response"]
+
+
+@pytest.mark.parametrize(("turns", "says"), [
+    (["muda a vld da 802", "35"], "35 dias"),  # the field's short name outweighs a generic verb's other write
+    (["change validity of 802", "25"], "25 days"),  # "of 802" names the item: never 802 days
+])
+def test_a_field_named_picks_its_write_and_the_item_after_it(world, supervisor_client, start, talk, turns, says):
+    conversation = start(supervisor_client)
+    for text in turns[:-1]:
+        talk(supervisor_client, conversation, text)
+
+    turn = talk(supervisor_client, conversation, turns[-1])
+
+    assert "802" in proposed(turn) and says in proposed(turn), turn["response"]
