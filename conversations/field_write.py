@@ -12,6 +12,7 @@ from __future__ import annotations
 from .grammar import CapabilityGrammar, find_phrase
 from .lexicon import DAY_UNITS, tokens
 from .operations import operate
+from .relative import factor_of
 from .turns import Turn
 from .understanding import Extractor
 
@@ -44,6 +45,10 @@ def _amount_beside_its_field(turn: Turn, parts: list[str], allowed: set[str]) ->
     the item's number, an amount — right after the field's name or said in its unit. A value for the field, not
     a question about it (a question asks; this one is read only when nothing asks: request.understand)."""
     numbers = [i for i, p in enumerate(parts) if p.isdigit()]
+    if any(factor_of(p) is not None for p in parts):  # "triplica a <campo> da 311", "halve 310's <field>"
+        scaled = [cap for cap in turn.grammar.capabilities.values() if cap.id in allowed and cap.kind == "write"
+                  and _names_its_field(turn, cap, parts) and any(s.parse == "integer" for s in cap.slots)]
+        return scaled[0] if len(scaled) == 1 else None
     if len(numbers) < 2:
         return None
     found = [cap for cap in turn.grammar.capabilities.values() if cap.id in allowed and cap.kind == "write"

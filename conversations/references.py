@@ -87,6 +87,9 @@ class NumberedReferences:
     def skip_words(self, cap: CapabilityGrammar) -> set[str]:
         raise NotImplementedError
 
+    def _field_words(self, cap: CapabilityGrammar, slot: SlotSpec) -> frozenset[str]:
+        raise NotImplementedError
+
     def _new_number(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction) -> None:
         """"cria a <entidade> 350": the number the entity's noun names is the new one's — unless an entity
         of that type has it ("make X the responsible on <entity> 340" is about that one, no create)."""
@@ -110,6 +113,10 @@ class NumberedReferences:
         phrases = self.grammar.synonyms.get(slot.type, frozenset())
         named_at = [i for i, _, _ in number_positions(parts)
                     if any(find_phrase(parts[max(0, i - 3):i], p) for p in phrases)]
+        # "double 311's validity", "318 validity 20": a bare number right before the field's name is the item's
+        fields = {w for s in cap.slots if s.parse == "integer" for w in self._field_words(cap, s)}
+        named_at += [i for i, _, unit in number_positions(parts) if not unit and parts[i + 1:i + 2]
+                     and parts[i + 1] in fields and i not in named_at]
         # A bare number is a quantity only where the message may still give one: answering "which
         # <entity>?" (only the reference asked for), "a 311" is the reference.
         takes_value = any(s.parse == "integer" and (self._only is None or s.name in self._only) for s in cap.slots)

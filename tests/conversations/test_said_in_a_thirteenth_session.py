@@ -218,3 +218,15 @@ def test_a_field_named_picks_its_write_and_the_item_after_it(world, supervisor_c
     turn = talk(supervisor_client, conversation, turns[-1])
 
     assert "802" in proposed(turn) and says in proposed(turn), turn["response"]
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("double 802's validity", "40 days"), ("halve permit 802's validity", "10 days"),
+    ("triplica a validade da 802", "60 dias"),
+])
+def test_a_factor_of_a_field_named_is_its_write(world, supervisor_client, start, talk, text, says):
+    conversation = start(supervisor_client)
+
+    turn = talk(supervisor_client, conversation, text)
+
+    assert "802" in proposed(turn) and says in proposed(turn), turn["response"]
