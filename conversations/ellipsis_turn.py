@@ -79,7 +79,10 @@ def number_again(turn: Turn, parts: list[str]) -> bool:
         return False
     if len(said) == 1 and said[0].isdigit():
         return _field_again(turn, request, said)
-    # "Almoxarifado" after "quem inspeciona a Caldeiraria?": an item's name alone, the same question about it
+    # "Almoxarifado" after "quem inspeciona a Caldeiraria?": an item's name alone, the same question about it (a
+    # few words, none asking: a new question reads no names here)
+    if len(said) > _NAME_WORDS or set(said) & (lexicon.QUESTION_WORDS | lexicon.COUNT_WORDS):
+        return False
     slot = next((s for c in turn.grammar.capabilities.values() if c.kind == "read" and c.intent == "show"
                  for s in c.slots if s.parse == "reference" and s.type == request.get("type")), None)
     return slot is not None and _named_alone(turn, slot, said) is not None and _field_again(turn, request, said)
@@ -172,6 +175,7 @@ def _named_alone(turn: Turn, slot: Any, words: list[str]) -> SlotValue | None:
     return SlotValue(ref["id"], ref["label"], ref, "text")
 
 
+_NAME_WORDS = 4
 _OF_ONE = frozenset(lexicon.tokens("da do de of one e and what about about"))
 
 

@@ -41,7 +41,7 @@ def field_write_of(turn: Turn, parts: list[str], allowed: set[str]) -> Capabilit
 
 
 def _amount_beside_its_field(turn: Turn, parts: list[str], allowed: set[str]) -> CapabilityGrammar | None:
-    """"318 validity 20", "<campo> da 311 → 25 dias", "318 needs 20 days validity": the field named and, beside
+    """"318 <field> 20", "<campo> da 311 → 25 dias", "318 needs 20 days <field>": the field named and, beside
     the item's number, an amount — right after the field's name or said in its unit. A value for the field, not
     a question about it (a question asks; this one is read only when nothing asks: request.understand)."""
     numbers = [i for i, p in enumerate(parts) if p.isdigit()]

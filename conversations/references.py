@@ -113,7 +113,7 @@ class NumberedReferences:
         phrases = self.grammar.synonyms.get(slot.type, frozenset())
         named_at = [i for i, _, _ in number_positions(parts)
                     if any(find_phrase(parts[max(0, i - 3):i], p) for p in phrases)]
-        # "double 311's validity", "318 validity 20": a bare number right before the field's name is the item's
+        # "double 311's <field>", "318 <field> 20": a bare number right before the field's name is the item's
         fields = {w for s in cap.slots if s.parse == "integer" for w in self._field_words(cap, s)}
         named_at += [i for i, _, unit in number_positions(parts) if not unit and parts[i + 1:i + 2]
                      and parts[i + 1] in fields and i not in named_at]

@@ -63,7 +63,7 @@ _STRETCHED = re.compile(r"(?<![\w/])([a-zà-ü]*?)([a-zà-ü])\2{2,}(?![\w/])")
 _DOUBLED_A = re.compile(r"(?<![\w/])([a-zà-ü]+a)a(?![\w/])")
 
 
-# Markdown a chat may carry ("**reschedule** inspection `52` to _12 days from now_"): emphasis, never words.
+# Markdown a chat may carry ("**move** <entity> `52` to _12 days from now_"): emphasis, never words.
 _EMPHASIS = re.compile(r"[*`]+|(?<![\w])_+|_+(?![\w])")
 # A unit glued to its number: "60dias", "20days", "3semanas".
 _GLUED_UNIT = re.compile(r"(?i)\b(\d+)(dias?|days?|semanas?|weeks?)\b")

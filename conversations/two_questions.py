@@ -34,12 +34,17 @@ def _opens(rest: list[str], fields: frozenset[str], nouns: frozenset[str], befor
     if rest[start] in _OPENS:
         return True
     lead = next((i for i, w in enumerate(rest[:3]) if w not in _LEADS), len(rest))
-    # "… and the <campo> (of <entity> 318 …)": a field's one word, the item it is asked of aside
-    head = rest[:next((i for i, w in enumerate(rest) if i and w in _OF), len(rest))]
-    said = [w for w in head if w not in lexicon.ARTICLES and w not in lexicon.FILLER and not w.isdigit()
-            and (w not in nouns or w in fields)]
+    # "the <campo> and the <campo> (of <entity> 318 …)": each side a field's one word, the item it is asked of
+    # aside — never a request that names a field ("create one like this, with <x> as <campo> and valid for …")
     return (lead < len(rest) and rest[lead] in lexicon.OPEN_QUESTION_WORDS) or (
-        len(said) == 1 and said[0] in fields and any(w in fields for w in before))  # (a field asked before it too)
+        _a_field_alone(rest, fields, nouns) and _a_field_alone(before, fields, nouns))
+
+
+def _a_field_alone(words: list[str], fields: frozenset[str], nouns: frozenset[str]) -> bool:
+    head = words[:next((i for i, w in enumerate(words) if i and w in _OF), len(words))]
+    said = [w for w in head if w not in lexicon.ARTICLES and w not in lexicon.FILLER and not w.isdigit()
+            and w not in lexicon.QUESTION_WORDS and len(w) > 1 and (w not in nouns or w in fields)]
+    return len(said) == 1 and said[0] in fields
 
 
 # "State the <campo> and the <campo>", "me diz a <campo> e o <campo>": asked as a command to tell.

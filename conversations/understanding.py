@@ -378,7 +378,7 @@ _OF = frozenset(tokens("of da do de"))
 
 
 def _after_its_field(parts: list[str], at: int, field_words: frozenset[str]) -> bool:
-    """"validity of 312", "a validade da 312": a bare number right after the field's name and "of" is the item's."""
+    """"<field> of 312", "a <campo> da 312": a bare number right after the field's name and "of" is the item's."""
     return at > 1 and parts[at - 1] in _OF and parts[at - 2] in field_words
 
 

@@ -8,7 +8,7 @@ import pytest
 from conversations.lexicon import tokens
 from conversations.two_questions import split_questions
 
-FIELDS = frozenset(tokens("site inspector validade responsavel status empresa company"))
+FIELDS = frozenset(tokens("site inspector validade responsavel responsible valid status empresa company"))
 NOUNS = frozenset(tokens("permit permissao company empresa"))
 
 
@@ -26,6 +26,8 @@ NOUNS = frozenset(tokens("permit permissao company empresa"))
     ("the site and the inspector, please", ("the site", "the inspector please")),
     ("a validade e o responsavel da permissao 311", ("a validade", "o responsavel da permissao 311")),
     ("the status and the permit of 318", None),  # an entity's noun is no field
+    # a request naming two fields is no two questions
+    ("create a permit just like this one but with owen price as the responsible and valid for 14 days", None),
 ])
 def test_two_questions_split_where_the_second_opens(text, expected):
     found = split_questions(tokens(text), FIELDS, NOUNS)
