@@ -205,11 +205,17 @@ def _confirms_naming_it(turn: Turn, words: list[str], allowed: set[str]) -> bool
         return False
     start, end = max(spans, key=lambda span: span[1] - span[0])
     others = rest[:start] + rest[end:]
+    # "Yes, I confirm the approval of <entity> 310", "pode aprovar sim, tô ciente": the pending item named again
+    # (its own number, its noun) and an "I am aware" say nothing else
+    own = {str(v.get("label")) for vs in ((pending.intent or {}).get("slots") or {}).values() for v in vs or ()
+           if isinstance(v, dict) and v.get("entity")} | turn.grammar.noun_words
     return all(w in lexicon.FILLER or w in lexicon.ARTICLES or w in lexicon.CREATED or w in lexicon.DEMONSTRATIVES
-               or w in lexicon.CONFIRM_WORDS or w in lexicon.NOW_WORDS or w in _WITH for w in others)
+               or w in lexicon.CONFIRM_WORDS or w in lexicon.NOW_WORDS or w in _WITH or w in own or w in _AWARE
+               for w in others)
 
 
-_WITH = frozenset(lexicon.tokens("com with"))
+_WITH = frozenset(lexicon.tokens("com with of da do de"))
+_AWARE = frozenset(lexicon.tokens("to tou estou ciente i m am aware eu confirmo confirm"))
 
 
 def _follow_up(turn: Turn, words: list[str], parts: list[str], allowed: set[str]) -> bool:

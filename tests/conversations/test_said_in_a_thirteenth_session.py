@@ -230,3 +230,18 @@ def test_a_factor_of_a_field_named_is_its_write(world, supervisor_client, start,
     turn = talk(supervisor_client, conversation, text)
 
     assert "802" in proposed(turn) and says in proposed(turn), turn["response"]
+
+
+@pytest.mark.parametrize("answer", ["Yes, I confirm the change of permit 802.", "pode alterar sim, tô ciente"])
+def test_a_yes_that_names_the_pending_item_again_confirms_it(world, supervisor_client, start, talk, answer):
+    turn = answer_to_a_proposal(supervisor_client, start, talk, answer)
+
+    world.p802.refresh_from_db()
+    assert world.p802.validity_days == 31, turn["response"]
+
+
+def test_a_yes_that_names_another_item_confirms_nothing(world, supervisor_client, start, talk):
+    turn = answer_to_a_proposal(supervisor_client, start, talk, "sim, altera a 771 da Delta")
+
+    world.p802.refresh_from_db()
+    assert world.p802.validity_days == 20, turn["response"]
