@@ -66,6 +66,15 @@ def field_writes(turn: Turn, parts: list[str], allowed: set[str], *, by_unit: bo
                                                                or (by_unit and _amount_in_its_unit(cap, parts)))]
 
 
+def fields_outweighing(turn: Turn, top: CapabilityGrammar, parts: list[str], allowed: set[str]) -> set[str]:
+    """The writes whose field the message names, when the verb's best reading is another write on an item ("muda
+    a <campo abreviado> da 311": "muda" also changes a child) — never over a create, a batch, a read or a
+    navigation the verb asks for. request.choose weighs them above that reading."""
+    if top.kind != "write" or top.intent == "create" or top.batch is not None:
+        return set()
+    return {c.id for c in field_writes(turn, parts, allowed, by_unit=False)}
+
+
 def _amount_in_its_unit(cap: CapabilityGrammar, parts: list[str], *, after: int | None = None) -> bool:
     """"bota 20 dias na 340": an amount said in the unit of the one value slot of a write on an existing item
     ("bota" also adds a child; the unit says which). `after`: where the field's name ends — a number right

@@ -16,7 +16,7 @@ from .courtesy import courtesy
 from .data_spans import data_spans, name_word_positions
 from .date_write import date_for_an_item, date_moved, date_write
 from .explain import explain, explains, explanation_first
-from .field_write import field_write, field_write_of, field_writes
+from .field_write import field_write, field_write_of, field_writes, fields_outweighing
 from .flow import allowed_capabilities, operated_mark, rest
 from .freetext import described_positions, quoted_positions
 from .grammar import CapabilityGrammar, SlotSpec, find_phrase, same_word
@@ -259,8 +259,7 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str], extractor: Extrac
     said = masked(parts, picked_words(turn, parts))
     fields = [Ranked(cap, top - 1) for cap in field_writes(turn, said, allowed, by_unit=by_unit)
               if all(r.cap.id != cap.id for r in ranked)] if not asked else []
-    # ("muda a <campo abreviado> da 311": the field named outweighs a generic verb's other write, which fills nothing)
-    named_field = {c.id for c in field_writes(turn, said, allowed, by_unit=False)} if not asked else set()
+    named_field = fields_outweighing(turn, ranked[0].cap, said, allowed) if not asked else set()
     ranked = sorted(ranked + fields, key=lambda r: -r.score)
     # "abra a <entidade> 802": a reading of another entity, whose item the message does not name, is not read
     types = turn.grammar.types_named_in(view)
