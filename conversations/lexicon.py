@@ -152,7 +152,13 @@ def asks(parts: list[str], text: str) -> bool:
     if without_or_not(parts) != parts or any(parts[i:i + 2] == ["ne", "ou"] for i in range(len(parts) - 1)):
         return True  # "essa aqui tá aprovada ou não", "is it approved or what", "continua ela né ou trocaram"
     at = next((i for i, p in enumerate(parts) if p not in _TELL_ME), len(parts))
+    if any(tuple(parts[i:i + len(t)]) == t for t in _INFORM_ME for i in range(min(3, len(parts)))):
+        return True  # "kindly intimate me the <campo> of …", "let me know the …": asked as a request to be told
     return parts[at:at + 1] == ["que"] or parts[at:at + 2] == ["o", "que"]
+
+
+_INFORM_ME = tuple(tuple(tokens(p)) for p in ("intimate me", "inform me", "let me know", "me informe", "me informa",
+                                              "me avisa", "me avise"))
 
 
 # "me fala", "me diz rapidinho", "tell me": words that only ask to be told, before what is asked.

@@ -14,7 +14,7 @@ from conversations.dates import today
 from sst import inspection_services
 from sst import services as sst
 
-from .conftest import answer_to_a_proposal, inspection_78, proposed
+from .conftest import answer_to_a_proposal, day_label, inspection_78, proposed
 
 pytestmark = pytest.mark.django_db
 
@@ -245,3 +245,23 @@ def test_a_yes_that_names_another_item_confirms_nothing(world, supervisor_client
 
     world.p802.refresh_from_db()
     assert world.p802.validity_days == 20, turn["response"]
+
+
+def test_pull_up_alone_opens_the_item_and_with_an_amount_moves_it(world, supervisor_client, start, talk):
+    inspection_78(world)
+    conversation = start(supervisor_client)
+
+    opened = talk(supervisor_client, conversation, "yo, pull up 78 real quick")
+    moved = talk(supervisor_client, start(supervisor_client), "pull 78 up by 2 days")
+
+    assert opened["response"]["type"] == "navigation", opened["response"]
+    assert "78" in proposed(moved) and day_label(3, "en") in proposed(moved), moved["response"]
+
+
+@pytest.mark.parametrize("text", ["Kindly intimate me the scheduled date of inspection 78.",
+                                  "please let me know the scheduled date of inspection 78"])
+def test_a_request_to_be_told_asks(world, supervisor_client, start, talk, text):
+    inspection_78(world)
+    turn = talk(supervisor_client, start(supervisor_client), text)
+
+    assert turn["response"]["type"] == "answer" and day_label(5, "en") in turn["response"]["message"], turn["response"]
