@@ -6,6 +6,8 @@ this anymore", "não quero mais isso"). Closed-class words of the two languages,
 
 from __future__ import annotations
 
+from .nominal import ACTION_NOUNS
+
 
 def undo_phrasings() -> frozenset[str]:
     """An undo said as a verb and what it undoes, composed rather than listed one by one: "desfaz a
@@ -52,6 +54,10 @@ def undo_phrasings() -> frozenset[str]:
     composed |= {f"{c} {w}" for c in list(composed) for w in was_pt + was_en}
     composed |= {f"{v} {w}" for v in ("deixa", "deixe", "volta", "volte", "poe", "bota", "coloca") for w in was_pt}
     composed |= {f"{v} {w}" for v in ("make it", "put it", "leave it", "set it") for w in was_en}
+    # "desfaz essa remarcação", "undo that extension": any action named by its noun (nominal.py)
+    named = [f"{d} {n}" for d in ("essa", "esta", "aquela", "a", "that", "this", "the", "my")
+             for n in ACTION_NOUNS if n.isascii()]
+    composed |= {f"{v} {o}" for v in undo_verbs for o in named}
     return frozenset(composed)
 
 

@@ -23,6 +23,7 @@ _NOUNS = {
     "rescheduling": "reschedule", "completion": "complete", "relação": "listar", "relacao": "listar",
     "listagem": "listar",
 }
+ACTION_NOUNS = frozenset(_NOUNS)  # (control_composed.py: "desfaz essa <ação>")
 # "da"/"do"/"of": the article the verb's object keeps ("a exclusão da <entidade>" → "excluir a <entidade>")
 _ARTICLE = {"da": "a ", "do": "o ", "das": "as ", "dos": "os ", "de": "", "of": "", "of the": "the ", "desta": "esta ",
             "deste": "este ", "dessa": "essa ", "desse": "esse ", "this": "this ", "that": "that "}

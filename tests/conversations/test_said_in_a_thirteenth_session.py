@@ -265,3 +265,15 @@ def test_a_request_to_be_told_asks(world, supervisor_client, start, talk, text):
     turn = talk(supervisor_client, start(supervisor_client), text)
 
     assert turn["response"]["type"] == "answer" and day_label(5, "en") in turn["response"]["message"], turn["response"]
+
+
+@pytest.mark.parametrize("undo", ["undo that extension", "desfaz essa prorrogação"])
+def test_an_undo_naming_the_action_by_its_noun_is_an_undo(world, supervisor_client, start, talk, undo):
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, "mude a validade da permissão 802 para 31 dias")
+    talk(supervisor_client, conversation, "sim")
+
+    turn = talk(supervisor_client, conversation, undo)
+
+    assert turn["response"]["template"].startswith("undo.") or turn["response"].get("confirmation"), turn["response"]
+    assert turn["response"]["template"] != "clarify.unknown"
