@@ -277,3 +277,14 @@ def test_an_undo_naming_the_action_by_its_noun_is_an_undo(world, supervisor_clie
 
     assert turn["response"]["template"].startswith("undo.") or turn["response"].get("confirmation"), turn["response"]
     assert turn["response"]["template"] != "clarify.unknown"
+
+
+@pytest.mark.parametrize(("text", "tab"), [("comps tab", "components"), ("aba de comps", "components"),
+                                           ("crew tab", "workers")])
+def test_a_tab_named_short(world, supervisor_client, start, talk, text, tab):
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, "abre a 802")
+
+    turn = talk(supervisor_client, conversation, text)
+
+    assert (turn["response"].get("navigation") or {}).get("tab") == tab, turn["response"]
