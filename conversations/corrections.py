@@ -13,6 +13,7 @@ from . import lexicon
 from .attributes import same_number_elsewhere
 from .clarify import clarify
 from .compared import compared_positions
+from .dates import shift_in
 from .ellipsis import last_request
 from .ellipsis_turn import ellipsis_apply, pointed_on_screen
 from .flow import allowed_capabilities, pending_confirmation
@@ -71,7 +72,7 @@ def correction_apply(turn: Turn, remainder: list[str]) -> None:
         return clarify(turn, base, Extraction(values={}, invalid=invalid))
     if not ambiguous:
         moved_again(turn, cap, base, slots, changed)
-    ahead = _days_ahead(parts, turn.language)
+    ahead = _days_ahead(parts, turn.language, str(base.get("text") or ""))
     if not changed and not ambiguous and ahead and any(s.parse == "date" for s in cap.slots):
         # "opa, 15 dias" for a date: that many days from today, as "daqui a 15 dias" says it
         extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
@@ -159,10 +160,21 @@ def _label_words(slot: Any) -> set[str]:
 _HELD = frozenset(lexicon.tokens("that isso instead actually then entao melhor"))  # "make that 18 days instead"
 
 
-def _days_ahead(parts: list[str], language: str) -> str | None:
+def _days_ahead(parts: list[str], language: str, said_before: str = "") -> str | None:
     """"15 dias" / "15 days" alone (or placed: "make it 7 days"): the same amount said as a date from today,
-    else None."""
+    else None. A bare "4" too, when the request it corrects said its date as days from today ("pra daqui 3
+    dias" → "não, 4")."""
     parts = [p for p in parts if p not in lexicon.PLACING and p not in _HELD]
+    before = lexicon.tokens(said_before)
+    if (len(parts) == 1 and parts[0].isdigit() and sum(1 for i, p in enumerate(before[:-1]) if p.isdigit()
+                                                       and before[i + 1] in lexicon.DAY_UNITS) == 1):
+        shift = shift_in(said_before, language)  # "adia em 3 dias" → "não, 5": moved by 5, the same way
+        if shift is not None:
+            english = language.startswith("en")
+            if shift[0] < 0:
+                return f"{parts[0]} days earlier" if english else f"{parts[0]} dias antes"
+            return f"by {parts[0]} days" if english else f"em {parts[0]} dias"
+        parts = [parts[0], "days"]
     if len(parts) != 2 or not parts[0].isdigit() or parts[1] not in lexicon.DAY_UNITS:
         return None
     return f"in {parts[0]} days" if language.startswith("en") else f"daqui a {parts[0]} dias"

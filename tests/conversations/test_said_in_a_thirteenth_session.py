@@ -288,3 +288,24 @@ def test_a_tab_named_short(world, supervisor_client, start, talk, text, tab):
     turn = talk(supervisor_client, conversation, text)
 
     assert (turn["response"].get("navigation") or {}).get("tab") == tab, turn["response"]
+
+
+def test_a_bare_number_corrects_the_days_from_today_said_before(world, supervisor_client, start, talk):
+    inspection_78(world)
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, "remarca a inspeção 78 pra daqui 3 dias")
+
+    turn = talk(supervisor_client, conversation, "não, 4")
+
+    assert "78" in proposed(turn) and day_label(4) in proposed(turn), turn["response"]
+
+
+def test_a_bare_number_after_a_shift_is_never_days_from_today(world, supervisor_client, start, talk):
+    """"adia a 78 em 3 dias" then "não, 5": never 5 days from today (78 is 5 days away: that is no move by 5)."""
+    inspection_78(world)
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, "adia a 78 em 3 dias")
+
+    turn = talk(supervisor_client, conversation, "não, 5")
+
+    assert day_label(5) not in proposed(turn) and day_label(8) not in proposed(turn), turn["response"]
