@@ -15,7 +15,7 @@ from .clarify import clarify
 from .compared import compared_positions
 from .dates import shift_in
 from .ellipsis import last_request
-from .ellipsis_turn import ellipsis_apply, pointed_on_screen
+from .ellipsis_turn import ellipsis_apply, named_alone, pointed_on_screen
 from .flow import allowed_capabilities, pending_confirmation
 from .freetext import quoted_values
 from .grammar import CapabilityGrammar, same_word
@@ -220,9 +220,10 @@ def _changes(turn: Turn, extractor: Extractor, cap: CapabilityGrammar, base: dic
                 changed.append(slot.name)
             continue  # (its place word is no day of the month: ordinals.without_the_pick, when the dates are read)
         if number is None:
-            shown = pointed_on_screen(turn, slot, parts)
+            # "no, I meant this one" with another item selected since; "sorry, the <local> one": named alone
+            shown = pointed_on_screen(turn, slot, parts) or named_alone(turn, slot, parts)
             if shown is not None and (current is None or str(current.value) != str(shown.value)):
-                slots[slot.name] = [shown.to_dict()]  # "no, I meant this one" with another item selected since
+                slots[slot.name] = [shown.to_dict()]
                 changed.append(slot.name)
             continue
         probe = Extraction()

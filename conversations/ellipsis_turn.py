@@ -85,7 +85,7 @@ def number_again(turn: Turn, parts: list[str]) -> bool:
         return False
     slot = next((s for c in turn.grammar.capabilities.values() if c.kind == "read" and c.intent == "show"
                  for s in c.slots if s.parse == "reference" and s.type == request.get("type")), None)
-    return slot is not None and _named_alone(turn, slot, said) is not None and _field_again(turn, request, said)
+    return slot is not None and named_alone(turn, slot, said) is not None and _field_again(turn, request, said)
 
 
 def values_masked(turn: Turn, rest: list[str]) -> list[str]:
@@ -120,7 +120,7 @@ def _field_again(turn: Turn, request: dict[str, Any], rest: list[str]) -> bool:
         named = (extractor.extract(cap, rest, use_context=False).values.get(slot.name) or [None])[0]
         named = (named or _same_number_named(turn, extractor, slot, rest, request)
                  or pointed_on_screen(turn, slot, rest) or _the_other(turn, slot, rest, request)
-                 or _named_alone(turn, slot, rest))
+                 or named_alone(turn, slot, rest))
         other = named is not None and str(named.value) != str(request.get("id"))
         body = turn.reader.entity(slot.type, named.value if other else request.get("id"))
         if body is None:
@@ -164,7 +164,7 @@ def _the_other(turn: Turn, slot: Any, words: list[str], request: dict[str, Any])
     return None
 
 
-def _named_alone(turn: Turn, slot: Any, words: list[str]) -> SlotValue | None:
+def named_alone(turn: Turn, slot: Any, words: list[str]) -> SlotValue | None:
     """"e o <local>?" after "quem inspeciona o <outro local>?": a name of one item (the manifest's named_by), word
     for word and alone, asks the same question about that item."""
     items, at = named_by_attribute(turn.reader, slot, words, partial=False)
@@ -176,7 +176,7 @@ def _named_alone(turn: Turn, slot: Any, words: list[str]) -> SlotValue | None:
 
 
 _NAME_WORDS = 4
-_OF_ONE = frozenset(lexicon.tokens("da do de of one e and what about about"))
+_OF_ONE = frozenset(lexicon.tokens("da do de of one e and what about about i meant quis dizer era sorry"))
 
 
 def _same_number_named(turn: Turn, extractor: Extractor, slot: Any, rest: list[str],

@@ -13,7 +13,7 @@ from __future__ import annotations
 from .attributes import named_by_attribute
 from .flow import pending_confirmation
 from .grammar import CapabilityGrammar, find_phrase
-from .lexicon import ARTICLES, OPENING, OTHER
+from .lexicon import ARTICLES, OPENING, OTHER, tokens
 from .navigation import navigate
 from .operations import operate
 from .plurals import plural_types
@@ -28,6 +28,8 @@ def lone_turn(turn: Turn, parts: list[str], allowed: set[str], extractor: Extrac
     if pending_confirmation(turn) is not None:  # "312" then is about the operation on screen
         return False
     content = [p for p in parts if p not in ARTICLES]
+    while len(content) > 1 and content[0] in _WANTING:  # "quero a <entidade> 340", "I need 52": the item wanted
+        content = content[1:]
     if len(said := [p for p in content if p not in OTHER]) == 1 and said[0].isdigit():  # "57", "the other 340"
         return _open_the_one(turn, content, allowed, extractor)
     # "inspecton 53": a noun (a slip allowed) and a number
@@ -50,6 +52,7 @@ def lone_turn(turn: Turn, parts: list[str], allowed: set[str], extractor: Extrac
 
 
 _ATTRIBUTE_WORDS = 6
+_WANTING = frozenset(tokens("quero queria preciso i want need gimme"))
 _CUT_SHORT = 4  # "<four letters of a noun> 60": the fewest letters of a noun cut short
 
 

@@ -309,3 +309,23 @@ def test_a_bare_number_after_a_shift_is_never_days_from_today(world, supervisor_
     turn = talk(supervisor_client, conversation, "não, 5")
 
     assert day_label(5) not in proposed(turn) and day_label(8) not in proposed(turn), turn["response"]
+
+
+@pytest.mark.parametrize("correction", ["sorry, I meant the Galpão Sul one", "não, a do Galpão Sul"])
+def test_a_correction_naming_the_item_by_its_place_retargets(world, supervisor_client, start, talk, correction):
+    inspection_78(world)
+    inspection_services.inspection_create(tenant=world.tenant, company=world.delta, site="Galpão Sul", number="80",
+                                          scheduled_for=today() + timedelta(days=7))
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, "remarca a inspeção 78 pra daqui 10 dias")
+
+    turn = talk(supervisor_client, conversation, correction)
+
+    assert "80" in proposed(turn) and day_label(10) in proposed(turn), turn["response"]
+
+
+@pytest.mark.parametrize(("text", "kind"), [("quero a permissão 802", "navigation"), ("I need 771", "clarification")])
+def test_the_item_wanted_alone_is_opened_or_asked_which(world, supervisor_client, start, talk, text, kind):
+    turn = talk(supervisor_client, start(supervisor_client), text)
+
+    assert turn["response"]["type"] == kind, turn["response"]
