@@ -10,7 +10,7 @@ Nothing here knows an entity.
 
 from __future__ import annotations
 
-from .attributes import named_by_attribute
+from .attributes import named_by_attribute, states_said
 from .flow import pending_confirmation
 from .grammar import CapabilityGrammar, find_phrase
 from .lexicon import ARTICLES, OPENING, OTHER, tokens
@@ -41,7 +41,7 @@ def lone_turn(turn: Turn, parts: list[str], allowed: set[str], extractor: Extrac
         return True
     if _value_and_its_noun(turn, content, allowed, extractor):  # "<valor> tab pls", "aba de <valor>"
         return True
-    if _list_filtered(turn, content, allowed, extractor):  # "<entidades> <estado> nos próximos 12 dias"
+    if _list_filtered(turn, content, parts, allowed, extractor):  # "<entidades> <estado> nos próximos 12 dias"
         return True
     # "<entidade> do <atributo>": a noun, then what names one of its items (manifest named_by), no number
     types = _leading_noun(turn, content)
@@ -52,6 +52,7 @@ def lone_turn(turn: Turn, parts: list[str], allowed: set[str], extractor: Extrac
 
 
 _ATTRIBUTE_WORDS = 6
+_ANYTHING = frozenset(tokens("anything any something algo alguma algum"))
 _WANTING = frozenset(tokens("quero queria preciso i want need gimme"))
 _CUT_SHORT = 4  # "<four letters of a noun> 60": the fewest letters of a noun cut short
 
@@ -166,20 +167,24 @@ def _open_by_its_value(turn: Turn, content: list[str], allowed: set[str]) -> boo
 _FILTER_WORDS = 7
 
 
-def _list_filtered(turn: Turn, content: list[str], allowed: set[str], extractor: Extractor) -> bool:
+def _list_filtered(turn: Turn, content: list[str], parts: list[str], allowed: set[str], extractor: Extractor) -> bool:
     """"<entidades> <estado> nos próximos 12 dias", "<entities> of <owner>": a short message opened by a plural
     noun, in which its search finds at least one filter and nothing it cannot apply — that search, filtered (a
     read: nothing is done)."""
     types = _leading_noun(turn, content) & plural_types(turn.grammar, content[:2])
-    lists = [cap for cap in turn.grammar.capabilities.values() if cap.id in allowed and cap.kind == "read"
-             and cap.intent == "search" and cap.entity in types]
+    searches = [cap for cap in turn.grammar.capabilities.values() if cap.id in allowed and cap.kind == "read"
+                and cap.intent == "search"]
+    if not types and content[:1] and content[0] in _ANYTHING:  # "anything scheduled at <local>?": the one entity
+        types = {c.entity for c in searches if states_said(turn.grammar, c.entity, content[1:])[0]}  # in that state
+    lists = [cap for cap in searches if cap.entity in types]
     if len(lists) != 1 or len(content) > _FILTER_WORDS:
         return False
-    extraction = extractor.extract(lists[0], content)
-    unread = text_filter(turn, lists[0], extraction, content, None, extractor.skip_words(lists[0]))
+    # (read with its prepositions: "at the <Lugar>" is a filter of its own, never dropped unread)
+    extraction = extractor.extract(lists[0], parts)
+    unread = text_filter(turn, lists[0], extraction, parts, None, extractor.skip_words(lists[0]))
     if unread or not extraction.values or not extraction.complete:
         return False
-    operate(turn, lists[0], extraction, content)
+    operate(turn, lists[0], extraction, parts)
     return True
 
 

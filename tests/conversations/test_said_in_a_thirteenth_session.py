@@ -329,3 +329,13 @@ def test_the_item_wanted_alone_is_opened_or_asked_which(world, supervisor_client
     turn = talk(supervisor_client, start(supervisor_client), text)
 
     assert turn["response"]["type"] == kind, turn["response"]
+
+
+@pytest.mark.parametrize("text", ["anything scheduled at the Doca 9?", "inspeções agendadas na Doca 9"])
+def test_a_short_list_keeps_its_place_filter(world, supervisor_client, start, talk, text):
+    """"anything <state> at <Place>": the one entity in that state, listed at that place — never all of them."""
+    inspection_78(world)
+    turn = talk(supervisor_client, start(supervisor_client), text)
+
+    message = turn["response"]["message"]
+    assert turn["response"]["type"] == "answer" and "78" in message and "79" not in message, turn["response"]
