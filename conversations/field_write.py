@@ -66,13 +66,16 @@ def field_writes(turn: Turn, parts: list[str], allowed: set[str], *, by_unit: bo
                                                                or (by_unit and _amount_in_its_unit(cap, parts)))]
 
 
-def fields_outweighing(turn: Turn, top: CapabilityGrammar, parts: list[str], allowed: set[str]) -> set[str]:
-    """The writes whose field the message names, when the verb's best reading is another write on an item ("muda
-    a <campo abreviado> da 311": "muda" also changes a child) — never over a create, a batch, a read or a
-    navigation the verb asks for. request.choose weighs them above that reading."""
-    if top.kind != "write" or top.intent == "create" or top.batch is not None:
+def fields_outweighing(turn: Turn, top: CapabilityGrammar, verb: list[str], parts: list[str],
+                       allowed: set[str]) -> set[str]:
+    """The writes whose field the message names, when the verb's best reading is another write on an item and the
+    verb said (`verb`: its words) is one of theirs too ("muda a <campo abreviado> da 311": "muda" also changes a
+    child) — never over a create, a batch, a read or a navigation, nor over a verb of its own ("cancela a <x> que
+    pediram sem <campo>" cancels). request.choose weighs them above that reading."""
+    if top.kind != "write" or top.intent == "create" or top.batch is not None or not verb:
         return set()
-    return {c.id for c in field_writes(turn, parts, allowed, by_unit=False)}
+    return {c.id for c in field_writes(turn, parts, allowed, by_unit=False)
+            if any(v.words[:1] == tuple(verb[:1]) for v in c.verbs)}
 
 
 def _amount_in_its_unit(cap: CapabilityGrammar, parts: list[str], *, after: int | None = None) -> bool:

@@ -259,7 +259,8 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str], extractor: Extrac
     said = masked(parts, picked_words(turn, parts))
     fields = [Ranked(cap, top - 1) for cap in field_writes(turn, said, allowed, by_unit=by_unit)
               if all(r.cap.id != cap.id for r in ranked)] if not asked else []
-    named_field = fields_outweighing(turn, ranked[0].cap, said, allowed) if not asked else set()
+    verb = parts[span[0]:span[1]] if (span := ranked[0].verb_span) is not None else []
+    named_field = fields_outweighing(turn, ranked[0].cap, verb, said, allowed) if not asked else set()
     ranked = sorted(ranked + fields, key=lambda r: -r.score)
     # "abra a <entidade> 802": a reading of another entity, whose item the message does not name, is not read
     types = turn.grammar.types_named_in(view)
