@@ -47,11 +47,14 @@ def reference(slot_type: str, parts: list[str], situation: Situation,
     created = next((c for c in situation.created if c.get("type") == slot_type), None)
     if pronoun and created:
         return SlotValue(created.get("id"), str(created.get("label")), created, "result")
-    if any(p in PREVIOUS for p in parts):
+    # "back to the previous one", "volta na outra": the one spoken of before the one in focus
+    if any(p in PREVIOUS or p in OTHER for p in parts):
         earlier = [r for r in situation.recent if r.get("type") == slot_type
                    and (situation.active is None or r.get("id") != situation.active.get("id"))]
         if earlier:
             return SlotValue(earlier[0].get("id"), str(earlier[0].get("label")), earlier[0], "context")
+        if any(p in OTHER for p in parts):
+            return None  # "the other one" with no other spoken of: asked which, never the one in focus
     ordered = []
     selection, active = situation.selection, situation.active
     if selection and selection.get("type") == slot_type and (situation.selection_fresh or not active

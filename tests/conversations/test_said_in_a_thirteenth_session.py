@@ -339,3 +339,23 @@ def test_a_short_list_keeps_its_place_filter(world, supervisor_client, start, ta
 
     message = turn["response"]["message"]
     assert turn["response"]["type"] == "answer" and "78" in message and "79" not in message, turn["response"]
+
+
+@pytest.mark.parametrize("back", ["go back to the other one", "volta na outra"])
+def test_the_other_one_is_the_one_spoken_of_before(world, supervisor_client, start, talk, back):
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, "abre a 802")
+    talk(supervisor_client, conversation, "abre a 771 da Delta")
+
+    turn = talk(supervisor_client, conversation, back)
+
+    assert (turn["response"].get("navigation") or {}).get("entity", {}).get("label") == "802", turn["response"]
+
+
+def test_the_other_one_with_none_spoken_of_is_asked_never_the_one_in_focus(world, supervisor_client, start, talk):
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, "abre a 802")
+
+    turn = talk(supervisor_client, conversation, "adiciona solda elétrica na outra")
+
+    assert "802" not in proposed(turn), turn["response"]
