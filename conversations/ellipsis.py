@@ -53,6 +53,7 @@ WHICH_ONES = frozenset(" ".join(tokens(p)) for p in (
 
 
 _ALSO = frozenset(tokens("tambem too also idem"))
+_AS_WELL = ["as", "well"]
 # (and every "do the same for …" an ellipsis opens with: "faz a mesma coisa na …", "do the same thing on …")
 _SAME = tuple({tuple(tokens(p)) for p in (
     "same for", "the same", "same with", "o mesmo", "mesma coisa", "a mesma coisa", "faz o mesmo", "faca o mesmo",
@@ -64,7 +65,8 @@ def says_also(parts: list[str]) -> bool:
     """"a 311 também", "<entity> 312 too": the same again, for another target — a write included (it is
     proposed and confirmed like any other)."""
     core = parts[1:] if parts[:1] in (["and"], ["e"], ["now"], ["agora"]) else parts  # "and the same for …"
-    return bool(parts) and (parts[-1] in _ALSO or any(tuple(core[:len(o)]) == o for o in _SAME))
+    return bool(parts) and (parts[-1] in _ALSO or parts[-2:] == _AS_WELL or any(tuple(core[:len(o)]) == o
+                                                                              for o in _SAME))
 
 
 def ellipsis_rest(parts: list[str]) -> list[str] | None:
@@ -72,6 +74,8 @@ def ellipsis_rest(parts: list[str]) -> list[str] | None:
     else None."""
     if parts and parts[-1] in _ALSO and 0 < len(parts) - 1 <= MAX_WORDS:
         return parts[:-1]
+    if parts[-2:] == _AS_WELL and 0 < len(parts) - 2 <= MAX_WORDS:  # "and 310 as well"
+        return parts[:-2]
     tag = next((t for t in _ASKED_AGAIN if len(parts) > len(t) + 1 and tuple(parts[-len(t):]) == t), ())
     parts = parts[:len(parts) - len(tag)]  # "e as da <dona>, quais são?": the question asked again, as a tag
     for opener in sorted(_OPENERS, key=len, reverse=True):

@@ -359,3 +359,13 @@ def test_the_other_one_with_none_spoken_of_is_asked_never_the_one_in_focus(world
     turn = talk(supervisor_client, conversation, "adiciona solda elétrica na outra")
 
     assert "802" not in proposed(turn), turn["response"]
+
+
+def test_as_well_repeats_the_last_write_for_another_item(world, supervisor_client, start, talk):
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, "change the validity of permit 802 to 31 days")
+    talk(supervisor_client, conversation, "yes")
+
+    turn = talk(supervisor_client, conversation, "and 771 from Omega as well")
+
+    assert "771" in proposed(turn) and "Omega" in proposed(turn) and "31 days" in proposed(turn), turn["response"]
