@@ -70,6 +70,8 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
             # "qual a <campo> da 771?" with two of them: which one — then that one's field is answered (also
             # without the noun, "quem responde pela 771?", when the field asked is of this entity).
             field = field_asked(cap.fields, parts, dict.fromkeys(cap.fields), phrases_with or frozenset())
+            if field is None and phrases_with:  # "how many <filhos> are on 340?" (two of them): its list, counted
+                field = field_asked(cap.fields, parts, dict.fromkeys(cap.fields))
             if field is not None:
                 state = intent_state(capability=cap.id, values={}, text=turn.text, language=turn.language)
                 state["field"] = field

@@ -369,3 +369,10 @@ def test_as_well_repeats_the_last_write_for_another_item(world, supervisor_clien
     turn = talk(supervisor_client, conversation, "and 771 from Omega as well")
 
     assert "771" in proposed(turn) and "Omega" in proposed(turn) and "31 days" in proposed(turn), turn["response"]
+
+
+def test_a_count_of_a_list_field_of_two_items_asks_which(world, supervisor_client, start, talk):
+    """"how many workers are on permit 771?" (two 771s): which one — never the count of every permit."""
+    turn = talk(supervisor_client, start(supervisor_client), "how many workers are on permit 771?")
+
+    assert turn["response"]["type"] == "clarification" and "771" in turn["response"]["message"], turn["response"]
