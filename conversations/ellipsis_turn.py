@@ -17,7 +17,7 @@ from . import lexicon
 from .attributes import named_by_attribute, same_number_elsewhere
 from .ellipsis import WHICH_ONES, last_request, says_also
 from .flow import operated_mark
-from .lexicon import DAY_UNITS
+from .lexicon import DAY_UNITS, QUOTED
 from .navigation import navigate
 from .operations import operate
 from .question import field_answer, field_asked
@@ -242,6 +242,9 @@ def _request_again(turn: Turn, request: dict[str, Any], rest: list[str], allowed
     # "e no <Lugar>?", "and next week?": a place or a window of dates is the read's filter again
     unread = text_filter(turn, cap, fresh, rest, None, extractor.skip_words(cap)) if cap.kind == "read" else None
     changed = {name: values for name, values in fresh.values.items() if values and values[0].source == "text"}
+    # ("and the same one on 60 too": the words left are no new text — a free text changes only when quoted)
+    quoted = QUOTED.search(turn.text) is not None
+    changed = {name: values for name, values in changed.items() if not _free_text(cap, name) or quoted}
     target = _other_target(extractor, cap, rest) if cap.kind == "write" else Extraction()
     # "a 311 também": a bare number is the other target, never a new quantity
     changed = {k: v for k, v in target.values.items() if v} or changed
@@ -259,6 +262,11 @@ def _request_again(turn: Turn, request: dict[str, Any], rest: list[str], allowed
     if unread:
         operated_mark(turn, cap.id, "unfiltered", unread)
     return True
+
+
+def _free_text(cap: Any, name: str) -> bool:
+    slot = cap.slot(name)
+    return slot is not None and slot.type == "text" and slot.parse == "text"
 
 
 def _other_entity(turn: Turn, cap: Any, request: dict[str, Any], rest: list[str], allowed: set[str]) -> bool:

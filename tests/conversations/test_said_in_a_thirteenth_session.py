@@ -376,3 +376,15 @@ def test_a_count_of_a_list_field_of_two_items_asks_which(world, supervisor_clien
     turn = talk(supervisor_client, start(supervisor_client), "how many workers are on permit 771?")
 
     assert turn["response"]["type"] == "clarification" and "771" in turn["response"]["message"], turn["response"]
+
+
+def test_the_same_write_on_another_item_keeps_its_text(world, supervisor_client, start, talk):
+    """"and the same one on 79 too" after recording a finding: that finding's text — never "and"."""
+    inspection_78(world)
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, 'add a finding "missing guard on grinder" severity high to inspection 78')
+    talk(supervisor_client, conversation, "yes")
+
+    turn = talk(supervisor_client, conversation, "and the same one on 79 too")
+
+    assert "79" in proposed(turn) and "missing guard on grinder" in proposed(turn), turn["response"]
