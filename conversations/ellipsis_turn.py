@@ -11,6 +11,7 @@ What the message changes is found by the normal extraction, so nothing here know
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from . import lexicon
@@ -166,8 +167,13 @@ def _the_other(turn: Turn, slot: Any, words: list[str], request: dict[str, Any])
 
 def named_alone(turn: Turn, slot: Any, words: list[str]) -> SlotValue | None:
     """"e o <local>?" after "quem inspeciona o <outro local>?": a name of one item (the manifest's named_by), word
-    for word and alone, asks the same question about that item."""
-    items, at = named_by_attribute(turn.reader, slot, words, partial=False)
+    for word and alone, asks the same question about that item. Only the item's own fields (a path without a
+    dot): a person or an owner said alone ("não, a <pessoa>") is a value of the request, never the item they
+    are on."""
+    own = tuple(path for path in slot.named_by if "." not in path)
+    if not own:
+        return None
+    items, at = named_by_attribute(turn.reader, replace(slot, named_by=own), words, partial=False)
     if len(items) != 1 or any(w not in lexicon.ARTICLES and w not in _OF_ONE for i, w in enumerate(words)
                               if i not in at):
         return None

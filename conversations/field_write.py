@@ -74,6 +74,8 @@ def fields_outweighing(turn: Turn, top: CapabilityGrammar, verb: list[str], part
     pediram sem <campo>" cancels). request.choose weighs them above that reading."""
     if top.kind != "write" or top.intent == "create" or top.batch is not None or not verb:
         return set()
+    if any(p.isdigit() and parts[i + 1:i + 2] and parts[i + 1] in DAY_UNITS for i, p in enumerate(parts)):
+        return set()  # "bota 50 dias de <campo> na 312 aí, chefe": an amount in its unit says which write
     return {c.id for c in field_writes(turn, parts, allowed, by_unit=False)
             if any(v.words[:1] == tuple(verb[:1]) for v in c.verbs)}
 

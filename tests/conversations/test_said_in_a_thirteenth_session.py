@@ -247,17 +247,6 @@ def test_a_yes_that_names_another_item_confirms_nothing(world, supervisor_client
     assert world.p802.validity_days == 20, turn["response"]
 
 
-def test_pull_up_alone_opens_the_item_and_with_an_amount_moves_it(world, supervisor_client, start, talk):
-    inspection_78(world)
-    conversation = start(supervisor_client)
-
-    opened = talk(supervisor_client, conversation, "yo, pull up 78 real quick")
-    moved = talk(supervisor_client, start(supervisor_client), "pull 78 up by 2 days")
-
-    assert opened["response"]["type"] == "navigation", opened["response"]
-    assert "78" in proposed(moved) and day_label(3, "en") in proposed(moved), moved["response"]
-
-
 @pytest.mark.parametrize("text", ["Kindly intimate me the scheduled date of inspection 78.",
                                   "please let me know the scheduled date of inspection 78"])
 def test_a_request_to_be_told_asks(world, supervisor_client, start, talk, text):
@@ -388,3 +377,15 @@ def test_the_same_write_on_another_item_keeps_its_text(world, supervisor_client,
     turn = talk(supervisor_client, conversation, "and the same one on 79 too")
 
     assert "79" in proposed(turn) and "missing guard on grinder" in proposed(turn), turn["response"]
+
+
+def test_a_person_said_in_a_correction_is_the_value_never_the_item_they_are_on(world, supervisor_client, start,
+                                                                                 talk):
+    """"não, o Bruno Teixeira" corrects who inspects 79 — never retargets to 78, which Bruno inspects."""
+    _two_inspections(world)
+    conversation = start(supervisor_client)
+    talk(supervisor_client, conversation, "coloca a Ana Costa de inspetora na 79")
+
+    turn = talk(supervisor_client, conversation, "não, o Bruno Teixeira")
+
+    assert "79" in proposed(turn) and "Bruno Teixeira" in proposed(turn), turn["response"]
