@@ -53,8 +53,7 @@ def reference(slot_type: str, parts: list[str], situation: Situation,
                    and (situation.active is None or r.get("id") != situation.active.get("id"))]
         if earlier:
             return SlotValue(earlier[0].get("id"), str(earlier[0].get("label")), earlier[0], "context")
-        if any(p in OTHER for p in parts):
-            return None  # "the other one" with no other spoken of: asked which, never the one in focus
+        # (with none spoken of before, "the other one" may be another child of the item in focus: it stays)
     ordered = []
     selection, active = situation.selection, situation.active
     if selection and selection.get("type") == slot_type and (situation.selection_fresh or not active

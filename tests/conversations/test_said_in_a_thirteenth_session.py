@@ -341,15 +341,6 @@ def test_the_other_one_is_the_one_spoken_of_before(world, supervisor_client, sta
     assert (turn["response"].get("navigation") or {}).get("entity", {}).get("label") == "802", turn["response"]
 
 
-def test_the_other_one_with_none_spoken_of_is_asked_never_the_one_in_focus(world, supervisor_client, start, talk):
-    conversation = start(supervisor_client)
-    talk(supervisor_client, conversation, "abre a 802")
-
-    turn = talk(supervisor_client, conversation, "adiciona solda elétrica na outra")
-
-    assert "802" not in proposed(turn), turn["response"]
-
-
 def test_as_well_repeats_the_last_write_for_another_item(world, supervisor_client, start, talk):
     conversation = start(supervisor_client)
     talk(supervisor_client, conversation, "change the validity of permit 802 to 31 days")
