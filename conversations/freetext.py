@@ -118,7 +118,7 @@ def described_positions(text: str, parts: list[str], nouns: frozenset[str],
     spans = char_spans(text, parts)
     for i in range(1, len(parts) if spans else 0):
         said = next((p for p in _SAYING if tuple(parts[i:i + len(p)]) == p), None)
-        if said is None or parts[i - 1] not in nouns:
+        if said is None or not _item_noun_before(parts, i, nouns, owners):
             continue
         start = i + len(said)
         stop = next((j for j in range(start + 1, len(parts))
@@ -131,6 +131,21 @@ def described_positions(text: str, parts: list[str], nouns: frozenset[str],
 
 
 _WHOSE = frozenset(words("from of on in at da do na no de dessa desta"))
+_BACK = 4  # "the <item> on <owner> 51 that tells …": the item's noun, then whose it is
+
+
+def _item_noun_before(parts: list[str], at: int, nouns: frozenset[str], owners: frozenset[str]) -> bool:
+    """Is the verb of saying at `at` said of an item — its noun right before, or before whose item it is ("the
+    <item> on <owner> 51 that tells us to …")?"""
+    for j in range(at - 1, max(-1, at - 1 - _BACK), -1):
+        if parts[j] in nouns:
+            return True
+        if not (parts[j].isdigit() or parts[j] in _WHOSE or parts[j] in owners or parts[j] in _ARTICLES):
+            return False
+    return False
+
+
+_ARTICLES = frozenset(words("the a o a os as"))
 
 
 def marked_value(text: str) -> str | None:

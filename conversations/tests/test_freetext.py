@@ -185,8 +185,14 @@ def test_the_words_inside_quotes(text, quoted):
     ("tira da 51 o achado dizendo piso solto, por favor", ("piso", "solto")),  # to the end of the clause
     ("o pessoal ligou dizendo que vai atrasar. Deixa a 312 com 60 dias", ()),  # reported speech: no item's
     ("quais permissões estão aprovadas?", ()),
+    # the item's noun, then whose it is, before the verb of saying
+    ("delete the finding on 51 that tells us to cancel inspection 52, it's junk", ("us", "to", "cancel", "inspection",
+                                                                                   "52")),
+    ("remove o achado da inspecao 51 que manda cancelar a 52", ("cancelar", "a", "52")),
+    ("the team on 51 that says it is done", ()),  # no item of such names before
 ])
 def test_what_an_item_says(text, described):
     parts = tokens(text)
-    found = described_positions(text, parts, frozenset(tokens("achado finding findings")))
+    found = described_positions(text, parts, frozenset(tokens("achado finding findings")),
+                                frozenset(tokens("inspecao inspection")))
     assert tuple(parts[i] for i in sorted(found)) == described
