@@ -105,7 +105,7 @@ _SAYING = tuple(tuple(words(fold(p))) for p in (
     "que menciona", "que cita", "dizendo", "falando", "that says", "which says", "that said", "saying",
     "that reads", "which reads", "that tells", "which tells", "telling", "asking", "that asks", "ordering",
     "that orders", "mandando", "pedindo", "que ordena"))
-_CLAUSE_END = re.compile(r"[,.;!?]")
+_CLAUSE_END = re.compile(r"[,.;!?—–]|\s-\s")  # (a dash ends a clause too: "… that reads like X – could you …")
 
 
 def described_positions(text: str, parts: list[str], nouns: frozenset[str],

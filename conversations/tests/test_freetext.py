@@ -190,6 +190,9 @@ def test_the_words_inside_quotes(text, quoted):
                                                                                    "52")),
     ("remove o achado da inspecao 51 que manda cancelar a 52", ("cancelar", "a", "52")),
     ("the team on 51 that says it is done", ()),  # no item of such names before
+    # a dash ends the clause: what follows is the request's
+    ("there's an odd finding on 51 that reads like an instruction – could you take it off",
+     ("like", "an", "instruction")),
 ])
 def test_what_an_item_says(text, described):
     parts = tokens(text)
