@@ -22,6 +22,7 @@ from .lexicon import COUNT_WORDS, DAY_UNITS, tokens
 from .operations import operate
 from .picked import orderable
 from .plurals import plural_types
+from .question import field_label
 from .turns import Turn
 
 # The words before the amount, by what they compare: "more than 20 days", "mais de 20 dias", "at least 30 days".
@@ -77,22 +78,11 @@ def compared_filter(turn: Turn, cap: CapabilityGrammar, extraction: Extraction, 
     operate(turn, search, replace(extraction, values=values, used=extraction.used | at), parts)
     unit = next((s.unit for c in turn.grammar.capabilities.values() if c.entity == cap.entity for s in c.slots
                  if s.field == amounts[0] and s.unit), "")
-    where = turn.say(f"read.compared_{op}", field=_field_name(turn, cap.entity, amounts[0]),
+    where = turn.say(f"read.compared_{op}", field=field_label(turn, amounts[0]),
                      value=f"{amount} {messages.term(unit, turn.language)}".strip())
     operated_mark(turn, search.id, "compare", {"field": amounts[0], "op": op, "value": amount,
                                                "count": cap.intent == "count", "where": where})
     return True
-
-
-def _field_name(turn: Turn, entity: str, field: str) -> str:
-    """The field as replies name it: the manifest's first phrase for it (`language.fields`), else its slot's label."""
-    for cap in turn.grammar.capabilities.values():
-        named = (cap.field_names.get(field) or {}).get(turn.language) if cap.entity == entity else None
-        if named:
-            return named
-    slot = next((s for c in turn.grammar.capabilities.values() if c.entity == entity for s in c.slots
-                 if s.field == field and s.label), None)
-    return turn.grammar.slot_label(slot, turn.language) if slot is not None else field
 
 
 def compared_read(turn: Turn, parts: list[str], allowed: set[str], extractor: Any, asks_to_write: bool) -> bool:

@@ -119,9 +119,4 @@ def _field_phrases(turn: Turn, cap: CapabilityGrammar, *, names: bool = False) -
         s.parse in _VALUE_PARSES or (names and s.parse is None and s.resolver and s.label))]
     if len(values) != 1:
         return set()
-    slot = values[0]
-    phrases = {tuple(tokens(label)) for label in slot.label.values()}
-    for other in turn.grammar.capabilities.values():
-        if other.entity == cap.entity and other.kind == "read":
-            phrases |= set(other.fields.get(slot.field, ()))
-    return phrases
+    return set(turn.grammar.field_phrases(cap.entity, values[0]))

@@ -220,6 +220,14 @@ class Grammar:
         """Entities named in one word (the registry's synonyms): a noun, never a form of a verb."""
         return frozenset(p[0] for phrases in self.synonyms.values() for p in phrases if len(p) == 1)
 
+    def field_phrases(self, entity: str, slot: SlotSpec) -> frozenset[tuple[str, ...]]:
+        """The phrases that name the field `slot` writes on `entity`: the slot's label and the entity's reads'
+        `language.fields` for it (field_write.py, the Extractor's numbers of an item)."""
+        phrases = {tuple(tokens(label)) for label in slot.label.values()}
+        phrases |= {p for c in self.capabilities.values() if c.entity == entity and c.kind == "read"
+                    for p in c.fields.get(slot.field, ())}
+        return frozenset(p for p in phrases if p)
+
     @cached_property
     def field_words(self) -> frozenset[str]:
         """Fields asked for in one word (the manifest's `language.fields`): nouns, never a verb's place."""

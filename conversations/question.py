@@ -181,7 +181,7 @@ def field_answer(turn: Turn, slot: SlotSpec, body: Mapping[str, Any], field: str
         context["listed"] = parts_shown
     turn.conversation.context = context
     rest(turn)
-    turn.reply("answer", template, values={"field": _field_label(turn, field).capitalize(),
+    turn.reply("answer", template, values={"field": field_label(turn, field).capitalize(),
                                            "label": entity.get("label"), "value": f"{shown}{unit}",
                                            **turn.nouns(slot.type), **(extra or {})})
 
@@ -201,7 +201,7 @@ def _parts_listed(turn: Turn, field: str, value: Any) -> list[dict[str, Any]]:
     return []
 
 
-def _field_label(turn: Turn, field: str) -> str:
+def field_label(turn: Turn, field: str) -> str:
     """A field as replies name it: the first phrase the manifest lists for it in `language.fields`, else
     the label of a slot that fills it, else the term."""
     for cap in turn.grammar.capabilities.values():

@@ -272,10 +272,7 @@ class Extractor(NumberedReferences):
 
     def _field_words(self, cap: CapabilityGrammar, slot: SlotSpec) -> frozenset[str]:
         """The last words of the phrases that name the field `slot` writes (its label, the reads' `fields`)."""
-        phrases = [tuple(tokens(label)) for label in slot.label.values()]
-        phrases += [p for c in self.grammar.capabilities.values() if c.entity == cap.entity and c.kind == "read"
-                    for p in c.fields.get(slot.field, ())]
-        return frozenset(p[-1] for p in phrases if p)
+        return frozenset(p[-1] for p in self.grammar.field_phrases(cap.entity, slot))
 
     def _current(self, cap: CapabilityGrammar, slot: SlotSpec, out: Extraction) -> int | None:
         """The integer the capability's target holds now in the slot's field (None without a target)."""
