@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from knowledge.text import fold, words
@@ -229,8 +230,15 @@ def run_of(phrases: frozenset[str], text: str) -> bool:
     if not parts:
         return False
     if len(parts) == 1 and parts[0] not in phrases and len(parts[0]) >= 6:  # "cofirma": one slip in one word
-        return any(" " not in p and len(p) >= 6 and OSA.distance(parts[0], p, score_cutoff=1) <= 1 for p in phrases)
+        return process.extractOne(parts[0], _long_words(phrases), scorer=OSA.distance, score_cutoff=1) is not None
     return _end_to_end(parts, phrases)
+
+
+@lru_cache(maxsize=64)
+def _long_words(phrases: frozenset[str]) -> tuple[str, ...]:
+    """The one-word phrases of 6 letters or more, the only ones a slip is forgiven in: picked once per set (a set
+    holds thousands, and run_of is asked of every head of a message's clauses)."""
+    return tuple(p for p in phrases if " " not in p and len(p) >= 6)
 
 
 # Said before a control phrase, they change nothing: "opa, errei, desfaz isso", "sorry, my bad, undo that".

@@ -170,3 +170,22 @@ def test_words_that_only_open_the_request(text, expected):
     from conversations.lexicon import lead_in
 
     assert lead_in(tokens(text)) == expected
+
+
+def test_a_one_word_slip_is_found_as_by_comparing_every_phrase():
+    """run_of forgives one slip in one long word by asking rapidfuzz over the set's long one-word phrases, picked
+    once per set (comparing every phrase in Python, per clause head, was 100+ ms of a count question's turn):
+    it answers as the comparison with every phrase does."""
+    from rapidfuzz.distance import OSA
+
+    from conversations.lexicon import CANCEL, CONFIRM, DECLINE, UNDO
+
+    def by_every_phrase(word, phrases):
+        return any(" " not in p and len(p) >= 6 and OSA.distance(word, p, score_cutoff=1) <= 1 for p in phrases)
+
+    words = ["cofirma", "confirma", "cancelaa", "cancela", "desfazr", "quantos", "funcionarios", "esquece",
+             "esqueca", "nevermind", "permissao", "validade", "deletar", "aprovar", "aprova", "cadastrados"]
+    for phrases in (CONFIRM, DECLINE, CANCEL, UNDO):
+        for word in words:
+            expected = word in phrases or by_every_phrase(word, phrases)
+            assert run_of(phrases, word) is expected, (word, len(phrases))
