@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from knowledge.text import fold, words
 
 from .control_phrases import CANCEL, CONFIRM, CORRECTION_OPENERS, DECLINE, RESUME, RETRY, UNDO  # noqa: F401 - read as lexicon.*
+from .phrase_runs import INTERJECTION_LEADS, end_to_end, run_of  # noqa: F401 - read as lexicon.*
 from .polite import asked_right_before, asked_to, asks_to_act, polite  # noqa: F401 - read as lexicon.*
 
 _PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
@@ -189,27 +189,9 @@ def is_confirmation(phrase_text: str) -> bool:
     if phrase_text in CONFIRM:
         return True
     parts = phrase_text.split()
-    return len(parts) > 1 and _end_to_end(parts, CONFIRM, CONFIRM_WORDS)
+    return len(parts) > 1 and end_to_end(parts, CONFIRM, CONFIRM_WORDS)
 
 
-@lru_cache(maxsize=64)
-def _longest(phrases: frozenset[str]) -> int:
-    """Words in the longest of `phrases` (a few fixed sets of thousands: counted once each)."""
-    return max(len(p.split()) for p in phrases)
-
-
-def _end_to_end(parts: list[str], phrases: frozenset[str], words: frozenset[str] = frozenset()) -> bool:
-    """The words split into `phrases` (and single `words`), end to end."""
-    longest = _longest(phrases)
-    reach = {0}
-    for start in range(len(parts)):
-        if start in reach:
-            reach.update(start + n for n in range(1, min(longest, len(parts) - start) + 1)
-                         if " ".join(parts[start:start + n]) in phrases or (n == 1 and parts[start] in words))
-    return len(parts) in reach
-
-
-INTERJECTION_LEADS = frozenset(tokens("oops ops opa whoops ah ih xi eita hmm hum putz actually argh ugh"))
 # "ah, pensando bem, coloca 45 dias", "make it 45 days": words that only place the amount said
 PLACING = frozenset(tokens("pensando bem coloca coloque poe bota bote deixa deixe muda mude faz faca make set put it"))
 
@@ -219,26 +201,6 @@ NOW_WORDS = frozenset(tokens("ja agora entao logo now then already right away ah
 # "looks fine to me, approve", "sounds good": a judgement of what is on screen — the word before it is no verb,
 # and these words are themselves, never a slip of a verb ("fine" is no "find")
 JUDGING = frozenset(tokens("fine good great ok okay alright perfect nice"))
-
-
-def run_of(phrases: frozenset[str], text: str) -> bool:
-    """The whole message is phrases of one kind end to end, maybe after an interjection: "never mind,
-    forget it", "não, espera", "oops, undo that"."""
-    parts = text.split()
-    if parts[:1] and parts[0] in INTERJECTION_LEADS:
-        parts = parts[1:]
-    if not parts:
-        return False
-    if len(parts) == 1 and parts[0] not in phrases and len(parts[0]) >= 6:  # "cofirma": one slip in one word
-        return process.extractOne(parts[0], _long_words(phrases), scorer=OSA.distance, score_cutoff=1) is not None
-    return _end_to_end(parts, phrases)
-
-
-@lru_cache(maxsize=64)
-def _long_words(phrases: frozenset[str]) -> tuple[str, ...]:
-    """The one-word phrases of 6 letters or more, the only ones a slip is forgiven in: picked once per set (a set
-    holds thousands, and run_of is asked of every head of a message's clauses)."""
-    return tuple(p for p in phrases if " " not in p and len(p) >= 6)
 
 
 # Said before a control phrase, they change nothing: "opa, errei, desfaz isso", "sorry, my bad, undo that".
