@@ -333,6 +333,31 @@ please proceed
 prosseguir
 pode proceder
 proceda
+grava
+gravar
+pode gravar
+manda gravar
+grava ai
+salva
+salve
+salvar
+pode salvar
+manda salvar
+salva ai
+pode aplicar
+pode efetivar
+save
+save it
+save that
+save the change
+save the changes
+go ahead and save
+go ahead and save it
+apply it
+apply the change
+go ahead and apply it
+commit it
+submit it
 """)
 DECLINE = DECLINE | kept_as_is()
 UNDO = UNDO | undo_phrasings()

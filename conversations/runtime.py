@@ -96,8 +96,9 @@ def message(turn: Turn) -> None:
         text = turn.text = asked
     control = control_of(lexicon.phrase(text))
     words = lexicon.tokens(text)
-    if control is confirm and (social := social_kind(words)) is not None and pending_confirmation(turn) is None:
-        return courtesy(turn, social, allowed_capabilities(turn))  # "ok, thanks" with nothing to confirm: a thanks
+    if control is confirm and pending_confirmation(turn) is None and (
+            social := social_kind(words) or social_kind([w for w in words if w not in lexicon.CONFIRM])) is not None:
+        return courtesy(turn, social, allowed_capabilities(turn))  # "perfect, thanks" with nothing to confirm: a thanks
     if control is not None:
         return control(turn)
     parts = lexicon.strip_filler(words)
