@@ -182,10 +182,11 @@ def runtime_settle(*, execution: Execution, status: str) -> None:
     """Mirror a settled execution onto its runtime (if it has one)."""
     final = {"completed": RuntimeStatus.COMPLETED, "partially_completed": RuntimeStatus.COMPLETED,
              "cancelled": RuntimeStatus.TERMINATED}.get(status, RuntimeStatus.FAILED)
-    runtime = RuntimeExecution.objects.for_tenant(execution.tenant_id).filter(execution=execution).first()
-    if runtime is not None and runtime.status not in (RuntimeStatus.TERMINATED, RuntimeStatus.FAILED,
-                                                      RuntimeStatus.COMPLETED):
-        runtime_cas(runtime=runtime, status=final, reason=status[:64])
+    # One statement: every status but a final one may move to a final one (states.RUNTIME), and the status
+    # guard in the WHERE clause does what the version check of runtime_cas does after a read.
+    (RuntimeExecution.objects.for_tenant(execution.tenant_id).filter(execution=execution)
+     .exclude(status__in=(RuntimeStatus.TERMINATED, RuntimeStatus.FAILED, RuntimeStatus.COMPLETED))
+     .update(status=final, reason=status[:64], version=F("version") + 1, updated_at=clock.now()))
 
 
 # --- budget (§66-§69) -------------------------------------------------------------------------

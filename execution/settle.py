@@ -10,8 +10,9 @@ from typing import Any
 
 import structlog
 from django.db import transaction
+from django.db.models import F, Value
 
-from planning.services import IllegalTransition, plan_status_set
+from planning.services import plan_status_move
 from tenancy import clock
 
 from . import metrics
@@ -36,11 +37,12 @@ _ENTRY_FOR = {ExecutionStatus.COMPLETED: TimelineType.EXECUTION_COMPLETED,
 def plan_status_mirror(execution: Execution, status: str) -> None:
     """The plan shows its execution's status; a plan that cannot follow (a concurrent cancel) is logged."""
     plan = execution.plan
-    plan.refresh_from_db(fields=["status"])
-    try:
-        plan_status_set(plan=plan, status=status)
-    except IllegalTransition:
-        log.warning("plan_status_not_mirrored", plan=str(plan.pk), status=status)
+    if plan_status_move(tenant_id=execution.tenant_id, plan_id=plan.pk, status=status):
+        plan.status = status
+        return
+    plan.refresh_from_db(fields=["status"])  # not moved: already there, or somewhere it cannot follow from
+    if plan.status != status:
+        log.warning("plan_status_not_mirrored", plan=str(plan.pk), status=status, was=plan.status)
 
 
 def settle(execution: Execution, status: str, *, error: dict[str, Any] | None = None,
@@ -53,18 +55,20 @@ def settle(execution: Execution, status: str, *, error: dict[str, Any] | None = 
     """
     EXECUTION.check(execution.status, status)
     now = clock.now()
-    # The runtime may have asked for human review already (resource gone, budget spent: PRD-034 §67, §116).
-    asked = Execution.objects.for_tenant(execution.tenant_id).filter(pk=execution.pk, needs_review=True).exists()
-    fields: dict[str, Any] = {"status": status, "finished_at": now, "needs_review": needs_review or asked}
+    fields: dict[str, Any] = {"status": status, "finished_at": now}
     if error is not None:
         fields["error"] = error
+    # The runtime may have asked for human review already (resource gone, budget spent: PRD-034 §67, §116):
+    # the row's own flag is kept, in the same statement.
     updated = (Execution.objects.for_tenant(execution.tenant_id)
                .filter(pk=execution.pk, finished_at__isnull=True, status__in=EXECUTION.sources(status))
-               .update(**fields))
+               .update(**fields, needs_review=Value(True) if needs_review else F("needs_review")))
     if updated != 1:
         return
     for key, value in fields.items():
         setattr(execution, key, value)
+    # As the caller read it (under the execution lock on the paths that settle: record.lock_and_record, rows.locked)
+    execution.needs_review = needs_review or execution.needs_review
     plan_status_mirror(execution, status)
     runtime_settle(execution=execution, status=status)
     timeline_add(execution=execution, type=_ENTRY_FOR[status], at=now,

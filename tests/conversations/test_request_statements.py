@@ -34,8 +34,9 @@ TURNS = [
     # lists its name lookup needs, kept for later turns (list_cache.py)
     # then 27 — and 23 now that it no longer reads the entity in focus (none of its fields is asked) — and 20
     # now that no word of it could name a permit by its company or person (attributes.could_be_said_of_it):
-    # the list of permits is not read to look for one
-    ("quantos funcionários existem?", "answer", 20),
+    # the list of permits is not read to look for one — and 18 now that settling keeps the review flag in its
+    # UPDATE, moves the plan in one conditional UPDATE and the runtime row in another (no reads before them)
+    ("quantos funcionários existem?", "answer", 18),
     # 25, then 14 (the plan's policy facts are the turn's reads), then the plan and its steps in one
     # statement riding on the turn's next write (planning.services.plan_from_steps): 8 — 11 since the
     # count before it no longer lists the permits, and this turn's "para" may say whose permit it is:

@@ -117,3 +117,45 @@ def test_a_completed_step_is_never_claimed_or_recorded_again(execution):
     assert claim_step(execution, run.step_id) is None
     run.refresh_from_db()
     assert (run.status, run.attempts) == (StepStatus.COMPLETED, 1)
+
+
+def test_every_live_runtime_status_may_end_in_every_final_one():
+    """runtime_state.runtime_settle moves the runtime to its final status in one UPDATE guarded only by "not final
+    yet": that holds while the table lets every other status reach every final one."""
+    from execution.models import RuntimeStatus
+    from execution.states import RUNTIME
+
+    finals = {RuntimeStatus.COMPLETED, RuntimeStatus.FAILED, RuntimeStatus.TERMINATED}
+    for status in RuntimeStatus.values:
+        if status not in finals:
+            for final in finals:
+                RUNTIME.check(status, final)
+
+
+def test_settling_keeps_a_review_the_runtime_asked_for_and_mirrors_the_plan(execution):
+    """The flag the runtime set (resource gone, budget spent) survives a settle that does not ask for review itself:
+    it is kept in the settling UPDATE, not read before it. The plan follows in one conditional UPDATE."""
+    Execution = type(execution)
+    Execution.objects.for_tenant(execution.tenant_id).filter(pk=execution.pk).update(
+        status=ExecutionStatus.RUNNING, finished_at=None, needs_review=True)
+    execution.plan.__class__.objects.for_tenant(execution.tenant_id).filter(pk=execution.plan_id).update(status="running")
+    execution.status, execution.finished_at, execution.needs_review = ExecutionStatus.RUNNING, None, False
+
+    settle(execution, ExecutionStatus.FAILED)
+
+    execution.refresh_from_db()
+    execution.plan.refresh_from_db()
+    assert (execution.status, execution.needs_review) == ("failed", True)
+    assert execution.plan.status == "failed"
+
+
+def test_a_plan_moves_only_from_a_status_that_may_reach_the_new_one(execution):
+    from planning.services import plan_status_move
+
+    plan = execution.plan
+    plan.refresh_from_db()
+    assert plan.status == "completed"
+    assert plan_status_move(tenant_id=plan.tenant_id, plan_id=plan.pk, status="running") is False
+    assert plan_status_move(tenant_id=plan.tenant_id, plan_id=plan.pk, status="failed") is False
+    plan.refresh_from_db()
+    assert plan.status == "completed"
