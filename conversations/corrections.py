@@ -160,15 +160,22 @@ def _label_words(slot: Any) -> set[str]:
 _HELD = frozenset(lexicon.tokens("that isso instead actually then entao melhor"))  # "make that 18 days instead"
 
 
+_FROM_NOW_LEADS = (("daqui", "a"), ("daqui",), ("in",), ("within",))
+
+
 def _days_ahead(parts: list[str], language: str, said_before: str = "") -> str | None:
     """"15 dias" / "15 days" alone (or placed: "make it 7 days"): the same amount said as a date from today,
     else None. A bare "4" too, when the request it corrects said its date as days from today ("pra daqui 3
     dias" → "não, 4")."""
-    parts = [p for p in parts if p not in lexicon.PLACING and p not in _HELD]
+    parts = [p for p in parts if p not in lexicon.PLACING and p not in _HELD and p not in lexicon.HOLDS]
+    from_now = next((lead for lead in _FROM_NOW_LEADS if tuple(parts[:len(lead)]) == lead
+                     and parts[len(lead):] and parts[len(lead)].isdigit()), None)
+    if from_now is not None:  # "não, daqui 16" after "pra daqui 15 dias": the unit was said once, before
+        parts = parts[len(from_now):]
     before = lexicon.tokens(said_before)
     if (len(parts) == 1 and parts[0].isdigit() and sum(1 for i, p in enumerate(before[:-1]) if p.isdigit()
                                                        and before[i + 1] in lexicon.DAY_UNITS) == 1):
-        shift = shift_in(said_before, language)  # "adia em 3 dias" → "não, 5": moved by 5, the same way
+        shift = None if from_now else shift_in(said_before, language)  # "adia em 3 dias" → "não, 5": by 5
         if shift is not None:
             english = language.startswith("en")
             if shift[0] < 0:

@@ -281,11 +281,21 @@ def numbers_as_digits(text: str, language: str) -> str:
     converted = text if _ORDINAL.search(converted) else converted
     # "twelve and a half days", "10 e meio": a fraction, said so — never the whole number alone
     converted = _ZERO.sub("0", converted)  # "pra zero", "ops, zero": a value (out of range), never no number
+    converted = _FROM_NOW_MINUS.sub(_minus, converted)  # "daqui menos dois dias": a negative amount, asked about
     converted = _NUMBER_OWNS.sub(r"\1", converted)  # "double 311's <campo>": 311's is 311 (no stray "s" word)
     return _AND_A_HALF.sub(r"\1.5", _UNIT_AND_A_HALF.sub(_unit_and_a_half, converted))
 
 
 _ZERO = re.compile(r"\bzero\b", re.IGNORECASE)
+# "daqui menos dois dias", "in minus 3 days": a from-now amount said negative — never the amount without its sign
+_FROM_NOW_MINUS = re.compile(r"(?i)\b(daqui a|daqui|in|within)\s+(?:menos|minus)\s+([^\W_]+)")
+
+
+def _minus(match: re.Match[str]) -> str:
+    amount = match.group(2)
+    digits = amount if amount.isdigit() else next((alpha2digit(amount, lang, threshold=0) for lang in ("pt", "en")
+                                                   if alpha2digit(amount, lang, threshold=0).isdigit()), None)
+    return f"{match.group(1)} -{digits}" if digits else match.group(0)
 _NUMBER_OWNS = re.compile(r"(\d)['’]s\b")
 
 

@@ -16,7 +16,8 @@ from rapidfuzz.distance import OSA
 
 from knowledge.text import fold, words
 
-from .control_phrases import CANCEL, CONFIRM, CORRECTION_OPENERS, DECLINE, RESUME, RETRY, UNDO  # noqa: F401 - read as lexicon.*
+from .control_phrases import CANCEL, CONFIRM, DECLINE, RESUME, RETRY, UNDO  # noqa: F401 - read as lexicon.*
+from .correction_openers import CORRECTION_OPENERS
 from .phrase_runs import INTERJECTION_LEADS, end_to_end, run_of  # noqa: F401 - read as lexicon.*
 from .polite import asked_right_before, asked_to, asks_to_act, polite  # noqa: F401 - read as lexicon.*
 
@@ -347,11 +348,14 @@ _NOTED = frozenset(tokens("ok okay anotado entendi entendido perfeito noted gotc
 
 def strip_filler(parts: list[str]) -> list[str]:
     start, end = 0, len(parts)
-    while start < end and parts[start] in FILLER:
-        start += 1
+    while start < end and (parts[start] in FILLER or tuple(parts[start:start + 2]) == _WONDER):
+        start += 2 if tuple(parts[start:start + 2]) == _WONDER else 1
     while end > start and parts[end - 1] in FILLER:
         end -= 1
     return parts[start:end]
+
+
+_WONDER = ("sera", "que")  # "será que dá pra tirar …?", "será que a <entidade> já foi aprovada?": "I wonder if"
 
 
 def phrase(text: str) -> str:

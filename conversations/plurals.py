@@ -22,4 +22,5 @@ def plural_types(grammar: Grammar, parts: list[str]) -> set[str]:
 
 
 # "list every <entity>", "mostra toda <entidade> da X": a singular noun after these means all of them.
-_EVERY = frozenset(lexicon.tokens("every each any all toda todo cada qualquer"))
+# "quais <entidade> tão agendada…": "quais" asks for many, whatever number its noun was typed in.
+_EVERY = frozenset(lexicon.tokens("every each any all toda todo cada qualquer quais"))

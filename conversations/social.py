@@ -79,7 +79,8 @@ HELP = frozenset({"ajuda", "socorro", "help", "menu", "comandos", "o que voce po
 # Words that may come along without changing the kind ("oi, tudo bem?", "valeu pela ajuda!").
 _ALONG = frozenset(tokens("por favor pela pelo ajuda a o voce vc amigo agente assistente entao ai bem muito me mim "
                           "pra hoje gente pessoal galera please for the your you there again so much pal to today "
-                          "guys everyone aqui here lot going"))
+                          "guys everyone aqui here lot going exatamente exactly realmente really afinal desculpa "
+                          "desculpe a pergunta mas sorry but"))
 # Terms of address said along ("valeu mano, tmj", "cheers mate", "thanks boss").
 _ALONG |= frozenset(tokens("mano mana brother bro chefe chefia parceiro parca camarada man dude mate buddy boss "
                            "tche bah uai oxe oxente visse vei hj know"))

@@ -17,6 +17,8 @@ from .nominal import as_verbs
 # Units of a number, whose one-letter slips are read as the unit ("4 dyas", "10 dais", "2 semnas").
 _UNIT_WORDS = ("dia", "dias", "day", "days", "semana", "semanas", "week", "weeks", "meses", "month", "months")
 _NUMBER_THEN_WORD = re.compile(r"(\d+\s+)([^\W\d_]{4,9})\b")
+# The same after a number in words ("adia em dois dais", "three dyas"); an article for one is left to the rule below.
+_WORD_THEN_WORD = re.compile(r"(?i)\b((?!(?:um|uma|one|an?)\b)[^\W\d_]{3,9}\s+)([^\W\d_]{4,9})\b")
 # "a weak", "uma semna": an article for one, then a slipped unit that ends the clause ("a weak point" is no week).
 _ONE_THEN_WORD = re.compile(r"(?i)(\b(?:a|an|one|um|uma)\s+)([^\W\d_]{4,9})\b(?=\s*(?:$|[,.;!?]|(?:from|later|more|"
                             r"after|before|earlier|out|de|depois|antes|a mais)\b))")
@@ -52,8 +54,11 @@ def spelled_as_meant(text: str) -> str:
     text = _ONE_THEN_WORD.sub(fix, text)  # "push it back a weak": one unit, at the end of what is said
     text = _DOUBLED_A.sub(r"\1", _STRETCHED.sub(r"\1\2", text))  # "bom diaa", "valeuuu", "simmm"
     text = _GLUED_MARK.sub(r"\1 \2", _CHAT_WORD.sub(lambda m: _CHAT_WORDS[m.group(0)], text))
+    text = _NUMBER_SIGN_OF.sub("number ", text)
     text = _QUESTION_CONTRACTION.sub(lambda m: _QUESTION_CONTRACTIONS[m.group(0).lower()], text)
     text = as_verbs(text)  # "solicito a exclusão da <entidade> 311" → "solicito excluir a <entidade> 311"
+    text = _WORD_THEN_WORD.sub(lambda m: fix(m) if _a_number_word(fold(m.group(1).strip())) else m.group(0), text)
+    text = _SHORT_WEEKDAY.sub(lambda m: m.group(1) + _SHORT_WEEKDAYS[m.group(2).lower()], text)
     return _SHORTHAND.sub(_expanded, _WEEKDAY_AFTER_MARKER.sub(_weekday_fixed, _NUMBER_THEN_WORD.sub(fix, text)))
 
 
@@ -113,12 +118,14 @@ _CHAT_WORDS = {"qdo": "quando", "qndo": "quando", "qnd": "quando", "q": "que", "
                "tmw": "tomorrow", "2day": "today", "mon": "monday", "tue": "tuesday", "tues": "tuesday",
                "wed": "wednesday", "thu": "thursday", "thur": "thursday", "thurs": "thursday", "fri": "friday",
                "sry": "sorry", "srry": "sorry", "qntas": "quantas", "qntos": "quantos", "qnto": "quanto",
-               "qnt": "quanto", "qnta": "quanta"}
+               "qnt": "quanto", "qnta": "quanta", "qty": "number", "qtys": "numbers"}
 _CHAT_WORD = re.compile(r"(?<![\w/])(?:" + "|".join(sorted(_CHAT_WORDS, key=len, reverse=True)) + r")(?![\w/])")
 
 
 # A number mark typed against its number ("nº84", "#75", "n°12"): the mark, then the number.
 _GLUED_MARK = re.compile(r"(?i)(?<!\w)(n\.?[º°]|#)(\d)")
+# "# of scheduled <entities>": the sign said as its words.
+_NUMBER_SIGN_OF = re.compile(r"(?i)(?<![\w#])#\s*(?=of\b)")
 
 
 # English question words typed without the apostrophe or phonetically ("whats the …", "wats", "whos on …"): a
@@ -144,6 +151,14 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
              "domingo")
 _WEEKDAY_AFTER_MARKER = re.compile(r"\b((?:next|last|this|on|until|by|proxima|próxima|proximo|próximo|na|no|"
                                    r"ate|até)\s+)([^\W\d_]{5,10})\b", re.IGNORECASE)
+
+
+# "move it to next Tue", "by Fri.": a weekday cut short after a word that announces a day, in any case (alone, a
+# capitalised "Sun" or "Mon" may be a name).
+_SHORT_WEEKDAYS = {"mon": "monday", "tue": "tuesday", "tues": "tuesday", "wed": "wednesday", "thu": "thursday",
+                   "thur": "thursday", "thurs": "thursday", "fri": "friday", "sat": "saturday", "sun": "sunday"}
+_SHORT_WEEKDAY = re.compile(r"(?i)\b((?:next|this|on|by|until|till|before|after|to|for)\s+)(" + "|".join(
+    sorted(_SHORT_WEEKDAYS, key=len, reverse=True)) + r")\b\.?")
 
 
 def _weekday_fixed(match: re.Match[str]) -> str:

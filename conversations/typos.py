@@ -35,7 +35,7 @@ from .wordlists import dictionaries, real_word
 
 T = TypeVar("T")
 _MODULES = (lexicon, control_phrases, social, dates, spelling, relative, increments, ellipsis, numbers)
-_WORD = re.compile(r"([^\W\d_]+)(\.?)")  # a word, and the point that may mark it cut short ("insp.")
+_WORD = re.compile(r"([^\W\d_]+)(\.?)")  # a word, and the point that may mark it cut short ("<ent>.")
 _PATTERN_WORD = re.compile(r"[a-z]{4,}")
 _SHORTEST = 4  # "taht", "weks": below four letters too many words are one edit apart
 _CANDIDATES = 12  # all the words one edit away, of which only slips count
@@ -101,7 +101,7 @@ def _asked_of(before: str) -> bool:
 
 
 def _noun_cut_short(word: str, pointed: bool, short: Mapping[str, str]) -> str | None:
-    """"insp.", "insps", "perm.": the one entity noun `word` begins — a real word only when a point marks it
+    """"<ent>.", "<ent>s": the one entity noun `word` begins — a real word only when a point marks it
     cut short ("perm." is the noun's, "perm" a word of its own; "work" never "worker")."""
     noun = short.get(word)
     return noun if noun is not None and (pointed or not real_word(word)) else None
