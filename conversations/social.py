@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from .grammar import CapabilityGrammar, Grammar, SlotSpec
@@ -158,13 +159,29 @@ def _without_topic(rest: list[str]) -> list[str]:
     return rest
 
 
+_FIRST_WORDS = frozenset(phrase[0] for _, phrase in _PHRASES)
+_LONG_FIRST_WORDS = tuple(sorted(w for w in _FIRST_WORDS if len(w) >= 4))
+
+
+def _phrases_opened_in(parts: list[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """The phrases (in _PHRASES' order) whose first word the message says, as said or one slip away: only these can
+    be found (_find starts at a phrase's first word). A turn asks social_kind up to three times, and scanning every
+    phrase was about 1 ms each time; tests/conversations hold it to the full scan."""
+    opened = {p for p in parts if p in _FIRST_WORDS}
+    for part in parts:
+        if len(part) >= 4:
+            opened.update(w for w, _score, _i in process.extract(part, _LONG_FIRST_WORDS, scorer=OSA.distance,
+                                                                  score_cutoff=1, limit=None))
+    return [(kind, phrase) for kind, phrase in _PHRASES if phrase[0] in opened]
+
+
 def social_kind(parts: list[str]) -> str | None:
     """"greeting", "thanks", "bye", "help" or "outcome" when the whole message is one of those, else None."""
     if not parts or len(parts) > MAX_WORDS:
         return None
     left: list[str | None] = list(parts)
     found: list[str] = []
-    for kind, phrase in _PHRASES:
+    for kind, phrase in _phrases_opened_in(parts):
         while (span := _find(left, phrase)) is not None:
             # A question about what it can do outweighs a courtesy ("obrigado, o que você faz?").
             if kind not in found:
