@@ -50,7 +50,7 @@ from .social import social_kind
 from .spelling import emoji_answer, spelled_as_meant
 from .statemachine import Status
 from .supersede import on_screen, supersede
-from .told import told_aside
+from .told import reported_request, told_aside
 from .turns import Turn
 from .typos import as_typed_or_meant, slipped
 from .understanding import masked
@@ -90,7 +90,8 @@ def message(turn: Turn) -> None:
     # "… para o dia 12, digo, 14": the user's last word wins (self_correction.py)
     text = numbers_as_digits(_slips_read(turn, spelled_as_meant(text)), turn.language)
     text = _EQUALS.sub(" to " if turn.language.startswith("en") else " para ", text)  # "<campo> da 310 = 20 dias"
-    text = turn.text = told_aside(said_last(weeks_as_days(text), turn.language))  # "a 325 foi cancelada, exclua"
+    # "a 325 foi cancelada, exclua"; "a <pessoa> perguntou quantas …": who asked is told, not asked about
+    text = turn.text = told_aside(reported_request(said_last(weeks_as_days(text), turn.language)))
     asked = _the_question(turn, text)
     if asked is not None:  # "When is <item> scheduled? I'd like to be there that day.": the question is the request
         text = turn.text = asked

@@ -21,3 +21,22 @@ def told_aside(text: str) -> str:
     ends = [m.start() for m in _CLAUSE_END.finditer(text)]
     last = ends[-1] if ends else 0
     return _TOLD.sub(lambda m: m.group(1) if m.end() <= last else m.group(0), text)
+
+
+# "A <pessoa> perguntou quantas …", "o <chefe> pediu pra adiar …", "my boss wants to know which …": who asked is
+# told, not part of what is asked — one to three words before the verb of asking, at the message's start, none of
+# them a question word ("quem pediu a <entidade> 52?" asks who) or a number.
+_REPORTED = re.compile(r"^\s*((?:[^\W\d_]+\s+){1,3}?)(?:perguntou|perguntaram|pediu|pediram|quer saber|queria saber|"
+                       r"quer|precisa saber|asked|asks|wants to know|wanted to know|needs to know)\s+"
+                       r"(?:(?:me|se|que|pra|para|if|whether|to|me to)\s+)?", re.IGNORECASE)
+_ASKING_WORDS = frozenset({"quem", "que", "qual", "quais", "quanto", "quantos", "quantas", "onde", "quando", "como",
+                           "who", "what", "which", "how", "when", "where", "why", "voce", "você", "vc", "eu", "i",
+                           "you", "we", "nos", "nós", "a gente"})
+
+
+def reported_request(text: str) -> str:
+    """The message without the person who asked for it ("A <pessoa> perguntou quantas …" → "quantas …")."""
+    match = _REPORTED.match(text)
+    if match is None or any(w.lower() in _ASKING_WORDS for w in match.group(1).split()):
+        return text
+    return text[match.end():]

@@ -148,3 +148,20 @@ def test_a_unit_slipped_after_a_number_in_words_is_the_unit(world, supervisor_cl
     reply = _said(supervisor_client, start, talk, "pode adiar a inspeção 78 em dois dais?")
 
     assert reply.get("confirmation") and day_label(7) in reply["message"], reply
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("A Ana Costa perguntou quantas permissões a Delta tem", "2"),  # who asked is no filter: 771 and 802 of Delta
+    ("my boss wants to know how many permits Delta has", "2"),
+])
+def test_who_asked_is_told_not_asked_about(world, supervisor_client, start, talk, text, says):
+    reply = _said(supervisor_client, start, talk, text)
+
+    assert reply["type"] == "answer" and says in reply["message"], reply
+
+
+def test_a_relayed_request_is_the_request(world, supervisor_client, start, talk):
+    inspection_78(world)
+    reply = _said(supervisor_client, start, talk, "O Bruno pediu pra adiar a inspeção 78 em 2 dias")
+
+    assert reply.get("confirmation") and day_label(7) in reply["message"], reply
