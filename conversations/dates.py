@@ -296,6 +296,8 @@ def _minus(match: re.Match[str]) -> str:
     digits = amount if amount.isdigit() else next((alpha2digit(amount, lang, threshold=0) for lang in ("pt", "en")
                                                    if alpha2digit(amount, lang, threshold=0).isdigit()), None)
     return f"{match.group(1)} -{digits}" if digits else match.group(0)
+
+
 _NUMBER_OWNS = re.compile(r"(\d)['’]s\b")
 
 
