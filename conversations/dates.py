@@ -292,10 +292,10 @@ _FROM_NOW_MINUS = re.compile(r"(?i)\b(daqui a|daqui|in|within)\s+(?:menos|minus)
 
 
 def _minus(match: re.Match[str]) -> str:
-    amount = match.group(2)
-    digits = amount if amount.isdigit() else next((alpha2digit(amount, lang, threshold=0) for lang in ("pt", "en")
-                                                   if alpha2digit(amount, lang, threshold=0).isdigit()), None)
-    return f"{match.group(1)} -{digits}" if digits else match.group(0)
+    for digits in (match.group(2), *(alpha2digit(match.group(2), lang, threshold=0) for lang in ("pt", "en"))):
+        if digits.isdigit():
+            return f"{match.group(1)} -{digits}"
+    return match.group(0)
 
 
 _NUMBER_OWNS = re.compile(r"(\d)['’]s\b")

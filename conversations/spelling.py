@@ -95,6 +95,12 @@ def _a_number_word(word: str) -> bool:
     return any(alpha2digit(word, language, threshold=0) != word for language in ("pt", "en"))
 
 
+# Weekdays typed short: in lower case among the chat words below ("this fri"), and in any case after a word that
+# announces a day ("next Tue", "by Fri."; alone, a capitalised "Sun" or "Mon" may be a name).
+_SHORT_WEEKDAYS = {"mon": "monday", "tue": "tuesday", "tues": "tuesday", "wed": "wednesday", "thu": "thursday",
+                   "thur": "thursday", "thurs": "thursday", "fri": "friday", "sat": "saturday", "sun": "sunday"}
+
+
 # Chat abbreviations of pt-BR function words ("qdo q é", "qts tem", "a 311 tb", "hj") and chat slang of both
 # languages ("blz", "vlw", "kinda", "wanna"), typed in lower case:
 # only the lower-case word is read as one, so a name's capital letter ("Bloco Q") stays a name.
@@ -115,10 +121,11 @@ _CHAT_WORDS = {"qdo": "quando", "qndo": "quando", "qnd": "quando", "q": "que", "
                "wk": "week", "wks": "weeks",
                # days typed short: "can u move it to 2moro", "amanha", "this fri"
                "2moro": "tomorrow", "2morrow": "tomorrow", "tmrw": "tomorrow", "tmr": "tomorrow",
-               "tmw": "tomorrow", "2day": "today", "mon": "monday", "tue": "tuesday", "tues": "tuesday",
-               "wed": "wednesday", "thu": "thursday", "thur": "thursday", "thurs": "thursday", "fri": "friday",
-               "sry": "sorry", "srry": "sorry", "qntas": "quantas", "qntos": "quantos", "qnto": "quanto",
-               "qnt": "quanto", "qnta": "quanta", "qty": "number", "qtys": "numbers"}
+               "tmw": "tomorrow", "2day": "today", "sry": "sorry", "srry": "sorry", "qntas": "quantas",
+               "qntos": "quantos", "qnto": "quanto",
+               "qnt": "quanto", "qnta": "quanta", "qty": "number", "qtys": "numbers",
+               # "this fri": a weekday typed short (not "sat"/"sun": words of their own in lower case too)
+               **{short: day for short, day in _SHORT_WEEKDAYS.items() if short not in ("sat", "sun")}}
 _CHAT_WORD = re.compile(r"(?<![\w/])(?:" + "|".join(sorted(_CHAT_WORDS, key=len, reverse=True)) + r")(?![\w/])")
 
 
@@ -153,10 +160,7 @@ _WEEKDAY_AFTER_MARKER = re.compile(r"\b((?:next|last|this|on|until|by|proxima|pr
                                    r"ate|até)\s+)([^\W\d_]{5,10})\b", re.IGNORECASE)
 
 
-# "move it to next Tue", "by Fri.": a weekday cut short after a word that announces a day, in any case (alone, a
-# capitalised "Sun" or "Mon" may be a name).
-_SHORT_WEEKDAYS = {"mon": "monday", "tue": "tuesday", "tues": "tuesday", "wed": "wednesday", "thu": "thursday",
-                   "thur": "thursday", "thurs": "thursday", "fri": "friday", "sat": "saturday", "sun": "sunday"}
+# …and after a word that announces a day, in any case.
 _SHORT_WEEKDAY = re.compile(r"(?i)\b((?:next|this|on|by|until|till|before|after|to|for)\s+)(" + "|".join(
     sorted(_SHORT_WEEKDAYS, key=len, reverse=True)) + r")\b\.?")
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from . import lexicon
+
 # ("foi toda conferida", "was fully checked": one word may stand between)
 _TOLD = re.compile(r"\b(foi|foram|was|were|been)\s+((?:(?:toda|todo|todas|todos|totalmente|bem|ja|já|fully|all|"
                    r"already|properly|just)\s+)?[^\W\d_]+(?:ado|ada|ados|adas|ido|ida|idos|idas|ed))\b", re.IGNORECASE)
@@ -28,15 +30,14 @@ def told_aside(text: str) -> str:
 # them a question word ("quem pediu a <entidade> 52?" asks who) or a number.
 _REPORTED = re.compile(r"^\s*((?:[^\W\d_]+\s+){1,3}?)(?:perguntou|perguntaram|pediu|pediram|quer saber|queria saber|"
                        r"quer|precisa saber|asked|asks|wants to know|wanted to know|needs to know)\s+"
-                       r"(?:(?:me|se|que|pra|para|if|whether|to|me to)\s+)?", re.IGNORECASE)
-_ASKING_WORDS = frozenset({"quem", "que", "qual", "quais", "quanto", "quantos", "quantas", "onde", "quando", "como",
-                           "who", "what", "which", "how", "when", "where", "why", "voce", "você", "vc", "eu", "i",
-                           "you", "we", "nos", "nós", "a gente"})
+                       r"(?:(?:me|se|que|pra|para|if|whether|to)\s+){0,2}", re.IGNORECASE)
+# Before the verb, these say the message asks about the asking ("quem pediu …?") or is the user's own wish.
+_NOT_SOMEONE_ELSE = lexicon.QUESTION_WORDS | frozenset(lexicon.tokens("voce vc eu i you we nos"))
 
 
 def reported_request(text: str) -> str:
     """The message without the person who asked for it ("A <pessoa> perguntou quantas …" → "quantas …")."""
     match = _REPORTED.match(text)
-    if match is None or any(w.lower() in _ASKING_WORDS for w in match.group(1).split()):
+    if match is None or set(lexicon.tokens(match.group(1))) & _NOT_SOMEONE_ELSE:
         return text
     return text[match.end():]
