@@ -16,6 +16,7 @@ from . import lexicon
 from .attributes import same_number_elsewhere
 from .cancel import cancel, decline
 from .confirm import confirm
+from .control_composed import undo_opened
 from .data_spans import data_spans
 from .flow import pending_clarification, pending_confirmation
 from .grammar import same_word
@@ -183,8 +184,17 @@ def control_of(phrase: str):
                            (lexicon.RETRY, retry), (lexicon.RESUME, resume)):
         if phrase in words or lexicon.run_of(words, phrase):
             return handler
+    if undo_opened(phrase) and not _another_control_after(phrase):
+        return undo_request
     return {"confirm": confirm, "decline": decline, "cancel": cancel, "undo": undo_request, "retry": retry,
             "resume": resume}.get(lexicon.control_run(phrase) or "")
+
+
+def _another_control_after(phrase: str) -> bool:
+    """"undo that, no", "desfaz, tenta de novo": the undo's words end in another control phrase — no undo alone."""
+    said = phrase.split()
+    return any(" ".join(said[i:]) in words for i in range(1, len(said))
+               for words in (lexicon.DECLINE, lexicon.CONFIRM, lexicon.CANCEL, lexicon.RETRY, lexicon.RESUME))
 
 
 def commands(turn: Turn, parts: list[str], allowed: set[str], *, reads: bool = True) -> bool:

@@ -16,11 +16,21 @@ CLONE_MARKERS = frozenset(lexicon.tokens("igual mesma mesmo copia copie copiar c
                                          "same copy like identical duplicate"))
 
 
-def clone_said(parts: list[str]) -> bool:
-    """A word that asks for a copy ("igual à 310", "one like 310") — not "like" of a wish ("I'd like to …")."""
+def clone_said(parts: list[str], nouns: frozenset[str] = frozenset()) -> bool:
+    """A word that asks for a copy ("igual à 310", "one like 310") — not "like" of a wish ("I'd like to …"), nor
+    "same" said of one value (`nouns`: "for the same <owner> as this one" copies the <owner>, not the item)."""
     def wished(i: int) -> bool:
         return parts[i + 1:i + 2] == ["to"] or (i > 0 and parts[i - 1] in _WISH)
-    return any(_marker(p) and not (p == "like" and wished(i)) for i, p in enumerate(parts))
+    return any(_marker(p) and not (p == "like" and wished(i)) and not set(parts[i + 1:i + 2]) & nouns
+               for i, p in enumerate(parts))
+
+
+def copies_the_item(turn: Turn, cap: CapabilityGrammar, parts: list[str]) -> bool:
+    """A create said with a copy's word, not of one value: the one-word nouns of the values it takes from other
+    items (the <dona>/<owner> nouns) after "same"/"mesma" copy that value only."""
+    nouns = frozenset(p[0] for s in cap.slots if s.type != cap.entity for p in turn.grammar.synonyms.get(s.type, ())
+                      if len(p) == 1)
+    return clone_said(parts, nouns)
 
 
 def copy_asked(ranked: list[Any], best: Any, parts: list[str]) -> CapabilityGrammar | None:

@@ -61,6 +61,28 @@ def undo_phrasings() -> frozenset[str]:
     return frozenset(composed)
 
 
+_UNDO_VERBS = frozenset(("desfaz", "desfaca", "desfacam", "desfazer", "undo", "revert", "reverte", "reverta",
+                         "reverter"))
+# Said before the verb, they ask it politely: "pode desfazer …", "could you please undo …".
+_ASKING = frozenset(("pode", "podes", "poderia", "consegue", "can", "could", "would", "you", "please", "voce", "vc",
+                     "por", "favor", "kindly", "just", "so", "tenta"))
+
+
+def undo_opened(phrase: str) -> bool:
+    """"Desfaça o que acabou de fazer, se faz favor", "undo that <child> you added", "desfaz aquele <filho>": a
+    message that opens with an undo verb asks for the undo, whatever it says of what is undone (it names the
+    last change: the undo is of that one, under its own confirmation)."""
+    said = phrase.split()
+    while said and said[0] in _ASKING:
+        said = said[1:]
+    # ("undo the <field> of 311 to 20": a value said after "to" asks for a change, no undo)
+    valued = any(w.isdigit() and said[i - 1] in _BEFORE_A_VALUE for i, w in enumerate(said) if i)
+    return len(said) > 1 and said[0] in _UNDO_VERBS and not valued
+
+
+_BEFORE_A_VALUE = frozenset(("to", "para", "pra", "em", "by", "for", "com", "with"))
+
+
 def cancel_phrasings() -> frozenset[str]:
     """A cancel said as a verb and what it cancels, composed like the undo phrasings: "cancela essa
     operação", "anula o pedido", "abort this request", "scrap the whole thing"."""
@@ -80,6 +102,11 @@ def cancel_phrasings() -> frozenset[str]:
     negated = [v for v in verbs if v.split()[0] in ("don", "dont", "do", "nao", "i")]
     composed |= {f"{v} {o} {t}" for v in negated for o in objects
                  for t in ("yet", "now", "for now", "right now", "ainda", "agora", "por enquanto", "por agora")}
+    # "close that dialog without confirming", "fecha sem confirmar": the screen's card shut, nothing confirmed
+    shut = [f"{v} {o}".strip() for v in ("close", "fecha", "fechar", "feche")
+            for o in ("", "it", "that", "this", "that dialog", "the dialog", "this dialog", "isso", "a janela",
+                      "essa janela")]
+    composed |= {f"{c} {w}" for c in shut for w in ("without confirming", "sem confirmar")}
     return frozenset(composed)
 
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from knowledge.text import fold, words
 
+from .complaints import COMPLAINTS
 from .control_composed import affirmations, cancel_phrasings, kept_as_is, no_longer_wanted, undo_phrasings
+from .control_retry import RESUME, RETRY  # noqa: F401 - the control phrases, read as lexicon.*
 
 
 def _set(text: str) -> frozenset[str]:
@@ -25,6 +27,11 @@ confirmar
 pode
 pode sim
 pode seguir
+pode avancar
+avanca
+avance
+esta bem
+ta bem
 pode ir
 pode fazer
 pode executar
@@ -190,7 +197,10 @@ deixa como estava
 no leave it
 dont bother
 don t bother
+deixa estar
+deixe estar
 """)
+DECLINE = DECLINE | COMPLAINTS
 CANCEL = _set("""
 cancela
 cancele
@@ -369,35 +379,3 @@ _STOPS = ("pare", "para", "espera", "stop", "wait", "hold on")
 DECLINE = DECLINE | frozenset(f"{r} {d}" for r in _REFUSALS for d in DECLINE | CANCEL if not d.startswith(r + " ")
                               and d != r)
 CANCEL = CANCEL | frozenset(f"{s} {c}" for s in _STOPS for c in CANCEL if c != s)
-RETRY = _set("""
-tente novamente
-tenta novamente
-tente de novo
-tenta de novo
-tentar novamente
-tentar de novo
-de novo
-novamente
-repete
-repita
-refaca
-refaz
-try again
-retry
-try it again
-again
-redo
-one more time
-""")
-RESUME = _set("""
-continue
-continua
-continuar
-retome
-retoma
-retomar
-retomar operacao
-resume
-carry on
-continue please
-""")

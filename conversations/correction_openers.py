@@ -19,6 +19,7 @@ errado
 errei
 eu quis dizer
 quis dizer
+queria dizer
 quero dizer
 quer dizer
 ou seja

@@ -31,6 +31,7 @@ from .state import entity_activate, hints_for, situation_for
 from .statemachine import Status
 from .turns import Turn
 from .understanding import Extraction, Extractor, SlotValue, number_positions
+from .value_only import bare_value
 
 
 def _base_intent(turn: Turn) -> dict[str, Any] | None:
@@ -114,6 +115,8 @@ def _another_request(turn: Turn, cap: CapabilityGrammar, parts: list[str]) -> bo
     """After "não"/"actually": a verb of another entity's capability, or an entity the pending request has no
     place for named by its noun — a new request, never values for the one pending (its "14 dias" was once
     applied to the pending <campo> of another item)."""
+    if bare_value(parts) is not None:  # "não, põe 45 no campo": a verb that only places the value is no request
+        return False
     ranked = rank(turn.grammar, parts, allowed_capabilities(turn), hints_for(turn.conversation, with_topic=False))
     top = ranked[0] if ranked else None
     if top is not None and top.verb is not None and top.cap.kind == "write" and top.cap.entity not in cap.types:
@@ -160,7 +163,8 @@ def _label_words(slot: Any) -> set[str]:
 _HELD = frozenset(lexicon.tokens("that isso instead actually then entao melhor"))  # "make that 18 days instead"
 
 
-_FROM_NOW_LEADS = (("daqui", "a"), ("daqui",), ("in",), ("within",))
+_FROM_NOW_LEADS = tuple((*to, *lead) for to in ((), ("pra",), ("para",), ("for",), ("to",))
+                        for lead in (("daqui", "a"), ("daqui",), ("in",), ("within",)))  # ("não, pra daqui 11")
 
 
 def _days_ahead(parts: list[str], language: str, said_before: str = "") -> str | None:

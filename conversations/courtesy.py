@@ -9,7 +9,7 @@ from typing import Any
 from registry.selectors import registry_snapshot
 from tenancy.models import Tenant
 
-from .flow import rest
+from .flow import pending_confirmation, rest
 from .grammar import SlotSpec, grammar_for
 from .reads import Reader
 from .social import examples
@@ -22,6 +22,8 @@ _SAMPLE = {"integer": "30", "date": {"pt-BR": "amanhã", "en": "tomorrow"}}
 def courtesy(turn: Turn, kind: str, allowed: set[str]) -> None:
     if kind == "outcome":
         return _outcome(turn)
+    if kind in ("recap", "pending"):
+        return _recap(turn) if kind == "recap" else _pending(turn)
     listed = (examples(turn.grammar, allowed, turn.language, value_of=lambda slot: _sample(turn.reader, slot,
                                                                                         turn.language))
               if kind in ("greeting", "help") else [])
@@ -48,6 +50,25 @@ def _outcome(turn: Turn) -> None:
 
 
 _OUTCOMES = {"completed": "done", "partially_completed": "partial"}
+
+
+def _recap(turn: Turn) -> None:
+    """"o que você acabou de fazer?": the last change, in the words its end was told — a read is no change."""
+    last = turn.conversation.last_result or {}
+    cap = turn.grammar.capabilities.get(str(last.get("capability") or ""))
+    changed = cap is not None and cap.kind == "write" and last.get("message")
+    rest(turn)
+    turn.reply("answer", "social.recap.done" if changed else "social.recap.none",
+               values={"message": str(last.get("message") or "")})
+
+
+def _pending(turn: Turn) -> None:
+    """"what's pending?": the proposal that waits for a yes, said again — and still waiting."""
+    pending = pending_confirmation(turn)
+    if pending is None:
+        rest(turn)
+        return turn.reply("answer", "social.pending.none")
+    turn.reply("answer", "social.pending.waiting", values={"summary": pending.summary})
 
 
 def welcome_examples(*, tenant: Tenant, user: Any, role: str, language: str) -> list[str]:

@@ -103,8 +103,10 @@ class SaidDate:
     words: str  # the folded words it came from (consumed: no other slot reads them)
 
 
-_WEEKDAY_WORD = re.compile(r"\b(segunda|terca|quarta|quinta|sexta)\b")
-_MASKED = re.compile(r"\bwd(segunda|terca|quarta|quinta|sexta)\b")
+# Masked from text2num: Portuguese weekdays, and an English ordinal that picks an item ("the first one", "the
+# second ones") — no day of the month ("move the first one to the 12th" moves to the 12th).
+_WEEKDAY_WORD = re.compile(r"\b(segunda|terca|quarta|quinta|sexta|(?:first|second|third|fourth|fifth)(?= ones?\b))\b")
+_MASKED = re.compile(r"\bwd(segunda|terca|quarta|quinta|sexta|first|second|third|fourth|fifth)\b")
 
 
 def _numbers(text: str, language: str, threshold: int = 0) -> str:

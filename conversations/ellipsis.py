@@ -20,7 +20,7 @@ def _the_same_for() -> list[str]:
     en = [f"{v} {s} {p}".strip() for v in ("do", "ask", "") for s in same
           for p in ("for", "with", "to", "on", "in", "at", "about")]
     en += [f"repeat {t}{p}" for t in ("", "that ", "it ", "this ") for p in ("for", "with", "on", "in")]
-    to = ("para", "pra", "com", "na", "no", "em")
+    to = ("para", "pra", "com", "na", "no", "em", "a", "ao")  # ("faça o mesmo à 311": "à" folds to "a")
     pt = [f"{v} {s} {p}".strip() for v in ("faz", "faca", "fazer", "") for s in ("o mesmo", "a mesma coisa",
                                                                              "mesma coisa") for p in to]
     pt += [f"{s} {p}" for s in ("a mesma pergunta", "mesma pergunta", "pergunta o mesmo", "pergunto o mesmo")

@@ -16,7 +16,7 @@ from rapidfuzz.distance import OSA
 
 from knowledge.text import fold, words
 
-from .control_phrases import CANCEL, CONFIRM, DECLINE, RESUME, RETRY, UNDO  # noqa: F401 - read as lexicon.*
+from .control_phrases import CANCEL, COMPLAINTS, CONFIRM, DECLINE, RESUME, RETRY, UNDO  # noqa: F401 - lexicon.*
 from .correction_openers import CORRECTION_OPENERS
 from .phrase_runs import INTERJECTION_LEADS, end_to_end, run_of  # noqa: F401 - read as lexicon.*
 from .polite import asked_right_before, asked_to, asks_to_act, polite  # noqa: F401 - read as lexicon.*
@@ -34,8 +34,10 @@ def tokens(text: str) -> list[str]:
 FILLER = frozenset(tokens("""
 por favor, favor, obrigado, obrigada, valeu, entao, então, agora, ah, ai, aí, hum, bom, please, thanks,
 thank you, well, then, now, oh, e, and, pls, plz, pfv, pf, thx, tks, hmm, hm, humm, hmmm, uh, erm, gentileza, kindly,
-prezado, prezada, prezados, tche, tchê, bah, uai, oxe, oxente, visse, mano, vei, véi, yo
-"""))
+prezado, prezada, prezados, tche, tchê, bah, uai, oxe, oxente, visse, mano, vei, véi, yo,
+logo, rapido, rápido, rapidinho, urgente, quick, quickly, asap, urgent, seriously, dammit, damn, ffs, jeez, pqp,
+caramba, porra, aff, affe, afe, poxa, droga, putz
+"""))  # (urgency and swearing at either end say how, not what: "sim logo", "no, 15 ffs", "cancela isso aí, caramba")
 NEGATIONS = frozenset({"nao", "no", "not", "nope"})
 # "I might move it", "talvez eu adie": a request thought of, not made
 HEDGES = frozenset(tokens("might may maybe perhaps talvez pensando thinking considering"))
@@ -93,8 +95,11 @@ def denied_numbers(text: str) -> set[str]:
     denied: set[str] = set()
     clauses = [c for c in re.split(r"[,.;:!?]+", text) if c.strip()]
     said = tokens(text)
-    if len(clauses) == 1 and 2 <= len(said) <= 3 and said[0] in NEGATIONS and said[1].isdigit() and (
-            len(said) == 2 or said[2] in DAY_UNITS):
+    value = said[1:]
+    while value[:1] and (value[0] in CORRECTION_LEADS or value[0] in _MAKE_IT_WORDS):
+        value = value[1:]  # "não é 50", "no it's 50", "no make it 50": said aloud, the comma left out
+    if len(clauses) == 1 and said[:1] and said[0] in NEGATIONS and 1 <= len(value) <= 2 and value[0].isdigit() and (
+            len(value) == 1 or value[1] in DAY_UNITS):
         return denied  # "nao 50", "não cinquenta dias": a no, then the value meant (as "não, 50")
     for clause in clauses:
         said = tokens(clause)
@@ -103,7 +108,8 @@ def denied_numbers(text: str) -> set[str]:
 
 
 # "quero X" / "é a 456" / "a da Beta": phrasing of the right value once a correction opened.
-CORRECTION_LEADS = frozenset(tokens("quero queria prefiro e era seria is it s i want want instead"))
+CORRECTION_LEADS = frozenset(tokens("quero queria prefiro e era seria is it s its i want want instead"))
+_MAKE_IT_WORDS = frozenset(tokens("make it that"))
 
 # Demonstratives and pronouns that point at something in context (§10).
 DEMONSTRATIVES = frozenset(tokens("""

@@ -73,3 +73,16 @@ def listed_pick(listed: list[dict[str, Any]], slot_type: str, parts: list[str]) 
     if place is None or not items or not -len(items) <= place < len(items):
         return None
     return items[place]
+
+
+def opened_pick(situation: Any, slot_type: str, parts: list[str]) -> dict[str, Any] | None:
+    """With no list shown, the item the ordinal picks among those this conversation spoke of, in the order they
+    first came up ("abre a 60", "abre a 62", "move the first one to the 12th" → 60): of `slot_type`, else None.
+    The conversation's items of every type count ("a primeira que eu abri" is the first of all); "the last one"
+    is left to the earlier-one reading (references.py), and one item alone is no list to pick from."""
+    place = ordinal_in(parts)
+    seen = list(reversed(situation.recent))
+    if place is None or place < 0 or situation.listed or len(seen) < 2 or place >= len(seen):
+        return None
+    picked = seen[place]
+    return picked if picked.get("type") == slot_type else None

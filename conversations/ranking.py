@@ -76,7 +76,7 @@ def verb_matches(grammar: Grammar, parts: list[str], allowed: set[str]) -> dict[
     if place < len(words):
         words = [*words[:place], _as_meant(grammar.verb_heads, words[place]), *words[place + 1:]]
     said = frozenset().union(*(_heads_said(grammar.verb_heads, w) for w in set(words)))
-    found: dict[str, tuple[Verb, tuple[int, int]]] = {}
+    candidates: dict[str, list[tuple[Verb, tuple[int, int]]]] = {}
     for cap in grammar.capabilities.values():
         if cap.id not in allowed:
             continue
@@ -84,13 +84,22 @@ def verb_matches(grammar: Grammar, parts: list[str], allowed: set[str]) -> dict[
             at = find_verb(words, verb.words) if verb.words and verb.words[0] in said else None
             if at is None or no_request_here(grammar, words, parts, index, at, verb):
                 continue
-            span = (index[at[0]], index[at[1] - 1] + 1)
-            best = found.get(cap.id)
-            if best is None or (len(verb.words), -span[0]) > (len(best[0].words), -best[1][0]):
-                found[cap.id] = (verb, span)
+            candidates.setdefault(cap.id, []).append((verb, (index[at[0]], index[at[1] - 1] + 1)))
+    # Each capability's verb as `rank` would score it: a longer verb said later ("remove <x> que manda apagar a
+    # <entidade> … <filhos>") never outweighs the same capability's verb said first.
+    first = min((span[0] for said_ in candidates.values() for _, span in said_), default=0)
+    found = {cap_id: max(said_, key=lambda m: (verb_score(parts, m[0], m[1], first), -m[1][0]))
+             for cap_id, said_ in candidates.items()}
     if any(not calls_attention(parts, span[0]) for _, span in found.values()):  # "olha, … passa ela pra sexta"
         found = {c: m for c, m in found.items() if not calls_attention(parts, m[1][0])}
     return found
+
+
+def verb_score(parts: list[str], verb: Verb, span: tuple[int, int], first: int) -> int:
+    """How strongly a verb said at `span` asks for its capability: longer is stronger, after the message's first
+    verb weaker — unless asked right before it ("I have <entity> 640 open, please add <child> to it")."""
+    later = span[0] > first
+    return 10 + 3 * len(verb.words) - (4 if later else 0) + (5 if later and asked_right_before(parts, span[0]) else 0)
 
 
 def _verb_place(words: list[str]) -> int:
@@ -174,9 +183,7 @@ def rank(grammar: Grammar, parts: list[str], allowed: set[str], hints: Hints) ->
     ranked: dict[str, Ranked] = {}
     for cap_id, (verb, span) in matches.items():
         # "I have <entity> 640 open, please add <child> to it": the verb right after "please" is the one asked for
-        score = 10 + 3 * len(verb.words) - (4 if span[0] > first else 0) + (5 if asked_right_before(parts, span[0])
-                                                                           and span[0] > first else 0)
-        ranked[cap_id] = Ranked(grammar.capabilities[cap_id], score, verb, span)
+        ranked[cap_id] = Ranked(grammar.capabilities[cap_id], verb_score(parts, verb, span, first), verb, span)
     for base in list(ranked.values()):
         for sibling in grammar.capabilities.values():
             if (sibling.id in allowed and sibling.id not in ranked and sibling.entity == base.cap.entity

@@ -25,11 +25,12 @@ from .grammar import CapabilityGrammar, Grammar, SlotSpec, dropped_letter, find_
 from .lexicon import ARTICLES, CREATED, OTHER, POINTING, PREVIOUS, tokens
 from .matching import mention
 from .numbers import reference_number
-from .ordinals import listed_pick
+from .ordinals import listed_pick, opened_pick
 from .picked import picked_by_value
 from .ranking import number_positions
 from .reads import Reader, entity_ref
 
+_ONE_BEFORE = ("one", "before")  # "take me to the one before that"
 NUMBER_WORDS = frozenset(tokens("numero n no nº num number nr nro"))
 # A number mark as typed ("nº 70", "n° 76", "no. 74", "nr 78", "num. 3"): "no" alone is a word ("no dia 20").
 NUMBER_MARK = re.compile(r"(?i)(?<!\w)(?:n\.?\s?[º°]\.?|no\.|nro\.?|nr\.?|num\.|#)\s*(\d+)")
@@ -48,12 +49,15 @@ def reference(slot_type: str, parts: list[str], situation: Situation,
     if pronoun and created:
         return SlotValue(created.get("id"), str(created.get("label")), created, "result")
     # "back to the previous one", "volta na outra": the one spoken of before the one in focus
-    if any(p in PREVIOUS or p in OTHER for p in parts):
+    if any(p in PREVIOUS or p in OTHER for p in parts) or _ONE_BEFORE in zip(parts, parts[1:], strict=False):
         earlier = [r for r in situation.recent if r.get("type") == slot_type
                    and (situation.active is None or r.get("id") != situation.active.get("id"))]
         if earlier:
             return SlotValue(earlier[0].get("id"), str(earlier[0].get("label")), earlier[0], "context")
         # (with none spoken of before, "the other one" may be another child of the item in focus: it stays)
+    opened = opened_pick(situation, slot_type, parts)  # "a primeira que eu abri", with no list shown
+    if opened is not None:
+        return SlotValue(opened.get("id"), str(opened.get("label")), opened, "context")
     ordered = []
     selection, active = situation.selection, situation.active
     if selection and selection.get("type") == slot_type and (situation.selection_fresh or not active

@@ -8,7 +8,7 @@ from __future__ import annotations
 from . import lexicon
 from .asked_first import question_then_request
 from .batch import batch_request
-from .clone import clone_extraction, clone_said, copy_asked
+from .clone import clone_extraction, copies_the_item, copy_asked
 from .compared import compared_positions, values_compared
 from .compared_filter import compared_filter, compared_read, comparison_unread
 from .compound_said import compound_shape, said_part
@@ -35,7 +35,7 @@ from .social import social_said
 from .state import hints_for, situation_for
 from .state_question import state_question
 from .statemachine import Status
-from .status_goal import status_goal
+from .status_goal import status_goal, status_instead
 from .tab_shown import tab_shown
 from .text_filter import text_filter
 from .turns import Turn
@@ -128,10 +128,9 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     if cap.kind == "write" and (_asks_what_was_done(parts, best) or _yes_or_no(parts, turn.text)) \
             and not lexicon.polite(parts):
         return _what_was_done(turn, cap, parts, allowed, extractor)
-    # "deixa a 802 como cancelada": a generic verb that finds none of its values, and a status goal said.
-    targets = _targets(cap)
-    generic = not any(s.required for s in cap.slots if s.name not in targets)
-    if (cap.kind == "write" and generic and not extraction.from_text - targets
+    # "deixa a 802 como cancelada", "set 311 to approved": a generic verb that finds none of its values, and a
+    # status goal said.
+    if (status_instead(turn, cap, extraction)
             and status_goal(turn, said_part(turn.text, masked(parts, spans)), allowed, extractor)):
         return
     # "vê aí a <campo> da 311": showing a field the manifest names is a field question too.
@@ -157,7 +156,7 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     unread = (text_filter(turn, cap, extraction, parts, best.verb_span, extractor.skip_words(cap))
               or comparison_unread(turn, cap, parts))
     values_compared(turn, cap, extraction)  # "a mesma <campo> da 312": 312's, read now
-    clone = cap.intent == "create" and clone_said(parts)
+    clone = cap.intent == "create" and copies_the_item(turn, cap, parts)
     if clone:
         extraction = clone_extraction(turn, cap, parts, extractor)
     operate(turn, cap, extraction, parts, clone=clone)

@@ -41,13 +41,14 @@ from .flow import allowed_capabilities, expire_pending, pending_clarification, p
 from .grammar import find_phrase
 from .nominal import verb_of_noun
 from .numbers import weeks_as_days
+from .pressed import screen_words_read
 from .relative import relative_change
 from .relative_turn import relative_apply, swap_apply
 from .request import understand
 from .resume import resume
 from .self_correction import said_last
 from .social import social_kind
-from .spelling import emoji_answer, spelled_as_meant
+from .spelling import emoji_answer, spelled_as_meant, unshouted
 from .statemachine import Status
 from .supersede import on_screen, supersede
 from .told import reported_request, told_aside
@@ -88,10 +89,14 @@ def message(turn: Turn) -> None:
         return courtesy(turn, "thanks", allowed_capabilities(turn))
     # "adia 4 dyas", "a trezentos e dez": read as meant; the event keeps what was typed
     # "… para o dia 12, digo, 14": the user's last word wins (self_correction.py)
-    text = numbers_as_digits(_slips_read(turn, spelled_as_meant(text)), turn.language)
+    # "clica em confirmar", "aperta o botão de <verbo> na 311": the press said is how, the rest is what (pressed.py)
+    text = numbers_as_digits(_slips_read(turn, spelled_as_meant(screen_words_read(unshouted(text)))), turn.language)
     text = _EQUALS.sub(" to " if turn.language.startswith("en") else " para ", text)  # "<campo> da 310 = 20 dias"
     # "a 325 foi cancelada, exclua"; "a <pessoa> perguntou quantas …": who asked is told, not asked about
     text = turn.text = told_aside(reported_request(said_last(weeks_as_days(text), turn.language)))
+    after = _after_complaint(turn, text)
+    if after is not None:  # "não foi isso que eu perguntei!!! eu quero o local da 52": the request is what follows
+        text = turn.text = after
     asked = _the_question(turn, text)
     if asked is not None:  # "When is <item> scheduled? I'd like to be there that day.": the question is the request
         text = turn.text = asked
@@ -152,6 +157,21 @@ def message(turn: Turn) -> None:
     asked = on_screen(turn)
     understand(turn, parts, allowed)
     supersede(turn, asked)
+
+
+_FIRST_CLAUSE = re.compile(r"[.!?,;:]+")
+
+
+def _after_complaint(turn: Turn, text: str) -> str | None:
+    """What follows a complaint that opens the message ("that's not what I asked, I want …"), with nothing waiting
+    for an answer (then the complaint is a no to it: control phrases); else None."""
+    if pending_confirmation(turn) is not None or pending_clarification(turn) is not None:
+        return None
+    head = _FIRST_CLAUSE.search(text)
+    if head is None or lexicon.phrase(text[:head.start()]) not in lexicon.COMPLAINTS:
+        return None
+    after = text[head.end():].strip()
+    return after if any(c.isalpha() for c in after) else None
 
 
 def _slips_read(turn: Turn, text: str) -> str:

@@ -88,7 +88,7 @@ _ALONG |= frozenset(tokens("mano mana brother bro chefe chefia parceiro parca ca
 # "what kind of stuff can you do?", "que tipo de coisa você sabe fazer?": the kind asked about, not a topic.
 _ALONG |= frozenset(tokens("what kind kinds sort sorts type types of stuff things que tipo tipos de coisa coisas"))
 # "what else can you do?", "o que mais você faz?".
-_ALONG |= frozenset(tokens("else mais now enquanto before anything first primeiro antes de tudo nada"))
+_ALONG |= frozenset(tokens("else mais now enquanto before anything first primeiro antes de tudo nada agora rn lol"))
 # Intensifiers and the words that say it of what just happened: "that was really helpful", "foi bem útil",
 # "helped a ton", "valeu demais mesmo", "cool, thanks".
 _ALONG |= frozenset(tokens("that s was this it really super so very ton bunch foi isso bem mesmo demais bastante "
@@ -104,7 +104,22 @@ OUTCOME = frozenset({"deu certo", "deu tudo certo", "funcionou", "ja foi", "foi 
                      "ja esta pronto", "conseguiu", "rolou", "did it work", "did that work", "did it go through",
                      "did that go through", "is it done", "is that done", "was it done", "is it finished",
                      "did it succeed", "all done", "done yet", "any luck", "did it go ok", "did it go well"})
-_KINDS = (("outcome", OUTCOME), ("thanks", THANKS), ("help", HELP), ("bye", BYE), ("greeting", GREETING))
+# "o que você acabou de fazer?", "what did you just change?": what the last operation did (courtesy.py).
+RECAP = frozenset(" ".join(tokens(p)) for p in (
+    "o que voce fez", "o que vc fez", "o que voce acabou de fazer", "o que vc acabou de fazer", "o que voce mudou",
+    "o que voce alterou", "o que foi que voce fez", "what did you do", "what did you just do", "what d you just do",
+    "what d you do", "what did you change", "what did you just change", "what have you done", "what have you changed",
+    "what did you just do exactly"))
+# "o que tá esperando a minha confirmação?", "what's pending?": the proposal that waits (courtesy.py).
+PENDING = frozenset(" ".join(tokens(p)) for p in (
+    "o que esta pendente", "o que ta pendente", "o que ficou pendente", "o que esta aguardando", "o que esta esperando",
+    "o que ta esperando", "o que esta esperando a minha confirmacao", "o que ta esperando a minha confirmacao",
+    "o que falta confirmar", "tem algo pendente", "tem alguma coisa pendente", "o que eu estou confirmando",
+    "whats pending", "what s pending", "what is pending", "anything pending", "what s waiting", "what is waiting",
+    "what s waiting for my confirmation", "what is waiting for my confirmation", "what am i confirming",
+    "whats pendng", "what s pendng"))
+_KINDS = (("pending", PENDING), ("recap", RECAP), ("outcome", OUTCOME), ("thanks", THANKS), ("help", HELP),
+          ("bye", BYE), ("greeting", GREETING))
 _PHRASES = tuple((kind, tuple(p.split())) for kind, phrases in _KINDS
                  for p in sorted(phrases, key=lambda p: (-len(p.split()), p)))
 _PLACEHOLDER = re.compile(r"\{([^}]+)\}")
@@ -204,7 +219,8 @@ def social_said(parts: list[str]) -> str | None:
     request around a courtesy is always the request. None when no courtesy is said or the message is long."""
     if not parts or len(parts) > 2 * MAX_WORDS:
         return None
-    found = [(span[0], kind) for kind, phrase in _PHRASES if (span := _find(list(parts), phrase, loose=True))]
+    found = [(span[0], kind) for kind, phrase in _PHRASES if (span := _find(list(parts), phrase, loose=True))
+             and parts[span[0] - 1:span[0]] not in (["me"], ["te"])]  # "… e me fala quais": "tell me", no "hi"
     # A question about what it can do outweighs a courtesy ("bom dia, o que dá pra fazer aqui?").
     return min(found, key=lambda f: (f[1] != "help", f[0]))[1] if found else None
 

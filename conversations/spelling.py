@@ -38,6 +38,18 @@ def emoji_answer(text: str) -> str | None:
     return _EMOJI_ANSWERS[answer.group(1)] if answer is not None else None
 
 
+_SHOUTED_SHARE, _SHOUTED_LETTERS = 0.8, 8
+
+
+def unshouted(text: str) -> str:
+    """A message typed in capitals ("HOW MANY <ENTITIES> DOES <OWNER> HAVE. ALL OF THEM.") in lower case: the capitals
+    say urgency, and would make every word look like a name or an acronym."""
+    letters = [c for c in text if c.isalpha()]
+    if len(letters) < _SHOUTED_LETTERS or sum(c.isupper() for c in letters) < _SHOUTED_SHARE * len(letters):
+        return text
+    return text.lower()
+
+
 def spelled_as_meant(text: str) -> str:
     """The message with a misspelt unit after a number written right; everything else as typed."""
     if (answer := emoji_answer(text)) is not None:  # "👍" alone: "sim"

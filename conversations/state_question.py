@@ -23,7 +23,7 @@ STATE_VERBS = frozenset(lexicon.tokens("foi foram esta estao ta tao ja ainda con
 
 
 def state_question(turn: Turn, parts: list[str]) -> bool:
-    asks = lexicon.asks(parts, turn.text)
+    asks = lexicon.asks(parts, turn.text) or _said_as_state(parts)
     parts = lexicon.without_or_not(parts)
     if not asks or not any(p in STATE_VERBS for p in parts):
         return False
@@ -52,6 +52,24 @@ def state_question(turn: Turn, parts: list[str]) -> bool:
                             extra={"state": enum.value_label(actual, turn.language)})
         return True
     return False
+
+
+# "tá", "está", "foi", "is": the forms that say a state, not "fica"/"virou" (which can be asked for: "fica aprovada")
+_COPULAS = frozenset(lexicon.tokens("ta esta estao tao foi foram is are was were"))
+
+
+def _said_as_state(parts: list[str]) -> bool:
+    """"a 320 tá aprovada já", "is 52 done": a short message ending in a state after "tá"/"is", the "?" left out.
+    Nobody orders a write by saying the item is in a state, so it is read as the question it is typed as. Only
+    when at most two words (articles and "já"/"still" aside) follow the copula: "tá, agora cancela ela" goes on
+    to a request, and an enum value must still be named."""
+    at = next((i for i, p in enumerate(parts) if p in _COPULAS), None)
+    if at is None or len(parts) > 8:
+        return False
+    return len([p for p in parts[at + 1:] if p not in lexicon.ARTICLES and p not in _ASIDE]) <= 2
+
+
+_ASIDE = frozenset(lexicon.tokens("ja ainda mesmo still already yet"))
 
 
 _BEFORE_WHICH = frozenset(lexicon.tokens("em de da do para pra por com a o ate desde no na"))

@@ -13,7 +13,7 @@ from . import lexicon
 from .grammar import CapabilityGrammar, one_typo, same_word
 from .operations import operate
 from .turns import Turn
-from .understanding import Extractor
+from .understanding import Extraction, Extractor
 
 
 def _goal_statuses(turn: Turn, cap: CapabilityGrammar) -> Iterator[str]:
@@ -71,4 +71,25 @@ def status_goal(turn: Turn, parts: list[str], allowed: set[str], extractor: Extr
     if len(found) != 1:
         return False
     operate(turn, found[0][0], found[0][1], parts)
+    return True
+
+
+def status_instead(turn: Turn, cap: CapabilityGrammar, extraction: Extraction) -> bool:
+    """Whether a write found by a verb like "deixa", "set" may give way to a status goal: it found none of its own
+    values ("deixa a 802 como cancelada", "set 57 to cancelled") or no item of its own (then a number it read
+as its value is the item: "deixa a 52 concluída"), or only a free text that is just a status of
+    its item ("set 311 to approved" is no note reading "approved"). Never a write that itself leads to a status:
+    its verb was said, and the status describes the item ("cancel the approved 320")."""
+    if cap.kind != "write" or any(True for _ in _goal_statuses(turn, cap)):
+        return False
+    targets = {s.name: s.type for s in cap.slots if s.from_context and s.parse == "reference"}
+    if not extraction.from_text & set(targets):  # "deixa a 52 concluída": 52 is no value of it, but an item
+        return True
+    for name in extraction.from_text - set(targets):
+        slot, values = cap.slot(name), extraction.values.get(name) or []
+        words = [w for v in values for w in lexicon.tokens(str(v.label)) if w not in lexicon.ARTICLES]
+        if slot is None or slot.parse != "text" or not 0 < len(words) <= 2:
+            return False
+        if not any(_said_status(turn, entity, words) for entity in set(targets.values())):
+            return False
     return True

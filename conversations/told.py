@@ -1,8 +1,8 @@
 """A state the message tells before what it asks: "a 325 foi cancelada e tá só poluindo a lista, pode excluir
-ela", "311 was approved yesterday, so add <x> to it". The participle after "foi"/"was" says what the item is,
-not what to do: it is left out of the words read for a request (the item's number stays, so "ela"/"it" still
-points at it). Only in a clause before another one, and never in a question (state_question.py answers
-"a 54 foi cancelada?")."""
+ela", "311 was approved yesterday, so add <x> to it", "a 310 já tá aprovada, agora cancela ela". The participle
+after "foi"/"tá"/"was"/"is" says what the item is, not what to do: it is left out of the words read for a
+request (the item's number stays, so "ela"/"it" still points at it). Only in a clause before another one that
+is more than courtesy, and never in a question (state_question.py answers "a 54 foi cancelada?")."""
 
 from __future__ import annotations
 
@@ -11,17 +11,19 @@ import re
 from . import lexicon
 
 # ("foi toda conferida", "was fully checked": one word may stand between)
-_TOLD = re.compile(r"\b(foi|foram|was|were|been)\s+((?:(?:toda|todo|todas|todos|totalmente|bem|ja|já|fully|all|"
-                   r"already|properly|just)\s+)?[^\W\d_]+(?:ado|ada|ados|adas|ido|ida|idos|idas|ed))\b", re.IGNORECASE)
+_TOLD = re.compile(r"\b(foi|foram|was|were|been|t[aá]|est[aá]|est[aã]o|t[aã]o|is|are)\s+"
+                   r"((?:(?:toda|todo|todas|todos|totalmente|bem|ja|já|fully|all|already|properly|just)\s+)?"
+                   r"[^\W\d_]+(?:ado|ada|ados|adas|ido|ida|idos|idas|ed))\b", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[,;.]|\s(?:e|and|mas|but|so(?! far\b)|entao)\s", re.IGNORECASE)
 
 
 def told_aside(text: str) -> str:
     """The message without the participles of the states it tells before a later clause (module docstring)."""
-    if text.rstrip().endswith("?"):
+    said = lexicon.tokens(text)
+    if text.rstrip().endswith("?") or set(said) & lexicon.OPEN_QUESTION_WORDS:  # "how many are scheduled, please"
         return text
-    ends = [m.start() for m in _CLAUSE_END.finditer(text)]
-    last = ends[-1] if ends else 0
+    ends = [m for m in _CLAUSE_END.finditer(text) if set(lexicon.tokens(text[m.end():])) - lexicon.FILLER]
+    last = ends[-1].start() if ends else 0  # (a clause of courtesy only is no later request: "…, please")
     return _TOLD.sub(lambda m: m.group(1) if m.end() <= last else m.group(0), text)
 
 

@@ -25,6 +25,7 @@ from .lexicon import ARTICLES, CREATED, DEMONSTRATIVES, REQUEST_OPENERS, not_exc
 from .matching import Mention, mention
 from .numbers import numerals_of, on_an_item, value_problem
 from .ordinals import without_the_pick
+from .owner_in_focus import owner_in_focus
 from .ranking import MASK, Hints, Ranked, number_positions, rank  # noqa: F401 - the engine's public names
 from .reads import Reader, entity_ref
 from .references import NUMBER_WORDS, NumberedReferences, reference
@@ -316,6 +317,11 @@ class Extractor(NumberedReferences):
         if found is None:  # its only part, the part just listed at a place, or at a place or in a state said
             found = child_said(self.grammar, self.reader, self.situation, self.language, slot, parts, items, label,
                                value_key)
+        if found is None and use_context:  # "quantas <entidades> a <dona> dela tem?": the focused item's own
+            found_owner = owner_in_focus(self.grammar, self.situation, slot, parts)
+            if found_owner is not None:
+                out.values[slot.name] = [found_owner]
+                return
         if found is None:
             if use_context and slot.from_context:
                 ref = (reference(slot.type, parts, self.situation, self.grammar.referenced,

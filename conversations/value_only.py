@@ -15,8 +15,8 @@ from .turns import Turn
 # "opa, 50 na verdade", "60 instead": the amount with words that only say it replaces the one on screen
 _VALUE_WORDS = lexicon.DAY_UNITS | lexicon.ARTICLES | frozenset(lexicon.tokens(
     "daqui pra para em in from now na no verdade caso actually instead then entao melhor better sao serao is it s "
-    "that isso was right after all afinal certo correto tava estava era mesmo"))
-# ("make that 18 days instead", "40 was right after all", "40 tava certo mesmo")
+    "that isso was right after all afinal certo correto tava estava era mesmo campo field nesse neste"))
+# ("make that 18 days instead", "40 was right after all", "40 tava certo mesmo", "põe 45 nesse campo")
 
 
 def bare_value(parts: list[str]) -> list[str] | None:
