@@ -74,7 +74,7 @@ def answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
     if (not remark_only(turn, rest, allowed) or turn.grammar.types_named_in(rest)
             # ("não, o dobro": a factor, also when a verb of the pending operation says it — "dobra a <campo>")
             or relative_change(lexicon.strip_filler(lexicon.tokens(" ".join(clauses[said:])))) is not None
-            or ((turn.conversation.context or {}).get("listed") and ordinal_in(rest) is not None)  # "no, the third"
+            or (_places_to_pick(turn) and ordinal_in(rest) is not None)  # "no, the third", "no wait, the second one"
             # a name after a yes may say which other item was meant; after a no, nothing runs anyway
             or (handler is confirm and data_spans(turn.grammar, turn.reader, rest))
             or (cap is not None and changes_the_pending(turn, cap, rest, free_text=handler is not cancel))):
@@ -190,11 +190,17 @@ def control_of(phrase: str):
             "resume": resume}.get(lexicon.control_run(phrase) or "")
 
 
+def _places_to_pick(turn: Turn) -> bool:
+    """A list was shown, or the conversation spoke of items one after another: an ordinal may pick one (ordinals.py)."""
+    context = turn.conversation.context or {}
+    return bool(context.get("listed")) or len(context.get("recent_entities") or []) > 1
+
+
 def _another_control_after(phrase: str) -> bool:
     """"undo that, no", "desfaz, tenta de novo": the undo's words end in another control phrase — no undo alone."""
     said = phrase.split()
     return any(" ".join(said[i:]) in words for i in range(1, len(said))
-               for words in (lexicon.DECLINE, lexicon.CONFIRM, lexicon.CANCEL, lexicon.RETRY, lexicon.RESUME))
+               for words in (lexicon.DECLINE, lexicon.CANCEL, lexicon.RETRY, lexicon.RESUME))  # (a yes asks the undo)
 
 
 def commands(turn: Turn, parts: list[str], allowed: set[str], *, reads: bool = True) -> bool:

@@ -23,7 +23,7 @@ from .intents import slot_values
 from .moved_again import moved_again
 from .navigation import navigate_state
 from .operations import plan_and_decide
-from .ordinals import listed_pick
+from .ordinals import listed_pick, opened_pick
 from .ranking import rank
 from .reads import entity_ref
 from .request import understand
@@ -224,7 +224,8 @@ def _changes(turn: Turn, extractor: Extractor, cap: CapabilityGrammar, base: dic
             besides = current.value
         elif current is not None and number == str(current.label) and any(p in lexicon.OTHER for p in parts):
             besides = current.value  # "é a outra 340": its number said again, with "the other"
-        picked = listed_pick(extractor.situation.listed, slot.type, parts) if number is None else None
+        picked = (listed_pick(extractor.situation.listed, slot.type, parts)
+                  or opened_pick(extractor.situation, slot.type, parts)) if number is None else None
         if picked is not None:  # "no, the third": another item of the list just answered, by its place
             if current is None or str(current.value) != str(picked.get("id")):
                 slots[slot.name] = [SlotValue(picked.get("id"), str(picked.get("label")), picked, "context").to_dict()]

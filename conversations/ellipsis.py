@@ -10,19 +10,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import lexicon
 from .lexicon import tokens
 
 
 def _the_same_for() -> list[str]:
     """"do the same on", "now the same for", "faz o mesmo na", "repete pra", "mesma coisa com": a doing of
     the same again (or none), then a preposition — composed, every combination a user may type."""
-    same = ("the same", "same", "the same thing", "same thing", "the same question", "same question")
+    same = ("the same", "same", "the same thing", "same thing", "the same question", "same question", "same tab",
+            "the same tab")
     en = [f"{v} {s} {p}".strip() for v in ("do", "ask", "") for s in same
           for p in ("for", "with", "to", "on", "in", "at", "about")]
     en += [f"repeat {t}{p}" for t in ("", "that ", "it ", "this ") for p in ("for", "with", "on", "in")]
     to = ("para", "pra", "com", "na", "no", "em", "a", "ao")  # ("faça o mesmo à 311": "à" folds to "a")
     pt = [f"{v} {s} {p}".strip() for v in ("faz", "faca", "fazer", "") for s in ("o mesmo", "a mesma coisa",
-                                                                             "mesma coisa") for p in to]
+                                                                             "mesma coisa", "a mesma aba") for p in to]
     pt += [f"{s} {p}" for s in ("a mesma pergunta", "mesma pergunta", "pergunta o mesmo", "pergunto o mesmo")
            for p in (*to, "sobre")]
     pt += [f"{v} igual {p}" for v in ("faz", "faca", "fazer") for p in to]  # ("igual na 311" alone compares)
@@ -61,9 +63,18 @@ _SAME = tuple({tuple(tokens(p)) for p in (
     "repeat this", *_the_same_for())})
 
 
+def _trailing_filler_off(parts: list[str]) -> list[str]:
+    """The words without the courtesy or urgency closing them (the "e"/"and" opening an ellipsis stays)."""
+    end = len(parts)
+    while end > 1 and parts[end - 1] in lexicon.FILLER:
+        end -= 1
+    return parts[:end]
+
+
 def says_also(parts: list[str]) -> bool:
     """"a 311 também", "<entity> 312 too": the same again, for another target — a write included (it is
     proposed and confirmed like any other)."""
+    parts = _trailing_filler_off(parts)  # ("a 57 também, logo")
     core = parts[1:] if parts[:1] in (["and"], ["e"], ["now"], ["agora"]) else parts  # "and the same for …"
     return bool(parts) and (parts[-1] in _ALSO or parts[-2:] == _AS_WELL or any(tuple(core[:len(o)]) == o
                                                                               for o in _SAME))
@@ -72,6 +83,7 @@ def says_also(parts: list[str]) -> bool:
 def ellipsis_rest(parts: list[str]) -> list[str] | None:
     """The words after the opener (or before a closing "também"/"too") when the message is an ellipsis,
     else None."""
+    parts = _trailing_filler_off(parts)  # ("a 57 também, logo")
     if parts and parts[-1] in _ALSO and 0 < len(parts) - 1 <= MAX_WORDS:
         return parts[:-1]
     if parts[-2:] == _AS_WELL and 0 < len(parts) - 2 <= MAX_WORDS:  # "and 310 as well"

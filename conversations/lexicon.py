@@ -395,7 +395,7 @@ def correction_remainder(text: str) -> list[str] | None:
         if opener is None and found and tuple(parts[:2]) in _MAKE_IT and parts[2:3] and parts[2].isdigit():
             opener = parts[:2]  # "actually, make that 10 days": after an opener, "make that" only says the value
         if opener is None:
-            return parts if found else None
+            return strip_filler(parts) or parts if found else None  # ("no, 15 ffs": the value, not the swearing)
         parts, found = parts[len(opener):], True
 
 

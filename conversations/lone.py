@@ -11,7 +11,7 @@ Nothing here knows an entity.
 from __future__ import annotations
 
 from .attributes import named_by_attribute, states_said
-from .flow import pending_confirmation
+from .flow import pending_confirmation, rest
 from .grammar import CapabilityGrammar, find_phrase
 from .lexicon import ARTICLES, OPENING, OTHER, tokens
 from .navigation import navigate
@@ -53,7 +53,7 @@ def lone_turn(turn: Turn, parts: list[str], allowed: set[str], extractor: Extrac
 
 _ATTRIBUTE_WORDS = 6
 _ANYTHING = frozenset(tokens("anything any something algo alguma algum"))
-_WANTING = frozenset(tokens("quero queria preciso i want need gimme"))
+_WANTING = frozenset(tokens("eu quero queria preciso i want need gimme"))  # ("eu quero a 311")
 _CUT_SHORT = 4  # "<four letters of a noun> 60": the fewest letters of a noun cut short
 
 
@@ -101,6 +101,7 @@ def _named_whole(turn: Turn, words: list[str]) -> set[str]:
 def _open_the_one(turn: Turn, content: list[str], allowed: set[str], extractor: Extractor,
                   types: set[str] | None = None) -> bool:
     found: list[tuple[CapabilityGrammar, Extraction]] = []
+    missing = []
     for cap in turn.grammar.capabilities.values():
         if cap.id not in allowed or cap.kind != "navigation" or cap.intent != "open":
             continue
@@ -109,6 +110,11 @@ def _open_the_one(turn: Turn, content: list[str], allowed: set[str], extractor: 
         extraction = extractor.extract(cap, content, use_context=False)
         if extraction.values or extraction.ambiguous:
             found.append((cap, extraction))
+        missing.append(bool(extraction.not_found))
+    if not found and missing and all(missing) and types is None:  # "59" alone, and no item has that number
+        rest(turn)
+        turn.error("NOT_FOUND", "clarify.number_not_found", number=next(p for p in content if p.isdigit()))
+        return True
     if len(found) != 1:  # none has it, or several types do: not a guess
         return False
     navigate(turn, found[0][0], found[0][1], content)

@@ -31,9 +31,13 @@ _FAVOUR = re.compile(r"^\s*(?:(?:fa[çc]a|faz|fazes|fa[çc]am)\s+(?:o\s+)?favor\
                      r"to ask(?: you)? to|would it kill you to|custa(?:va)?(?: muito)?)\s+", re.IGNORECASE)
 
 
+# "Mostre-me, se faz favor, as …": the courtesy of Portugal, wherever said, is no value nor verb ("faz")
+_IF_YOU_PLEASE = re.compile(r",?\s*\bse\s+faz(?:es)?\s+(?:o\s+)?favor\b,?\s*", re.IGNORECASE)
+
+
 def pressed(text: str) -> str:
     """The message without the press that opens it ("aperta o botão de <verbo> na 311" → "<verbo> na 311")."""
-    text = _FAVOUR.sub("", text)
+    text = _IF_YOU_PLEASE.sub(" ", _FAVOUR.sub("", text)).strip()
     match = _PRESS.match(text)
     if match is None or not text[match.end():].strip():
         return text

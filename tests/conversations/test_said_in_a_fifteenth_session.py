@@ -277,3 +277,58 @@ def test_a_list_filtered_by_a_state_and_then_tell_me_is_no_greeting(world, super
     reply = _said(supervisor_client, start, talk, "filtra as permissões por rascunho e me fala quais são")
 
     assert reply["type"] == "answer" and "802" in reply["message"], reply
+
+
+# --- after the fourteenth round's first replay ---------------------------------------------------------------------
+
+
+def test_a_lone_number_no_item_has_is_said_not_found(world, supervisor_client, start, talk):
+    reply = _said(supervisor_client, start, talk, "913")
+
+    assert reply["type"] == "error" and reply["template"] == "clarify.number_not_found" and "913" in reply["message"]
+
+
+def test_the_same_tab_for_another_item_opens_it_there(world, supervisor_client, start, talk):
+    reply = _said(supervisor_client, start, talk, "go to the components tab of permit 802", "same tab for 771 of Omega",
+                  language="en")
+
+    assert reply["type"] == "navigation" and "771" in reply["message"] and "components" in reply["message"], reply
+
+
+def test_no_then_another_place_picks_among_the_items_spoken_of(world, supervisor_client, start, talk):
+    inspection_78(world)
+    reply = _said(supervisor_client, start, talk, "open inspection 78", "open inspection 79",
+                  "reschedule the first one to 18 days from now", "no wait, the second one", language="en")
+
+    assert reply.get("confirmation") and "79" in reply["message"] and day_label(18, "en") in reply["message"], reply
+
+
+@pytest.mark.parametrize("text", ["reopen the first one", "abre de novo a primeira"])
+def test_opened_again_by_its_place(world, supervisor_client, start, talk, text):
+    inspection_78(world)
+    reply = _said(supervisor_client, start, talk, "abre a inspeção 78", "abre a inspeção 79", text)
+
+    assert reply["type"] == "navigation" and "78" in reply["message"], reply
+
+
+def test_if_you_please_said_in_the_middle_is_no_word_of_the_request(world, supervisor_client, start, talk):
+    inspection_78(world)
+    reply = _said(supervisor_client, start, talk, "Mostre-me, se faz favor, as inspecções que a Delta tem marcadas.")
+
+    assert reply["type"] == "answer" and "78" in reply["message"] and "79" in reply["message"], reply
+
+
+def test_a_complaint_then_i_want_the_other_item_opens_it(world, supervisor_client, start, talk):
+    reply = _said(supervisor_client, start, talk, "abre a 771 da Omega", "não foi isso que eu pedi, eu quero a 802")
+
+    assert reply["type"] == "navigation" and "802" in reply["message"], reply
+
+
+def test_swearing_after_a_corrected_value_or_an_also_is_no_word_of_it(world, supervisor_client, start, talk):
+    inspection_78(world)
+    corrected = _said(supervisor_client, start, talk, "reschedule inspection 78 to 12 days from now", "no, 15 ffs",
+                      language="en")
+    also = _said(supervisor_client, start, talk, "remarca a 78 pra daqui 10 dias", "!confirm", "a 79 também, logo")
+
+    assert corrected.get("confirmation") and day_label(15, "en") in corrected["message"], corrected
+    assert also.get("confirmation") and "79" in also["message"] and day_label(10) in also["message"], also
