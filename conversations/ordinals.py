@@ -78,11 +78,14 @@ def listed_pick(listed: list[dict[str, Any]], slot_type: str, parts: list[str]) 
 def opened_pick(situation: Any, slot_type: str, parts: list[str]) -> dict[str, Any] | None:
     """With no list shown, the item the ordinal picks among those this conversation spoke of, in the order they
     first came up ("abre a 60", "abre a 62", "move the first one to the 12th" → 60): of `slot_type`, else None.
-    The conversation's items of every type count ("a primeira que eu abri" is the first of all); "the last one"
-    is left to the earlier-one reading (references.py), and one item alone is no list to pick from."""
+    The conversation's items of every type count ("a primeira que eu abri" is the first of all) — when that one is
+    of another type, the place counts among the items of `slot_type`. "The last one" is left to the earlier-one
+    reading (references.py), and one item alone is no list to pick from."""
     place = ordinal_in(parts)
     seen = list(reversed(situation.recent))
-    if place is None or place < 0 or situation.listed or len(seen) < 2 or place >= len(seen):
+    if place is None or place < 0 or situation.listed:
         return None
-    picked = seen[place]
-    return picked if picked.get("type") == slot_type else None
+    if len(seen) > place and len(seen) > 1 and seen[place].get("type") == slot_type:
+        return seen[place]
+    of_type = [r for r in seen if r.get("type") == slot_type]
+    return of_type[place] if len(of_type) > max(1, place) else None

@@ -49,6 +49,9 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
     unnamed: list[tuple[Any, SlotSpec, str]] = []  # a field asked of no item, for each entity that has it
     outside_names = masked(parts, data)
     named = turn.grammar.types_named_in(outside_names)
+    # ("qual a <campo> da <entidade> de trabalho 320?": the words of the item's own noun name no field)
+    asking = [p if not any(a <= i < b for t, (a, b) in named.items() if t in turn.grammar.referenced) else ""
+              for i, p in enumerate(parts)]
     numbered = any(p.isdigit() for p in outside_names)
     for cap in turn.grammar.capabilities.values():
         if cap.kind != "read" or cap.intent != "show":
@@ -58,7 +61,7 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
             continue
         if slot.type not in named and numbered_by_another(parts, named):
             continue  # "… da <entidade> 123": the number is that entity's; another type's search is a call for nothing
-        if phrases_with is not None and field_asked(cap.fields, parts, dict.fromkeys(cap.fields)) is None:
+        if phrases_with is not None and field_asked(cap.fields, asking, dict.fromkeys(cap.fields)) is None:
             continue  # no phrase of any of its fields is said: nothing of it to find, read or answer
         extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
                               text=turn.text, language=turn.language, data=(parts, data))
@@ -69,9 +72,9 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
                 and slot.type not in plural_types(turn.grammar, parts)):
             # "qual a <campo> da 771?" with two of them: which one — then that one's field is answered (also
             # without the noun, "quem responde pela 771?", when the field asked is of this entity).
-            field = field_asked(cap.fields, parts, dict.fromkeys(cap.fields), phrases_with or frozenset())
+            field = field_asked(cap.fields, asking, dict.fromkeys(cap.fields), phrases_with or frozenset())
             if field is None and phrases_with:  # "how many <filhos> are on 340?" (two of them): its list, counted
-                field = field_asked(cap.fields, parts, dict.fromkeys(cap.fields))
+                field = field_asked(cap.fields, asking, dict.fromkeys(cap.fields))
             if field is not None:
                 state = intent_state(capability=cap.id, values={}, text=turn.text, language=turn.language)
                 state["field"] = field
@@ -87,25 +90,25 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
             continue
         if value is None:
             said = extraction.not_found.get(slot.name)
-            asked = field_asked(cap.fields, parts, dict.fromkeys(cap.fields), phrases_with or frozenset())
+            asked = field_asked(cap.fields, asking, dict.fromkeys(cap.fields), phrases_with or frozenset())
             if said and missing is None and slot.type in named and asked:
                 missing = (slot, said)
             elif asked and not said and not extraction.ambiguous.get(slot.name):
                 unnamed.append((cap, slot, asked))
             continue
         if (phrases_with is not None and not (phrases_with and _points_at_it(value, parts))
-                and field_asked(cap.fields, parts, dict.fromkeys(cap.fields), phrases_with) is None):
+                and field_asked(cap.fields, asking, dict.fromkeys(cap.fields), phrases_with) is None):
             continue  # none of its fields is asked, whatever it holds: not read ("quantos <outros> existem?")
         body = turn.reader.entity(slot.type, value.value)
         if body is None:
             continue
-        field = field_asked(cap.fields, parts, body, phrases_with) if phrases_with is not None else (
-            field_asked(cap.fields, parts, body) or _field_named(turn, parts, body, slot.type))
+        field = field_asked(cap.fields, asking, body, phrases_with) if phrases_with is not None else (
+            field_asked(cap.fields, asking, body) or _field_named(turn, parts, body, slot.type))
         counted = None
         if field is None and phrases_with and _points_at_it(value, parts):
             # "quantos <itens> tem a <entidade> 51?" / "… tem nela?": a list field of that entity, counted
             # ("quantos <itens> existem?" counts them all: no entity pointed at, the count capability answers)
-            counted = field_asked(cap.fields, parts, body)
+            counted = field_asked(cap.fields, asking, body)
             field = counted if isinstance(body.get(counted), list) else None
         if field is None:
             continue

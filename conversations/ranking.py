@@ -377,3 +377,20 @@ def _evidence(grammar: Grammar, item: Ranked, parts: list[str], named: Mapping[s
         if any(same_word(word, k) for k in cap.keywords):
             score += 3
     return score
+
+
+def _own_type(cap: CapabilityGrammar) -> str | None:
+    """The type of the item the capability acts on, when it takes one by reference."""
+    return next((s.type for s in cap.slots if s.parse == "reference" and s.type == cap.entity), None)
+
+
+def of_the_types_said(near: list[Ranked], types: Mapping[str, tuple[int, int]], referenced: frozenset[str], *,
+                      numbered: bool) -> list[Ranked]:
+    """Of close readings, the ones on an item of a type the message names ("abra a <entidade> 802": a reading of
+    another entity, whose item the message does not name, is not read; "adia a primeira <entidade>": no write on
+    another type's item). `numbered`: every number stands after a named type's noun. None left: all of them."""
+    if numbered:
+        near = [r for r in near if _own_type(r.cap) in {*types, None}] or near
+    if said := set(types) & referenced:
+        near = [r for r in near if _own_type(r.cap) in said or _own_type(r.cap) not in referenced] or near
+    return near

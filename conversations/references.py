@@ -37,10 +37,12 @@ NUMBER_MARK = re.compile(r"(?i)(?<!\w)(?:n\.?\s?[º°]\.?|no\.|nro\.?|nr\.?|num\
 
 
 def reference(slot_type: str, parts: list[str], situation: Situation,
-              items: frozenset[str] = frozenset(), *, noun_said: bool = False) -> SlotValue | None:
+              items: frozenset[str] = frozenset(), *, noun_said: bool = False,
+              other_named: bool = False) -> SlotValue | None:
     """The entity of `slot_type` the message points at through context (§11, §20, §42). `items`: the types of
     the items referred to by number (the grammar's `referenced`); `noun_said`: the message names the type by its
-    noun ("back to the <entity>, push it out 2 days": the one of that type spoken of last, whatever is open)."""
+    noun ("back to the <entity>, push it out 2 days": the one of that type spoken of last, whatever is open);
+    `other_named`: it names another type by its noun (then a place said — "a primeira <outra>" — is that one's)."""
     picked = listed_pick(situation.listed, slot_type, parts)  # "abre a segunda": by its place in the last list
     if picked is not None:
         return SlotValue(picked.get("id"), str(picked.get("label")), picked, "context")
@@ -55,7 +57,7 @@ def reference(slot_type: str, parts: list[str], situation: Situation,
         if earlier:
             return SlotValue(earlier[0].get("id"), str(earlier[0].get("label")), earlier[0], "context")
         # (with none spoken of before, "the other one" may be another child of the item in focus: it stays)
-    opened = opened_pick(situation, slot_type, parts)  # "a primeira que eu abri", with no list shown
+    opened = None if other_named and not noun_said else opened_pick(situation, slot_type, parts)  # "a primeira"
     if opened is not None:
         return SlotValue(opened.get("id"), str(opened.get("label")), opened, "context")
     ordered = []
@@ -156,7 +158,8 @@ class NumberedReferences:
             if use_context:
                 noun_said = self.noun_said(slot.type, parts)
                 ref = self._listed_in_state(cap, slot, self.data[0] or parts) or reference(
-                    slot.type, parts, self.situation, self.grammar.referenced, noun_said=noun_said)
+                    slot.type, parts, self.situation, self.grammar.referenced, noun_said=noun_said,
+                    other_named=self.other_named(slot.type, parts))
                 if ref is not None:
                     out.values[slot.name] = [ref]
             return
@@ -175,6 +178,10 @@ class NumberedReferences:
         out.used.update(at)
         out.values[slot.name] = [SlotValue(ref.get("id"), str(ref.get("label")), ref, "context")]
         return True
+
+    def other_named(self, type_: str, parts: list[str]) -> bool:
+        """The message names another type referred to by number by its noun ("adia a primeira <outra>")."""
+        return any(self.noun_said(t, parts) for t in self.grammar.referenced if t != type_)
 
     def noun_said(self, type_: str, parts: list[str]) -> bool:
         """The message names the type by one of its nouns (no number after it: that is a reference by number)."""
@@ -233,8 +240,11 @@ class NumberedReferences:
     def _listed_in_state(self, cap: CapabilityGrammar, slot: SlotSpec, said: list[str]) -> SlotValue | None:
         """"open the approved one", "quem responde pela cancelada?" right after a list: the one item it showed in
         the state said (its refs keep their state, else the search says which have it), else None. The request's
-        own verb says no state ("cancel the one without <x>" asks for none cancelled)."""
+        own verb says no state ("cancel the one without <x>" asks for none cancelled). With no list shown, a read
+        or a navigation picks so among the items the conversation spoke of (a write's state is its goal)."""
         listed = [r for r in self.situation.listed if r.get("type") == slot.type]
+        if not self.situation.listed and cap.kind != "write":  # "volta pra aprovada", "return to the closed one":
+            listed = [r for r in self.situation.recent if r.get("type") == slot.type]  # among the items spoken of
         said = ["" if any(same_word(p, verb.words[0]) for verb in cap.verbs) else p for p in said]
         enums = states_said(self.grammar, slot.type, said)[0] if listed else []
         hits = filtered_among(self.grammar, self.reader, slot.type, listed, enums) if enums else []

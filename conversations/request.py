@@ -29,6 +29,7 @@ from .operations import operate
 from .picked_question import picked_question, picked_words
 from .plurals import plural_types
 from .question import field_question, numbered_by_another
+from .ranking import of_the_types_said
 from .read_and_write import read_and_write
 from .sequence import compound_request
 from .social import social_said
@@ -264,8 +265,7 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str], extractor: Extrac
     # "abra a <entidade> 802": a reading of another entity, whose item the message does not name, is not read
     types = turn.grammar.types_named_in(view)
     near = [r for r in ranked if r.score >= top - 8]
-    if numbered_by_another(view, types):
-        near = [r for r in near if _own_type(r.cap) in {*types, None}] or near
+    near = of_the_types_said(near, types, turn.grammar.referenced, numbered=numbered_by_another(view, types))
     close = [(item, extractor.extract(item.cap, parts, verb_end=item.verb_span[1] if item.verb_span else None))
              for item in near[:5]]
     # "make <person> <field> for 312": a bare number one reading resolves to an existing item is that item's,
@@ -319,11 +319,6 @@ def _what_this_field_is(parts: list[str]) -> bool:
 
 _FIELD_WORDS = frozenset(lexicon.tokens("campo field"))
 _VALUE_ASKED = frozenset(lexicon.tokens("valor value in tem has have quanto quantos how many much preenchido filled"))
-
-
-def _own_type(cap: CapabilityGrammar) -> str | None:
-    """The type of the item the capability acts on, when it takes one by reference."""
-    return next((s.type for s in cap.slots if s.parse == "reference" and s.type == cap.entity), None)
 
 
 def _filled(cap: CapabilityGrammar, extraction: Extraction, parts: list[str], extractor: Extractor,

@@ -76,11 +76,11 @@ def status_goal(turn: Turn, parts: list[str], allowed: set[str], extractor: Extr
 
 def status_instead(turn: Turn, cap: CapabilityGrammar, extraction: Extraction) -> bool:
     """Whether a write found by a verb like "deixa", "set" may give way to a status goal: it found none of its own
-    values ("deixa a 802 como cancelada", "set 57 to cancelled") or no item of its own (then a number it read
-as its value is the item: "deixa a 52 concluída"), or only a free text that is just a status of
-    its item ("set 311 to approved" is no note reading "approved"). Never a write that itself leads to a status:
-    its verb was said, and the status describes the item ("cancel the approved 320")."""
-    if cap.kind != "write" or any(True for _ in _goal_statuses(turn, cap)):
+    values ("deixa a 802 como cancelada", "set 57 to cancelled") or no item of its own (then a number it read as
+    its value is the item: "deixa a 52 concluída"), or only a free text that is just a status of its item ("set
+    311 to approved" is no note reading "approved"). Never a write that itself leads to a status: its verb was
+    said, and the status describes the item ("cancel the approved 320")."""
+    if cap.kind != "write" or next(_goal_statuses(turn, cap), None) is not None:
         return False
     targets = {s.name: s.type for s in cap.slots if s.from_context and s.parse == "reference"}
     if not extraction.from_text & set(targets):  # "deixa a 52 concluída": 52 is no value of it, but an item

@@ -325,7 +325,8 @@ class Extractor(NumberedReferences):
         if found is None:
             if use_context and slot.from_context:
                 ref = (reference(slot.type, parts, self.situation, self.grammar.referenced,
-                                 noun_said=self.noun_said(slot.type, parts))
+                                 noun_said=self.noun_said(slot.type, parts),
+                                 other_named=self.other_named(slot.type, parts))
                        or self._from_target(slot, out))
                 if ref is not None:
                     out.values[slot.name] = [ref]

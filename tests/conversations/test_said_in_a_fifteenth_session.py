@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 
 from conversations.dates import today
+from sst import inspection_services
 from sst import services as sst
 
 from .conftest import answer_to_a_proposal, day_label, inspection_78
@@ -332,3 +333,30 @@ def test_swearing_after_a_corrected_value_or_an_also_is_no_word_of_it(world, sup
 
     assert corrected.get("confirmation") and day_label(15, "en") in corrected["message"], corrected
     assert also.get("confirmation") and "79" in also["message"] and day_label(10) in also["message"], also
+
+
+def test_the_words_of_the_items_own_noun_name_no_field(world, supervisor_client, start, talk):
+    """"permissão de trabalho": its "trabalho" is no "trabalhadores" (the field asked is the one said first)."""
+    reply = _said(supervisor_client, start, talk, "qual a validade da permissão de trabalho 802?")
+
+    assert reply["type"] == "answer" and "20 dias" in reply["message"], reply
+
+
+def test_an_item_spoken_of_is_picked_by_its_state_with_no_list_shown(world, supervisor_client, start, talk):
+    inspection = inspection_78(world)
+    inspection_services.inspection_cancel(tenant=world.tenant, inspection_id=inspection.pk)
+    reply = _said(supervisor_client, start, talk, "abre a inspeção 78", "abre a inspeção 79", "volta pra cancelada")
+
+    assert reply["type"] == "navigation" and "78" in reply["message"], reply
+
+
+def test_the_first_of_a_type_named_is_of_that_type_and_no_write_of_another(world, supervisor_client, start, talk):
+    """The first item spoken of is a permit; "a primeira inspeção" is the first inspection — and never the
+    permit's validity set to the days the date moves by."""
+    inspection_78(world)
+    reply = _said(supervisor_client, start, talk, "abre a 802", "abre a inspeção 78", "abre a inspeção 79",
+                  "adia a primeira inspeção em 2 dias")
+
+    assert reply.get("confirmation") and "78" in reply["message"] and day_label(7) in reply["message"], reply
+    world.p802.refresh_from_db()
+    assert world.p802.validity_days == 20
