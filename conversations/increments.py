@@ -51,5 +51,18 @@ def increment_sign(parts: list[str], at: int) -> int:
     return 0
 
 
+# The verbs that only make longer: "extend it 5 days", "prorroga a 311 5 dias" (no "by", no "to") — an amount below
+# the current value can only be how much longer (setting it would shorten what was to be extended).
+_LONGER = frozenset(tokens("estende estenda estender prorroga prorrogue prorrogar prolonga prolongue extend lengthen "
+                           "stretch estica espicha amplia alonga"))
+_TO = frozenset(tokens("to para pra for por"))
+
+
+def extension_said(parts: list[str], at: int) -> bool:
+    """The amount at `at` is said after a verb that only makes longer, with no "to"/"para" before it (below the
+    current value, the caller reads it as how much longer)."""
+    return parts[at].isdigit() and not (at and parts[at - 1] in _TO) and any(_said(p, _LONGER) for p in parts[:at])
+
+
 def _said(word: str, verbs: frozenset[str]) -> bool:
     return word in verbs or any(len(v) >= 5 and dropped_letter(word, v) for v in verbs)  # "extnd"

@@ -20,7 +20,7 @@ from .dates import date_from_word, date_in, date_label, shift_in, shift_problem,
 from .extraction import Extraction, Situation, SlotValue
 from .freetext import colon_positions, leftover_value, marked_value, only_a_date, quoted_values, value_as_typed
 from .grammar import CapabilityGrammar, Grammar, SlotSpec, camel_parts, same_word
-from .increments import increment_sign
+from .increments import extension_said, increment_sign
 from .lexicon import ARTICLES, CREATED, DEMONSTRATIVES, REQUEST_OPENERS, not_excluded, tokens
 from .matching import Mention, mention
 from .numbers import numerals_of, on_an_item, value_problem
@@ -242,6 +242,9 @@ class Extractor(NumberedReferences):
         numeral = numerals_of(parts, self.text).get(chosen[0])
         digits = chosen[1]
         sign = increment_sign(parts, chosen[0])
+        if not sign and extension_said(parts, chosen[0]):  # "extend it 5 days": below the value now, how much longer
+            now = self._current(cap, slot, out)
+            sign = 1 if now is not None and int(digits) < now else 0
         delta = sign * int(digits) if sign and digits.isdigit() else None
         current = self._current(cap, slot, out) if delta is not None else None
         if current is not None:  # "10 more days": the entity's current value, changed by the amount

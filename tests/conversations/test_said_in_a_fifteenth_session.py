@@ -360,3 +360,14 @@ def test_the_first_of_a_type_named_is_of_that_type_and_no_write_of_another(world
     assert reply.get("confirmation") and "78" in reply["message"] and day_label(7) in reply["message"], reply
     world.p802.refresh_from_db()
     assert world.p802.validity_days == 20
+
+
+@pytest.mark.parametrize(("text", "language", "says"), [("prorroga a 802 5 dias", None, "25"),
+                                                        ("extend 802 5 days", "en", "25"),
+                                                        ("prorroga a 802 30 dias", None, "30")])
+def test_an_extension_by_less_than_the_value_now_is_how_much_longer(world, supervisor_client, start, talk, text,
+                                                                    language, says):
+    """802 has 20 days: "extend it 5 days" never shortens it to 5; 30 days is above it, a value as said."""
+    reply = _said(supervisor_client, start, talk, text, language=language)
+
+    assert reply.get("confirmation") and f"{says} d" in reply["message"], reply
