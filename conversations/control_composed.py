@@ -61,7 +61,7 @@ def undo_phrasings() -> frozenset[str]:
     return frozenset(composed)
 
 
-_UNDO_VERBS = frozenset(("desfaz", "desfaca", "desfacam", "desfazer", "undo", "revert", "reverte", "reverta",
+UNDO_VERBS = frozenset(("desfaz", "desfaca", "desfacam", "desfazer", "undo", "revert", "reverte", "reverta",
                          "reverter"))
 # Said before the verb, they ask it politely: "pode desfazer …", "could you please undo …".
 _ASKING = frozenset(("pode", "podes", "poderia", "consegue", "can", "could", "would", "you", "please", "voce", "vc",
@@ -77,7 +77,8 @@ def undo_opened(phrase: str) -> bool:
         said = said[1:]
     # ("undo the <field> of 311 to 20": a value said after "to" asks for a change, no undo)
     valued = any(w.isdigit() and said[i - 1] in _BEFORE_A_VALUE for i, w in enumerate(said) if i)
-    return len(said) > 1 and said[0] in _UNDO_VERBS and not valued
+    replied = said[:1] == ["revert"] and said[1:2] in (["with"], ["back"], ["on"], ["to"])  # "kindly revert with …"
+    return len(said) > 1 and said[0] in UNDO_VERBS and not valued and not replied
 
 
 _BEFORE_A_VALUE = frozenset(("to", "para", "pra", "em", "by", "for", "com", "with"))

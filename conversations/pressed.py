@@ -76,9 +76,14 @@ _CONTENT_ASKED = re.compile(r"\b(?:o que|what|what s|whats|quais|quem|who|rows|l
                             re.IGNORECASE)
 
 
+# "… can you go to the <x> tab?", "vai na aba …": the tab itself asked for
+_GO_TO = re.compile(r"\b(?:go to|go back to|open|switch to|take me to|jump to|navigate to|vai|vá|va|ir|abre|abra|abrir|"
+                    r"leva|entra|mostra a aba|show me the \w+ tab)\b", re.IGNORECASE)
+
+
 def tab_content_asked(text: str) -> str:
     """The message without a tab's noun when it asks what the tab holds (above); else as typed."""
-    if not _CONTENT_ASKED.search(text.replace("'", " ")) or not _TAB_NOUN.search(text):
+    if not _CONTENT_ASKED.search(text.replace("'", " ")) or not _TAB_NOUN.search(text) or _GO_TO.search(text):
         return text
     return _TAB_NOUN.sub("", text)
 

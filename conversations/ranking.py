@@ -58,7 +58,7 @@ def _content(parts: list[str]) -> tuple[list[str], list[int]]:
     return [parts[i] for i in index], index
 
 
-def _same_family(a: str, b: str) -> bool:
+def same_family(a: str, b: str) -> bool:
     """"openTab" is a kind of "open", "update<Field>" of "update"; "create" is no kind of "update"."""
     return bool(a and b) and (a.startswith(b) or b.startswith(a))
 
@@ -187,7 +187,7 @@ def rank(grammar: Grammar, parts: list[str], allowed: set[str], hints: Hints) ->
     for base in list(ranked.values()):
         for sibling in grammar.capabilities.values():
             if (sibling.id in allowed and sibling.id not in ranked and sibling.entity == base.cap.entity
-                    and sibling.kind == base.cap.kind and _same_family(sibling.intent, base.cap.intent)):
+                    and sibling.kind == base.cap.kind and same_family(sibling.intent, base.cap.intent)):
                 ranked[sibling.id] = Ranked(sibling, base.score - 5, base.verb, base.verb_span)
     named = grammar.types_named_in(parts)
     _same_verb_other_entity(grammar, ranked, allowed, named, parts)

@@ -23,7 +23,7 @@ STATE_VERBS = frozenset(lexicon.tokens("foi foram esta estao ta tao ja ainda con
 
 
 def state_question(turn: Turn, parts: list[str]) -> bool:
-    asks = lexicon.asks(parts, turn.text) or _said_as_state(parts)
+    asks = lexicon.asks(parts, turn.text) or _said_as_state(turn, parts)
     parts = lexicon.without_or_not(parts)
     if not asks or not any(p in STATE_VERBS for p in parts):
         return False
@@ -58,13 +58,18 @@ def state_question(turn: Turn, parts: list[str]) -> bool:
 _COPULAS = frozenset(lexicon.tokens("ta esta estao tao foi foram is are was were"))
 
 
-def _said_as_state(parts: list[str]) -> bool:
-    """"a 320 tá aprovada já", "is 52 done": a short message ending in a state after "tá"/"is", the "?" left out.
-    Nobody orders a write by saying the item is in a state, so it is read as the question it is typed as. Only
-    when at most two words (articles and "já"/"still" aside) follow the copula: "tá, agora cancela ela" goes on
-    to a request, and an enum value must still be named."""
+def _said_as_state(turn: Turn, parts: list[str]) -> bool:
+    """"a 320 tá aprovada já", "is 52 done": a short message that names an item, then a state after "tá"/"is", the
+    "?" left out. Nobody orders a write by saying the item is in a state, so it is read as the question it is typed
+    as. Only the item before the copula (its number, its noun, a pointing word: a verb there is a request, "cancela
+    a 60, o <lugar> foi desativado") and at most two words after it ("tá, agora cancela ela" goes on to a request;
+    "is to be cancelled" asks for it)."""
     at = next((i for i, p in enumerate(parts) if p in _COPULAS), None)
-    if at is None or len(parts) > 8:
+    if at is None or len(parts) > 8 or "be" in parts[at + 1:]:
+        return False
+    nouns = {i for a, b in turn.grammar.types_named_in(parts[:at]).values() for i in range(a, b)}
+    if any(not (p.isdigit() or p in lexicon.ARTICLES or p in lexicon.POINTING or p in _ASIDE or i in nouns)
+           for i, p in enumerate(parts[:at])):
         return False
     return len([p for p in parts[at + 1:] if p not in lexicon.ARTICLES and p not in _ASIDE]) <= 2
 

@@ -83,9 +83,11 @@ def status_instead(turn: Turn, cap: CapabilityGrammar, extraction: Extraction) -
     if cap.kind != "write" or next(_goal_statuses(turn, cap), None) is not None:
         return False
     targets = {s.name: s.type for s in cap.slots if s.from_context and s.parse == "reference"}
-    if not extraction.from_text & set(targets):  # "deixa a 52 concluída": 52 is no value of it, but an item
-        return True
-    for name in extraction.from_text - set(targets):
+    own = extraction.from_text - set(targets)
+    if not extraction.from_text & set(targets) and own and all(
+            (s := cap.slot(n)) is not None and s.parse == "integer" for n in own):
+        return True  # "deixa a 52 concluída": 52 read as its amount is no value of it, but an item
+    for name in own:
         slot, values = cap.slot(name), extraction.values.get(name) or []
         words = [w for v in values for w in lexicon.tokens(str(v.label)) if w not in lexicon.ARTICLES]
         if slot is None or slot.parse != "text" or not 0 < len(words) <= 2:

@@ -15,7 +15,6 @@ from execution.models import Execution, StepRun, StepStatus
 from planning.batch import is_batch
 from planning.models import PlanStep
 
-from . import lexicon
 from .cancel import decline
 from .flow import pending_confirmation, rest
 from .intents import intent_state
@@ -24,6 +23,7 @@ from .reads import entity_ref
 from .turns import Turn
 from .understanding import SlotValue
 from .undo_batch import batch_undo
+from .undo_named import another_change_named, another_item_said
 from .undo_plan import NOT_UNDOABLE, undo_call
 
 
@@ -61,9 +61,14 @@ def undo_request(turn: Turn) -> None:
         if refusal is not None:
             return _refuse(turn, *refusal)
         states.append(state)
-    other = _another_item_said(turn, states)
+    other = another_item_said(turn, states)
     if other is not None:  # "desfaz a mudança da 311" when the last change was on 310: never the wrong one undone
-        return _refuse_other(turn, other)
+        rest(turn)
+        return turn.error("NOTHING_TO_UNDO", "undo.other_item", label=other.get("label"),
+                          **turn.nouns(str(other.get("type"))))
+    if another_change_named(turn, {step.capability_id for step, _ in writes}):  # "undo the reschedule" after an add
+        rest(turn)
+        return turn.error("NOTHING_TO_UNDO", "undo.not_the_last", message=str(last.get("message") or ""))
     if len(states) == 1:
         return plan_and_decide(turn, states[0])
     # Several changes: one plan of their registered undos, in reverse order, each step authorised by
@@ -74,22 +79,6 @@ def undo_request(turn: Turn) -> None:
                        undo_of=str(execution.pk))
     top["compound"] = parts
     plan_and_decide(turn, top)
-
-
-def _another_item_said(turn: Turn, states: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The item the last change was on, when the message names items by number and none of them is it (only
-    the last change can be undone); else None."""
-    said = {w for w in lexicon.tokens(turn.text) if w.isdigit()}
-    items = [v["entity"] for state in states for values in (state.get("slots") or {}).values() for v in values
-             if isinstance(v.get("entity"), dict) and str(v["entity"].get("label")).isdigit()]
-    if not said or not items or said & {str(i.get("label")) for i in items}:
-        return None
-    return items[0]
-
-
-def _refuse_other(turn: Turn, item: dict[str, Any]) -> None:
-    rest(turn)
-    turn.error("NOTHING_TO_UNDO", "undo.other_item", label=item.get("label"), **turn.nouns(str(item.get("type"))))
 
 
 def _subjects(step: PlanStep, run: StepRun) -> list[dict[str, Any]]:

@@ -128,7 +128,8 @@ def test_a_courtesy_after_a_comma_keeps_the_filter(world, supervisor_client, sta
 # --- undo said with what is undone -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", ["undo the component you added", "pode desfazer aquela inclusão na 802?"])
+@pytest.mark.parametrize("text", ["undo the component you added", "pode desfazer aquela inclusão na 802?",
+                                  "desfaz isso AGORA, errei"])
 def test_an_undo_verb_opening_the_message_undoes_the_last_change(world, supervisor_client, start, talk, text):
     reply = _said(supervisor_client, start, talk, "adiciona solda elétrica na 802", "!confirm", text)
 
@@ -371,3 +372,43 @@ def test_an_extension_by_less_than_the_value_now_is_how_much_longer(world, super
     reply = _said(supervisor_client, start, talk, text, language=language)
 
     assert reply.get("confirmation") and f"{says} d" in reply["message"], reply
+
+
+# --- guards of this session's readings against what they must leave alone --------------------------------------
+
+
+@pytest.mark.parametrize("text", ["cancela a 802, o serviço foi suspenso", "Permit 802 is to be cancelled."])
+def test_a_request_with_a_state_told_is_still_the_request(world, supervisor_client, start, talk, text):
+    reply = _said(supervisor_client, start, talk, text, language="en" if text.startswith("Permit") else None)
+
+    assert reply.get("confirmation") and "802" in reply["message"], reply
+
+
+def test_revert_with_asks_for_a_reply_not_an_undo(world, supervisor_client, start, talk):
+    reply = _said(supervisor_client, start, talk, "Kindly revert with the validity of permit 802.", language="en")
+
+    assert reply["type"] == "answer" and "20" in reply["message"], reply
+
+
+def test_an_undo_naming_another_change_than_the_last_undoes_nothing(world, supervisor_client, start, talk):
+    inspection_78(world)
+    reply = _said(supervisor_client, start, talk, "push inspection 78 by 3 days", "!confirm",
+                  "add Ana Costa as a worker on 802", "!confirm", "undo the reschedule, keep the rest", language="en")
+
+    assert reply["type"] == "error" and reply["template"] == "undo.not_the_last", reply
+
+
+def test_going_to_a_tab_asked_with_who_is_still_going_there(world, supervisor_client, start, talk):
+    reply = _said(supervisor_client, start, talk, "open permit 802",
+                  "Thanks. I need to see who is working on it, can you go to the workers tab?", language="en")
+
+    assert reply["type"] == "navigation" and "workers" in reply["message"], reply
+
+
+def test_a_status_word_after_a_write_with_its_value_is_no_status_goal(world, supervisor_client, start, talk):
+    inspection_78(world)
+    sst.employee_create(tenant=world.tenant, company=world.delta, name="Sonia Prado")
+    reply = _said(supervisor_client, start, talk, "open inspection 79", "swap the inspector for Sonia Prado and then "
+                  "we're done", language="en")
+
+    assert reply.get("confirmation") and "Sonia Prado" in reply["message"] and "79" in reply["message"], reply
