@@ -64,9 +64,9 @@ _SAME = tuple({tuple(tokens(p)) for p in (
 
 
 def _trailing_filler_off(parts: list[str]) -> list[str]:
-    """The words without the courtesy or urgency closing them (the "e"/"and" opening an ellipsis stays)."""
+    """The words without the urgency closing them ("e"/"é", "as well", "qual é" are no filler there)."""
     end = len(parts)
-    while end > 1 and parts[end - 1] in lexicon.FILLER:
+    while end > 1 and parts[end - 1] in lexicon.URGENCY:
         end -= 1
     return parts[:end]
 

@@ -31,13 +31,14 @@ def tokens(text: str) -> list[str]:
     return words(fold(text))
 
 
+# Urgency and swearing: at either end they say how, not what ("sim logo", "no, 15 ffs", "cancela isso aí, caramba").
+URGENCY = frozenset(tokens("""logo rapido rápido rapidinho urgente quick quickly asap urgent seriously dammit damn ffs
+jeez pqp caramba porra aff affe afe poxa droga putz"""))
 FILLER = frozenset(tokens("""
 por favor, favor, obrigado, obrigada, valeu, entao, então, agora, ah, ai, aí, hum, bom, please, thanks,
 thank you, well, then, now, oh, e, and, pls, plz, pfv, pf, thx, tks, hmm, hm, humm, hmmm, uh, erm, gentileza, kindly,
-prezado, prezada, prezados, tche, tchê, bah, uai, oxe, oxente, visse, mano, vei, véi, yo,
-logo, rapido, rápido, rapidinho, urgente, quick, quickly, asap, urgent, seriously, dammit, damn, ffs, jeez, pqp,
-caramba, porra, aff, affe, afe, poxa, droga, putz
-"""))  # (urgency and swearing at either end say how, not what: "sim logo", "no, 15 ffs", "cancela isso aí, caramba")
+prezado, prezada, prezados, tche, tchê, bah, uai, oxe, oxente, visse, mano, vei, véi, yo
+""")) | URGENCY
 NEGATIONS = frozenset({"nao", "no", "not", "nope"})
 # "I might move it", "talvez eu adie": a request thought of, not made
 HEDGES = frozenset(tokens("might may maybe perhaps talvez pensando thinking considering"))

@@ -49,9 +49,10 @@ def field_question(turn: Turn, parts: list[str], *, phrases_with: frozenset[str]
     unnamed: list[tuple[Any, SlotSpec, str]] = []  # a field asked of no item, for each entity that has it
     outside_names = masked(parts, data)
     named = turn.grammar.types_named_in(outside_names)
-    # ("qual a <campo> da <entidade> de trabalho 320?": the words of the item's own noun name no field)
-    asking = [p if not any(a <= i < b for t, (a, b) in named.items() if t in turn.grammar.referenced) else ""
-              for i, p in enumerate(parts)]
+    # ("qual a <campo> da <entidade> de trabalho 320?": the words of the item's own noun of several words name no
+    # field — a noun of one word may be a field's verb as well: "who inspects 53?")
+    asking = [p if not any(a <= i < b and b - a > 1 for t, (a, b) in named.items() if t in turn.grammar.referenced)
+              else "" for i, p in enumerate(parts)]
     numbered = any(p.isdigit() for p in outside_names)
     for cap in turn.grammar.capabilities.values():
         if cap.kind != "read" or cap.intent != "show":

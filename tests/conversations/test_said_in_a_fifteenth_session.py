@@ -412,3 +412,20 @@ def test_a_status_word_after_a_write_with_its_value_is_no_status_goal(world, sup
                   "we're done", language="en")
 
     assert reply.get("confirmation") and "Sonia Prado" in reply["message"] and "79" in reply["message"], reply
+
+
+def test_a_one_word_noun_that_is_a_fields_verb_too_still_asks_the_field(world, supervisor_client, start, talk):
+    """"who inspects 78?": "inspects" is both the inspection's noun (by its stem) and the inspector field's verb."""
+    inspection = inspection_78(world)
+    inspection_services.inspection_inspector_assign(tenant=world.tenant, inspection_id=inspection.pk,
+                                                    inspector=world.ana_costa)
+    reply = _said(supervisor_client, start, talk, "who inspects 78?", language="en")
+
+    assert reply["type"] == "answer" and "Ana Costa" in reply["message"], reply
+
+
+def test_an_ellipsis_closing_with_as_well_or_a_question_tag_keeps_them(world, supervisor_client, start, talk):
+    also = _said(supervisor_client, start, talk, "approve permit 802", "!confirm", "and 771 of Omega as well",
+                 language="en")
+
+    assert also.get("confirmation") and "771" in also["message"], also
