@@ -26,6 +26,9 @@ def another_item_said(turn: Turn, states: list[dict[str, Any]]) -> dict[str, Any
     return items[0]
 
 
+# "undo that last change", "desfaz essa alteração": words for any change name none in particular
+_ANY_CHANGE = frozenset(lexicon.tokens("change changes edit update mudanca mudancas alteracao alteracoes modificacao "
+                                       "altera muda edita atualiza"))
 _VERB_WITHIN = 2  # "undo the reschedule", "desfaz aquela remarcação": the change's verb right after the undo's
 
 
@@ -40,8 +43,8 @@ def another_change_named(turn: Turn, last: set[str]) -> bool:
     ranked = rank(turn.grammar, rest, allowed_capabilities(turn), hints_for(turn.conversation, with_topic=False))
     # (its verb as typed, right after the undo's: "desfaz isso" names no "issue", "o que acabou de fazer" no create)
     named = next((r.cap for r in ranked if r.verb is not None and r.cap.kind == "write" and r.verb_span is not None
-                  and r.verb_span[0] <= _VERB_WITHIN and tuple(rest[r.verb_span[0]:r.verb_span[1]]) == r.verb.words),
-                 None)
+                  and r.verb_span[0] <= _VERB_WITHIN and tuple(rest[r.verb_span[0]:r.verb_span[1]]) == r.verb.words
+                  and not set(r.verb.words) <= _ANY_CHANGE), None)
     done = [c for c in (turn.grammar.capabilities.get(i) for i in last) if c is not None]
     return named is not None and not any(c.id == named.id or (c.entity == named.entity
                                                                and same_family(c.intent, named.intent)) for c in done)

@@ -129,7 +129,7 @@ def test_a_courtesy_after_a_comma_keeps_the_filter(world, supervisor_client, sta
 
 
 @pytest.mark.parametrize("text", ["undo the component you added", "pode desfazer aquela inclusão na 802?",
-                                  "desfaz isso AGORA, errei"])
+                                  "desfaz isso AGORA, errei", "Actually, undo that last change."])
 def test_an_undo_verb_opening_the_message_undoes_the_last_change(world, supervisor_client, start, talk, text):
     reply = _said(supervisor_client, start, talk, "adiciona solda elétrica na 802", "!confirm", text)
 
