@@ -63,18 +63,10 @@ _SAME = tuple({tuple(tokens(p)) for p in (
     "repeat this", *_the_same_for())})
 
 
-def _trailing_filler_off(parts: list[str]) -> list[str]:
-    """The words without the urgency closing them ("e"/"é", "as well", "qual é" are no filler there)."""
-    end = len(parts)
-    while end > 1 and parts[end - 1] in lexicon.URGENCY:
-        end -= 1
-    return parts[:end]
-
-
 def says_also(parts: list[str]) -> bool:
     """"a 311 também", "<entity> 312 too": the same again, for another target — a write included (it is
     proposed and confirmed like any other)."""
-    parts = _trailing_filler_off(parts)  # ("a 57 também, logo")
+    parts = lexicon.urgency_off(parts)  # ("a 57 também, logo")
     core = parts[1:] if parts[:1] in (["and"], ["e"], ["now"], ["agora"]) else parts  # "and the same for …"
     return bool(parts) and (parts[-1] in _ALSO or parts[-2:] == _AS_WELL or any(tuple(core[:len(o)]) == o
                                                                               for o in _SAME))
@@ -83,7 +75,7 @@ def says_also(parts: list[str]) -> bool:
 def ellipsis_rest(parts: list[str]) -> list[str] | None:
     """The words after the opener (or before a closing "também"/"too") when the message is an ellipsis,
     else None."""
-    parts = _trailing_filler_off(parts)  # ("a 57 também, logo")
+    parts = lexicon.urgency_off(parts)  # ("a 57 também, logo")
     if parts and parts[-1] in _ALSO and 0 < len(parts) - 1 <= MAX_WORDS:
         return parts[:-1]
     if parts[-2:] == _AS_WELL and 0 < len(parts) - 2 <= MAX_WORDS:  # "and 310 as well"

@@ -396,11 +396,12 @@ def correction_remainder(text: str) -> list[str] | None:
         if opener is None and found and tuple(parts[:2]) in _MAKE_IT and parts[2:3] and parts[2].isdigit():
             opener = parts[:2]  # "actually, make that 10 days": after an opener, "make that" only says the value
         if opener is None:
-            return _urgency_off(parts) if found else None  # ("no, 15 ffs": the value, not the swearing)
+            return urgency_off(parts) if found else None  # ("no, 15 ffs": the value, not the swearing)
         parts, found = parts[len(opener):], True
 
 
-def _urgency_off(parts: list[str]) -> list[str]:
+def urgency_off(parts: list[str]) -> list[str]:
+    """The words without the urgency closing them ("a 57 também, logo", "no, 15 ffs"); one word always stays."""
     end = len(parts)
     while end > 1 and parts[end - 1] in URGENCY:
         end -= 1

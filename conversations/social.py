@@ -116,8 +116,7 @@ PENDING = frozenset(" ".join(tokens(p)) for p in (
     "o que ta esperando", "o que esta esperando a minha confirmacao", "o que ta esperando a minha confirmacao",
     "o que falta confirmar", "tem algo pendente", "tem alguma coisa pendente", "o que eu estou confirmando",
     "whats pending", "what s pending", "what is pending", "anything pending", "what s waiting", "what is waiting",
-    "what s waiting for my confirmation", "what is waiting for my confirmation", "what am i confirming",
-    "whats pendng", "what s pendng"))
+    "what s waiting for my confirmation", "what is waiting for my confirmation", "what am i confirming"))
 _KINDS = (("pending", PENDING), ("recap", RECAP), ("outcome", OUTCOME), ("thanks", THANKS), ("help", HELP),
           ("bye", BYE), ("greeting", GREETING))
 _PHRASES = tuple((kind, tuple(p.split())) for kind, phrases in _KINDS
