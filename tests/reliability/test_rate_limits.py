@@ -46,6 +46,11 @@ def _burst(client, conversation: str, count: int) -> Counter:
 def test_a_burst_beyond_the_user_budget_gets_429_with_retry_after(limited, reliability_cases):
     operator = limited.worlds.client("operator")
     codes = _burst(operator, limited.ids["conversation_id"], 100)
+    if not codes[429]:
+        # The windows live in the shared Redis: once (CI, 2026-12-07) a whole burst passed, as if another
+        # process had flushed the cache's database mid-burst. A second burst tells that apart from a limit
+        # that is not applied, which fails both.
+        codes = _burst(operator, limited.ids["conversation_id"], 100)
     reliability_cases("rate limit: burst over one user's budget", 100)
     assert not [code for code in codes if code >= 500], codes
     # A body the endpoint refuses (400) is refused before it counts; every other request over the
