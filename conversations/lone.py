@@ -44,7 +44,8 @@ def lone_turn(turn: Turn, parts: list[str], allowed: set[str], extractor: Extrac
     if _list_filtered(turn, content, parts, allowed, extractor):  # "<entidades> <estado> nos próximos 12 dias"
         return True
     # "<entidade> do <atributo>": a noun, then what names one of its items (manifest named_by), no number
-    types = _leading_noun(turn, content)
+    # (or the noun closes it: "the <local> <entity>", "<pessoa>'s <entity>")
+    types = _leading_noun(turn, content) or _trailing_noun(turn, content)
     if types:
         return (len(content) <= _ATTRIBUTE_WORDS and not any(p.isdigit() for p in content)
                 and _open_the_one(turn, content, allowed, extractor, types))
@@ -83,6 +84,13 @@ def _leading_noun(turn: Turn, content: list[str]) -> set[str]:
     """The entity types whose noun opens the message, with words after it."""
     return {type_ for type_, phrases in turn.grammar.synonyms.items()
             if any((at := find_phrase(content, p)) is not None and at[0] == 0 and at[1] < len(content)
+                   for p in phrases)}
+
+
+def _trailing_noun(turn: Turn, content: list[str]) -> set[str]:
+    """The entity types whose noun closes the message, with words before it."""
+    return {type_ for type_, phrases in turn.grammar.synonyms.items()
+            if any((at := find_phrase(content, p)) is not None and at[0] > 0 and at[1] == len(content)
                    for p in phrases)}
 
 

@@ -39,8 +39,10 @@ from .ellipsis import ellipsis_rest
 from .ellipsis_turn import asked_again_without_its_verb, ellipsis_apply, number_again, values_masked, which_ones
 from .flow import allowed_capabilities, expire_pending, pending_clarification, pending_confirmation, rest
 from .grammar import find_phrase
+from .no_then_question import question_after_no
 from .nominal import verb_of_noun
 from .numbers import weeks_as_days
+from .preamble import request_after_told
 from .pressed import screen_words_read
 from .relative import relative_change
 from .relative_turn import relative_apply, swap_apply
@@ -97,7 +99,7 @@ def message(turn: Turn) -> None:
     after = _after_complaint(turn, text)
     if after is not None:  # "não foi isso que eu perguntei!!! eu quero o local da 52": the request is what follows
         text = turn.text = after
-    asked = _the_question(turn, text)
+    asked = _the_question(turn, text) or request_after_told(turn, text) or question_after_no(turn, text)
     if asked is not None:  # "When is <item> scheduled? I'd like to be there that day.": the question is the request
         text = turn.text = asked
     control = control_of(lexicon.phrase(text))

@@ -1,0 +1,91 @@
+"""What the message tells before what it asks: "Choveu e o acesso à <local> está alagado. Remarca a <entidade> 52
+para daqui a uma semana, por favor." / "I've checked 318 over – please go ahead and approve it." The sentences
+before the request say why; their words must not be read as the request ("acesso" is near a verb of opening,
+"análise de risco" names a read). The message's own `_the_question` (runtime.py) does the same for a question
+among told sentences; this module for a request to act.
+
+The request is the last sentence that opens with a verb of acting (navigation or a write, after at most an
+opening like "pode", "por favor", "please go ahead and"); sentences of courtesy only after it ("Obrigado!") stay
+with it. The sentences before it open with no verb of their own (else the message asks for two things and is
+read whole). When the request names its item itself (a number, a quote, a name of the data), it is read alone;
+else it is read with the told sentences after it, their verbs left out, so that "Conferi a <análise> da 311 …
+Pode aprovar." still finds 311. A creation is read whole: what it creates is often told before ("Recebemos uma
+denúncia no <local> da <empresa>. Agenda uma <entidade> lá.")."""
+
+from __future__ import annotations
+
+import re
+
+from . import lexicon
+from .data_spans import data_spans
+from .flow import allowed_capabilities, pending_clarification, pending_confirmation
+from .ranking import MASK, verb_matches
+from .state import hints_for
+from .turns import Turn
+from .understanding import rank
+
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\s+[–—-]\s+")
+_OPENING_WORDS = 2  # "pode aprovar", "por favor, agenda": the verb within the first words after any opening
+_ROUNDS = 4  # verbs left out of the told sentences, one capability's at a time
+
+
+def request_after_told(turn: Turn, text: str) -> str | None:
+    """The message read as its request after what it tells (module docstring), or None to read it whole."""
+    if pending_confirmation(turn) is not None or pending_clarification(turn) is not None:
+        return None
+    sentences = [s.strip() for s in _SENTENCES.split(text.strip()) if s.strip()]
+    allowed = allowed_capabilities(turn)
+    at = next((i for i in range(len(sentences) - 1, 0, -1) if _acts(turn, sentences[i], allowed)), None)
+    if (at is None or not _on_an_item(turn, sentences[at], allowed)
+            or any(_opens_with_verb(turn, s, allowed) for s in sentences[:at])):
+        return None
+    told, request = " ".join(sentences[:at]), " ".join(sentences[at:])
+    if lexicon.QUOTED.search(told):
+        return None
+    if _names_its_item(turn, request):
+        return request
+    told_words = lexicon.tokens(told)
+    kept = _without_verbs(turn, told_words, allowed)
+    # the request first: the told words after it only name what it is about ("<item> 318, please approve it"
+    # would read the lone number as a request of its own)
+    return None if kept == " ".join(told_words) else f"{request.rstrip(' .!')}, {kept}"
+
+
+def _acts(turn: Turn, sentence: str, allowed: set[str]) -> bool:
+    words = lexicon.tokens(sentence)
+    ranked = rank(turn.grammar, words, allowed, hints_for(turn.conversation, with_topic=False))
+    return (bool(ranked) and ranked[0].verb_span is not None and ranked[0].cap.kind != "read"
+            and ranked[0].verb_span[0] <= lexicon.lead_in(words) + _OPENING_WORDS)
+
+
+def _on_an_item(turn: Turn, sentence: str, allowed: set[str]) -> bool:
+    """Does the request act on an item it must name (not a creation, whose values the told sentences may hold)?"""
+    words = lexicon.tokens(sentence)
+    ranked = rank(turn.grammar, words, allowed, hints_for(turn.conversation, with_topic=False))
+    return any(slot.parse == "reference" and slot.required for slot in ranked[0].cap.slots)
+
+
+def _opens_with_verb(turn: Turn, sentence: str, allowed: set[str]) -> bool:
+    words = lexicon.tokens(sentence)
+    lead = lexicon.lead_in(words)
+    return any(span[0] <= lead for _, span in verb_matches(turn.grammar, words, allowed).values())
+
+
+def _names_its_item(turn: Turn, sentence: str) -> bool:
+    words = lexicon.tokens(sentence)
+    return (any(c.isdigit() for c in sentence) or bool(lexicon.QUOTED.search(sentence))
+            or bool(data_spans(turn.grammar, turn.reader, words)))
+
+
+def _without_verbs(turn: Turn, words: list[str], allowed: set[str]) -> str:
+    """The told words without any capability's verb (names of the data are kept whole)."""
+    kept = data_spans(turn.grammar, turn.reader, words)
+    words = list(words)
+    for _ in range(_ROUNDS):
+        spans = [span for _, span in verb_matches(turn.grammar, words, allowed).values()]
+        spans = [s for s in spans if not kept & set(range(*s))]
+        if not spans:
+            break
+        for start, end in spans:
+            words[start:end] = [MASK] * (end - start)
+    return " ".join(w for w in words if w != MASK)
