@@ -8,6 +8,7 @@ of those fields said word for word picks the entities that have it. Nothing here
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from .grammar import CapabilityGrammar, Grammar, SlotSpec, camel_parts, same_word
@@ -183,3 +184,16 @@ def same_number_elsewhere(reader: Reader, slot: SlotSpec, parts: list[str], item
     others = [i for i in reader.search(slot, number) if str(i.get("id")) != str(item_id)] if number else []
     other = len(others) == 1 and any(p in OTHER for p in parts)
     return number if other or named_among(slot, others, parts) else None
+
+
+def known_value(grammar: Grammar, reader: Reader, entity: str, field: str, parts: list[str]) -> str | None:
+    """The one value of `field` that items of `entity` already have and the message says word for word
+    ("schedule one at the <local> on the 15th": a known <local>), when a reference names items by that field
+    (manifest named_by); else None. A creation's free text takes it rather than the words left over."""
+    slot = next((s for c in grammar.capabilities.values() for s in c.slots
+                 if s.parse == "reference" and s.type == entity and field in s.named_by), None)
+    if slot is None:
+        return None
+    items, _positions = named_by_attribute(reader, replace(slot, named_by=[field]), parts, partial=False)
+    values = {value for item in items if isinstance(value := _at(item, field), str)}
+    return next(iter(values)) if len(values) == 1 else None

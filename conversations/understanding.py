@@ -15,6 +15,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from . import metrics
+from .attributes import known_value
 from .children import child_said, parent_input
 from .dates import date_from_word, date_in, date_label, shift_in, shift_problem, today
 from .extraction import Extraction, Situation, SlotValue
@@ -100,7 +101,10 @@ class Extractor(NumberedReferences):
         said = quoted_values(self.text)
         required = [s for s in texts if s.required]
         skip = self.skip_words(cap)
-        if not said and len(required) == 1:
+        if not said and len(required) == 1 and (  # "… at the <local> on the 15th": a value its items have
+                known := known_value(self.grammar, self.reader, cap.entity, required[0].name, parts)):
+            said = [known]
+        elif not said and len(required) == 1:
             left = leftover_value(self.text, parts, out.used | self._verb_place(parts), skip)
             said = [left] if left and not only_a_date(left, self.language) else []
         elif not said:

@@ -130,3 +130,15 @@ def test_a_no_then_a_question_sets_the_proposal_aside_and_answers(world, supervi
     assert not reply.get("confirmation"), reply
     world.p802.refresh_from_db()
     assert world.p802.validity_days == 20
+
+
+# --- a creation at a place its items already have ----------------------------------------------------------------
+
+
+def test_a_creation_at_a_known_place_takes_that_place_not_the_words_left_over(world, supervisor_client, start, talk):
+    inspection_services.inspection_create(tenant=world.tenant, company=world.omega, site="Oficina", number="81",
+                                          scheduled_for=today() + timedelta(days=8))
+    reply = _said(supervisor_client, start, talk, "Hello there, could you kindly book an inspection for Omega "
+                  "Serviços at the Oficina in 10 days? Cheers!", language="en")
+
+    assert reply["type"] == "confirmation" and "“Oficina”" in reply["message"], reply
