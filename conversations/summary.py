@@ -182,6 +182,8 @@ def read_answer(grammar: Grammar, snapshot: RegistrySnapshot, steps: list[Mappin
         if cap.intent == "count" and isinstance(result, Mapping) and isinstance(result.get("count"), int):
             return noun.say(("result.count_one" if result["count"] == 1 else "result.count_many") + tail,
                             count=result["count"], where=where)
+        if cap.intent == "show" and isinstance(result, Mapping) and item:  # "what's up with 52?": the item itself
+            return list_text([item_label(grammar, cap.entity, result, item, code_labels(grammar, language))], noun)
         if isinstance(result, list):
             entries = [entry for entry in result if isinstance(entry, Mapping)]
             if left_out:

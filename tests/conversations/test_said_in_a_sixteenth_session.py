@@ -142,3 +142,10 @@ def test_a_creation_at_a_known_place_takes_that_place_not_the_words_left_over(wo
                   "Serviços at the Oficina in 10 days? Cheers!", language="en")
 
     assert reply["type"] == "confirmation" and "“Oficina”" in reply["message"], reply
+
+
+def test_an_item_read_with_no_field_asked_is_answered_with_the_item(world, supervisor_client, start, talk):
+    inspection_78(world)
+    reply = _said(supervisor_client, start, talk, "whats up with inspection 79", language="en")
+
+    assert reply["type"] == "answer" and "79" in reply["message"] and "Doca 2" in reply["message"], reply
