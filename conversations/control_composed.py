@@ -20,7 +20,7 @@ def undo_phrasings() -> frozenset[str]:
     last_en = [f"{d} {w} {n}".strip() for d in ("the", "that", "this", "my", "") for w in ("last", "latest")
                for n in ("", "one", "change", "action", "operation", "thing", "step")]
     pronouns = ["isso", "isto", "aquilo", "ele", "ela", "eles", "elas", "esse", "essa", "este", "esta", "it", "that",
-                "this", "him", "her", "them", "that one", "this one"]
+                "this", "him", "her", "them", "that one", "this one", "nisso", "nisso ai", "isso ai", "nisso aqui"]
     done = [" ".join(f"{p} {w} {t}".split()) for p in ("o que", "no que", "") for w in ("voce", "vc", "tu", "")
             for t in ("fez", "acabou de fazer", "fez agora", "fez agora pouco")] + [
         f"what you {t}" for t in ("did", "just did", "did just now", "just changed")] + [

@@ -10,13 +10,16 @@ with it. The sentences before it open with no verb of their own (else the messag
 read whole). When the request names its item itself (a number, a quote, a name of the data), it is read alone;
 else it is read with the told sentences after it, their verbs left out, so that "Conferi a <análise> da 311 …
 Pode aprovar." still finds 311. A creation is read whole: what it creates is often told before ("Recebemos uma
-denúncia no <local> da <empresa>. Agenda uma <entidade> lá.")."""
+denúncia no <local> da <empresa>. Agenda uma <entidade> lá."). A later clause that opens with an undo verb is the
+request whole ("…, undo the <child> I added"): what was done last is undone, under its own confirmation."""
 
 from __future__ import annotations
 
 import re
 
 from . import lexicon
+from .answer_remark import CLAUSES
+from .control_composed import undo_opened
 from .data_spans import data_spans
 from .flow import allowed_capabilities, pending_clarification, pending_confirmation
 from .ranking import MASK, verb_matches
@@ -33,6 +36,9 @@ def request_after_told(turn: Turn, text: str) -> str | None:
     """The message read as its request after what it tells (module docstring), or None to read it whole."""
     if pending_confirmation(turn) is not None or pending_clarification(turn) is not None:
         return None
+    undo = _undo_after(text)
+    if undo is not None:
+        return undo
     sentences = [s.strip() for s in _SENTENCES.split(text.strip()) if s.strip()]
     allowed = allowed_capabilities(turn)
     at = next((i for i in range(len(sentences) - 1, 0, -1) if _acts(turn, sentences[i], allowed)), None)
@@ -49,6 +55,16 @@ def request_after_told(turn: Turn, text: str) -> str | None:
     # the request first: the told words after it only name what it is about ("<item> 318, please approve it"
     # would read the lone number as a request of its own)
     return None if kept == " ".join(told_words) else f"{request.rstrip(' .!')}, {kept}"
+
+
+def _undo_after(text: str) -> str | None:
+    """"Opa, lançamos o <filho> no lugar errado. Poderia desfazer essa última alteração?", "ok, back to that
+    <entity>, undo the <child> I added": a later clause that opens with an undo is the request."""
+    if lexicon.QUOTED.search(text) or ":" in text:  # a dictated value may say anything ('note: "ok, undo it"')
+        return None
+    clauses = [c for c in CLAUSES.split(text) if c.strip()]
+    at = next((i for i in range(len(clauses) - 1, 0, -1) if undo_opened(lexicon.phrase(clauses[i]))), None)
+    return None if at is None else text[text.rindex(clauses[at].strip()):]
 
 
 def _acts(turn: Turn, sentence: str, allowed: set[str]) -> bool:

@@ -149,3 +149,28 @@ def test_an_item_read_with_no_field_asked_is_answered_with_the_item(world, super
     reply = _said(supervisor_client, start, talk, "whats up with inspection 79", language="en")
 
     assert reply["type"] == "answer" and "79" in reply["message"] and "Doca 2" in reply["message"], reply
+
+
+# --- an undo after what the message tells -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("texts", "language"), [
+    (("coloca solda na 802", "!confirm", "Ih, pus a solda no lugar errado. Você poderia desfazer essa última mudança?"),
+     None),
+    (("add welding to 802", "!confirm", "how long is 802 valid?", "right, back to that permit, undo the welding I added"),
+     "en"),
+])
+def test_an_undo_after_a_told_clause_undoes_the_last_change(world, supervisor_client, start, talk, texts, language):
+    """(The Portuguese one guards: its told sentence names no verb of adding.)"""
+    conversation = start(supervisor_client) if language is None else supervisor_client.post(
+        "/agent/conversations", {"language": language}, format="json").json()["id"]
+    for text in texts[:-1]:
+        if text == "!confirm":
+            pending = supervisor_client.get(f"/agent/conversations/{conversation}").json()["pending_confirmation"]
+            talk(supervisor_client, conversation, action="confirm", body={"confirmation_id": pending["id"]})
+        else:
+            talk(supervisor_client, conversation, text)
+    reply = talk(supervisor_client, conversation, texts[-1])["response"]
+
+    assert reply["type"] == "confirmation" and "Solda Elétrica" in reply["message"], reply
+    assert any(word in reply["message"].lower() for word in ("remover", "remove")), reply
