@@ -157,8 +157,8 @@ def test_an_item_read_with_no_field_asked_is_answered_with_the_item(world, super
 @pytest.mark.parametrize(("texts", "language"), [
     (("coloca solda na 802", "!confirm", "Ih, pus a solda no lugar errado. Você poderia desfazer essa última mudança?"),
      None),
-    (("add welding to 802", "!confirm", "how long is 802 valid?", "right, back to that permit, undo the welding I added"),
-     "en"),
+    (("add welding to 802", "!confirm", "how long is 802 valid?",
+      "right, back to that permit, undo the welding I added"), "en"),
 ])
 def test_an_undo_after_a_told_clause_undoes_the_last_change(world, supervisor_client, start, talk, texts, language):
     """(The Portuguese one guards: its told sentence names no verb of adding.)"""
