@@ -8,6 +8,7 @@ from __future__ import annotations
 from . import lexicon
 from .asked_first import question_then_request
 from .batch import batch_request
+from .both_items import both_asked
 from .clone import clone_extraction, copies_the_item, copy_asked
 from .compared import compared_positions, values_compared
 from .compared_filter import compared_filter, compared_read, comparison_unread
@@ -45,6 +46,8 @@ from .understanding import Extraction, Extractor, Ranked, masked, number_positio
 
 
 def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
+    if both_asked(turn, parts):  # "lista os <filhos> das duas": asked of each of the last two items
+        return
     hints = hints_for(turn.conversation, with_topic=True)
     situation = situation_for(turn.conversation)
     # The tenant's names said in the message are values: their words never pick a verb, noun or target.

@@ -174,3 +174,18 @@ def test_an_undo_after_a_told_clause_undoes_the_last_change(world, supervisor_cl
 
     assert reply["type"] == "confirmation" and "Solda Elétrica" in reply["message"], reply
     assert any(word in reply["message"].lower() for word in ("remover", "remove")), reply
+
+
+# --- a question asked of the last two items -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("texts", "says", "language"), [
+    (("abre a 802", "abre a 771 da Omega", "e qual a validade dessas duas?"), ("802", "771"), None),
+    (("open inspection 78", "open inspection 79", "what's the site of the two of them?"), ("Doca 9", "Doca 2"), "en"),
+])
+def test_a_question_of_the_two_is_answered_for_each(world, supervisor_client, start, talk, texts, says, language):
+    inspection_78(world)
+    reply = _said(supervisor_client, start, talk, *texts, language=language)
+
+    assert reply["type"] == "answer", reply
+    assert all(said in reply["message"] for said in says), reply
