@@ -189,3 +189,9 @@ def test_a_question_of_the_two_is_answered_for_each(world, supervisor_client, st
 
     assert reply["type"] == "answer", reply
     assert all(said in reply["message"] for said in says), reply
+
+
+def test_which_with_a_noun_in_the_singular_still_lists(world, supervisor_client, start, talk):
+    reply = _said(supervisor_client, start, talk, "quais pt tão em rascunho")
+
+    assert reply["type"] == "answer" and "802" in reply["message"], reply
