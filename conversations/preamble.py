@@ -1,17 +1,18 @@
 """What the message tells before what it asks: "Choveu e o acesso à <local> está alagado. Remarca a <entidade> 52
 para daqui a uma semana, por favor." / "I've checked 318 over – please go ahead and approve it." The sentences
 before the request say why; their words must not be read as the request ("acesso" is near a verb of opening,
-"análise de risco" names a read). The message's own `_the_question` (runtime.py) does the same for a question
+a read's noun names a read). The message's own `_the_question` (runtime.py) does the same for a question
 among told sentences; this module for a request to act.
 
 The request is the last sentence that opens with a verb of acting (navigation or a write, after at most an
 opening like "pode", "por favor", "please go ahead and"); sentences of courtesy only after it ("Obrigado!") stay
-with it. The sentences before it open with no verb of their own (else the message asks for two things and is
-read whole). When the request names its item itself (a number, a quote, a name of the data), it is read alone;
-else it is read with the told sentences after it, their verbs left out, so that "Conferi a <análise> da 311 …
-Pode aprovar." still finds 311. A creation is read whole: what it creates is often told before ("Recebemos uma
-denúncia no <local> da <empresa>. Agenda uma <entidade> lá."). A later clause that opens with an undo verb is the
-request whole ("…, undo the <child> I added"): what was done last is undone, under its own confirmation."""
+with it. The sentences before it open with no verb of their own, ask nothing ("?", "can you …") and dictate
+nothing (a colon, lines pasted): else the message is read whole. When the request names its item itself (a
+number after the item's noun or an article, a quote) and points back at nothing told ("dela", "it"), it is read
+alone; else it is read with the told sentences after it, their verbs left out, so that "Conferi a <análise> da
+311 … Pode aprovar." still finds 311. A creation is read whole: what it creates is often told before ("Recebemos
+uma denúncia no <local> da <empresa>. Agenda uma <entidade> lá."). A later clause that opens with an undo verb
+is the request whole ("…, undo the <child> I added"): what was done last is undone, under its own confirmation."""
 
 from __future__ import annotations
 
@@ -30,6 +31,9 @@ from .understanding import rank
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\s+[–—-]\s+")
 _OPENING_WORDS = 2  # "pode aprovar", "por favor, agenda": the verb within the first words after any opening
 _ROUNDS = 4  # verbs left out of the told sentences, one capability's at a time
+_ASKING = frozenset(lexicon.tokens("pode poderia podes consegue can could would please pls kindly favor"))
+_BACK = frozenset(lexicon.tokens("ele ela eles elas dele dela deles delas nele nela neles nelas it its them him her"))
+_BEFORE_AN_ITEM = frozenset(lexicon.tokens("a o as os da do na no à ao the"))
 
 
 def request_after_told(turn: Turn, text: str) -> str | None:
@@ -39,11 +43,13 @@ def request_after_told(turn: Turn, text: str) -> str | None:
     undo = _undo_after(text)
     if undo is not None:
         return undo
+    if ":" in text or "\n" in text:  # a dictated or pasted text is data, never a told reason before a request
+        return None
     sentences = [s.strip() for s in _SENTENCES.split(text.strip()) if s.strip()]
     allowed = allowed_capabilities(turn)
     at = next((i for i in range(len(sentences) - 1, 0, -1) if _acts(turn, sentences[i], allowed)), None)
     if (at is None or not _on_an_item(turn, sentences[at], allowed)
-            or any(_opens_with_verb(turn, s, allowed) for s in sentences[:at])):
+            or any(_opens_with_verb(turn, s, allowed) or _asks(s) for s in sentences[:at])):
         return None
     told, request = " ".join(sentences[:at]), " ".join(sentences[at:])
     if lexicon.QUOTED.search(told):
@@ -87,10 +93,20 @@ def _opens_with_verb(turn: Turn, sentence: str, allowed: set[str]) -> bool:
     return any(span[0] <= lead for _, span in verb_matches(turn.grammar, words, allowed).values())
 
 
+def _asks(sentence: str) -> bool:
+    """A question or a request of its own ("can you open <entity> 60 for me?") is nothing told."""
+    return sentence.endswith("?") or bool(set(lexicon.tokens(sentence)[:2]) & _ASKING)
+
+
 def _names_its_item(turn: Turn, sentence: str) -> bool:
+    """An item's number after its noun or an article ("a <entidade> 52", "a 311"; "para 30 dias" is a value), or
+    a quote — and no word pointing back at what was told ("dela", "it")."""
     words = lexicon.tokens(sentence)
-    return (any(c.isdigit() for c in sentence) or bool(lexicon.QUOTED.search(sentence))
-            or bool(data_spans(turn.grammar, turn.reader, words)))
+    if set(words) & _BACK:
+        return False
+    nouns = turn.grammar.noun_words
+    return bool(lexicon.QUOTED.search(sentence)) or any(
+        w.isdigit() and i and (words[i - 1] in _BEFORE_AN_ITEM or words[i - 1] in nouns) for i, w in enumerate(words))
 
 
 def _without_verbs(turn: Turn, words: list[str], allowed: set[str]) -> str:

@@ -79,9 +79,10 @@ def test_street_words_for_opening_open_the_item(world, supervisor_client, start,
     assert reply["type"] == "navigation" and "79" in reply["message"], reply
 
 
-def test_passing_an_item_to_a_person_assigns_it_and_to_a_day_moves_it(world, supervisor_client, start, talk):
+def test_handing_an_item_to_a_person_assigns_it_and_passing_it_to_a_day_moves_it(world, supervisor_client, start,
+                                                                                  talk):
     inspection_78(world)
-    to_person = _said(supervisor_client, start, talk, "passa a 79 pra Ana Costa")
+    to_person = _said(supervisor_client, start, talk, "repassa a 79 pra Ana Costa")
     to_day = _said(supervisor_client, start, talk, "passa a 79 pra daqui 12 dias")  # guards
 
     assert to_person["type"] == "confirmation" and "Ana Costa" in to_person["message"], to_person
