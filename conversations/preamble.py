@@ -11,7 +11,7 @@ nothing (a colon, lines pasted): else the message is read whole. When the reques
 number after the item's noun or an article, a quote) and points back at nothing told ("dela", "it"), it is read
 alone; else it is read with the told sentences after it, their verbs left out, so that "Conferi a <análise> da
 311 … Pode aprovar." still finds 311. A creation is read whole: what it creates is often told before ("Recebemos
-uma denúncia no <local> da <empresa>. Agenda uma <entidade> lá."). A later clause that opens with an undo verb
+um aviso do <local> da <owner>. Quero uma <entidade> nova lá."). A later clause that opens with an undo verb
 is the request whole ("…, undo the <child> I added"): what was done last is undone, under its own confirmation."""
 
 from __future__ import annotations
