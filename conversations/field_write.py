@@ -14,7 +14,7 @@ from .lexicon import DAY_UNITS, tokens
 from .operations import operate
 from .relative import factor_of
 from .turns import Turn
-from .understanding import Extractor
+from .understanding import Extractor, Ranked
 
 _TO = frozenset(tokens("para pra pro to"))
 _VALUE_PARSES = frozenset({"integer", "date", "enum"})
@@ -120,3 +120,15 @@ def _field_phrases(turn: Turn, cap: CapabilityGrammar, *, names: bool = False) -
     if len(values) != 1:
         return set()
     return set(turn.grammar.field_phrases(cap.entity, values[0]))
+
+
+def moves_its_own(turn: Turn, best: Ranked, cap: CapabilityGrammar, parts: list[str]) -> bool:
+    """"move it 5 days later" with a <dated entity> and then another item in view: the verb moves a date of its own
+    entity, and the conversation has been on one of those — an amount in another entity's unit is no evidence for
+    that entity's write (the item in view is not what the verb can move)."""
+    top = best.cap
+    if best.verb_span is None or top.entity == cap.entity or not any(
+            s.parse == "date" and not s.from_context for s in top.slots) or _names_its_field(turn, cap, parts,
+                                                                                              names=True):
+        return False  # ("adia a <campo> da 311 em 5 dias": the field named says whose write it is)
+    return any(r.get("type") == top.entity for r in (turn.conversation.context or {}).get("recent_entities") or [])

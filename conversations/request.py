@@ -17,7 +17,7 @@ from .courtesy import courtesy
 from .data_spans import data_spans, name_word_positions
 from .date_write import date_for_an_item, date_moved, date_write
 from .explain import explain, explains, explanation_first
-from .field_write import field_write, field_write_of, field_writes, fields_outweighing
+from .field_write import field_write, field_write_of, field_writes, fields_outweighing, moves_its_own
 from .flow import allowed_capabilities, operated_mark, rest
 from .freetext import described_positions, quoted_positions
 from .grammar import CapabilityGrammar, SlotSpec, find_phrase, same_word
@@ -260,8 +260,8 @@ def choose(turn: Turn, ranked: list[Ranked], parts: list[str], extractor: Extrac
              and not set(parts) & lexicon.DEMONSTRATIVES)
     # (a field said to pick an item of the last list, "a que tá marcada pra daqui 14 dias", is no write's evidence)
     said = masked(parts, picked_words(turn, parts))
-    fields = [Ranked(cap, top - 1) for cap in field_writes(turn, said, allowed, by_unit=by_unit)
-              if all(r.cap.id != cap.id for r in ranked)] if not asked else []
+    fields = [Ranked(cap, top - 1) for cap in field_writes(turn, said, allowed, by_unit=by_unit) if all(
+        r.cap.id != cap.id for r in ranked) and not moves_its_own(turn, ranked[0], cap, said)] if not asked else []
     verb = parts[span[0]:span[1]] if (span := ranked[0].verb_span) is not None else []
     named_field = fields_outweighing(turn, ranked[0].cap, verb, said, allowed) if not asked else set()
     ranked = sorted(ranked + fields, key=lambda r: -r.score)

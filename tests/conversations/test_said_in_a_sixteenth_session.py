@@ -196,3 +196,15 @@ def test_which_with_a_noun_in_the_singular_still_lists(world, supervisor_client,
     reply = _said(supervisor_client, start, talk, "quais pt tão em rascunho")
 
     assert reply["type"] == "answer" and "802" in reply["message"], reply
+
+
+def test_a_date_moved_by_days_is_never_the_item_in_view_of_another_type(world, supervisor_client, start, talk):
+    """"move it 5 days later" with an inspection, then a permit open: the verb moves an inspection's date; the
+    permit's days are no date — never its field changed in the verb's place (it asks, or moves the inspection)."""
+    inspection_78(world)
+    reply = _said(supervisor_client, start, talk, "open inspection 78", "open permit 802", "move it 5 days later",
+                  language="en")
+
+    assert "802" not in reply["message"], reply
+    world.p802.refresh_from_db()
+    assert world.p802.validity_days == 20
