@@ -26,7 +26,7 @@ from .flow import allowed_capabilities, pending_clarification, pending_confirmat
 from .ranking import MASK, verb_matches
 from .state import hints_for
 from .turns import Turn
-from .understanding import rank
+from .understanding import Ranked, rank
 
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\s+[–—-]\s+")
 _OPENING_WORDS = 2  # "pode aprovar", "por favor, agenda": the verb within the first words after any opening
@@ -47,9 +47,12 @@ def request_after_told(turn: Turn, text: str) -> str | None:
         return None
     sentences = [s.strip() for s in _SENTENCES.split(text.strip()) if s.strip()]
     allowed = allowed_capabilities(turn)
-    at = next((i for i in range(len(sentences) - 1, 0, -1) if _acts(turn, sentences[i], allowed)), None)
-    if (at is None or not _on_an_item(turn, sentences[at], allowed)
-            or any(_opens_with_verb(turn, s, allowed) or _asks(s) for s in sentences[:at])):
+    acting = next(((i, top) for i in range(len(sentences) - 1, 0, -1)
+                   if (top := _acting(turn, sentences[i], allowed)) is not None), None)
+    if acting is None or not _on_an_item(acting[1]):
+        return None
+    at = acting[0]
+    if any(_opens_with_verb(turn, s, allowed) or _asks(s) for s in sentences[:at]):
         return None
     told, request = " ".join(sentences[:at]), " ".join(sentences[at:])
     if lexicon.QUOTED.search(told):
@@ -73,18 +76,19 @@ def _undo_after(text: str) -> str | None:
     return None if at is None else text[text.rindex(clauses[at].strip()):]
 
 
-def _acts(turn: Turn, sentence: str, allowed: set[str]) -> bool:
+def _acting(turn: Turn, sentence: str, allowed: set[str]) -> Ranked | None:
+    """The sentence's best reading when it opens with a verb of acting (navigation or a write), else None."""
     words = lexicon.tokens(sentence)
     ranked = rank(turn.grammar, words, allowed, hints_for(turn.conversation, with_topic=False))
-    return (bool(ranked) and ranked[0].verb_span is not None and ranked[0].cap.kind != "read"
-            and ranked[0].verb_span[0] <= lexicon.lead_in(words) + _OPENING_WORDS)
+    top = ranked[0] if ranked else None
+    acts = (top is not None and top.verb_span is not None and top.cap.kind != "read"
+            and top.verb_span[0] <= lexicon.lead_in(words) + _OPENING_WORDS)
+    return top if acts else None
 
 
-def _on_an_item(turn: Turn, sentence: str, allowed: set[str]) -> bool:
+def _on_an_item(top: Ranked) -> bool:
     """Does the request act on an item it must name (not a creation, whose values the told sentences may hold)?"""
-    words = lexicon.tokens(sentence)
-    ranked = rank(turn.grammar, words, allowed, hints_for(turn.conversation, with_topic=False))
-    return any(slot.parse == "reference" and slot.required for slot in ranked[0].cap.slots)
+    return any(slot.parse == "reference" and slot.required for slot in top.cap.slots)
 
 
 def _opens_with_verb(turn: Turn, sentence: str, allowed: set[str]) -> bool:

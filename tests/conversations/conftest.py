@@ -128,6 +128,20 @@ def answer_to_a_proposal(client, start, talk, answer: str) -> dict[str, Any]:
     return talk(client, conversation, answer)
 
 
+def said(client, start, talk, *texts: str, language: str | None = None) -> dict[str, Any]:
+    """The reply to the last of `texts`, said in order in a new conversation ("!confirm": the confirm button on the
+    pending proposal); `language` sets the conversation's, else the default."""
+    conversation = start(client) if language is None else client.post(
+        "/agent/conversations", {"language": language}, format="json").json()["id"]
+    for text in texts[:-1]:
+        if text == "!confirm":
+            pending = client.get(f"/agent/conversations/{conversation}").json().get("pending_confirmation") or {}
+            talk(client, conversation, action="confirm", body={"confirmation_id": pending.get("id")})
+        else:
+            talk(client, conversation, text)
+    return talk(client, conversation, texts[-1])["response"]
+
+
 @pytest.fixture
 def start():
     def _start(client) -> str:

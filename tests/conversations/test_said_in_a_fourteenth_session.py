@@ -14,7 +14,7 @@ import pytest
 from conversations.dates import today
 from sst import services as sst
 
-from .conftest import answer_to_a_proposal, day_label, inspection_78
+from .conftest import answer_to_a_proposal, day_label, inspection_78, said
 
 pytestmark = pytest.mark.django_db
 
@@ -43,14 +43,14 @@ def test_keep_the_change_with_another_value_or_a_no_is_not_a_yes(world, supervis
     assert world.p802.validity_days == 20
 
 
-@pytest.mark.parametrize(("said", "template"), [
+@pytest.mark.parametrize(("text", "template"), [
     ("perfect, thanks", "social.thanks"), ("Perfect, thank you!", "social.thanks"), ("ok thanks", "social.thanks"),
 ])
-def test_a_yes_with_a_thanks_and_nothing_to_confirm_is_a_thanks(world, supervisor_client, start, talk, said, template):
+def test_a_yes_with_a_thanks_and_nothing_to_confirm_is_a_thanks(world, supervisor_client, start, talk, text, template):
     """"perfect, thanks" after an answer: the thanks is answered, never "there is nothing to confirm"."""
     conversation = start(supervisor_client)
     talk(supervisor_client, conversation, "qual a validade da permissão 802?")
-    turn = talk(supervisor_client, conversation, said)
+    turn = talk(supervisor_client, conversation, text)
 
     assert turn["response"]["type"] == "answer", turn["response"]
     assert turn["response"].get("template") == template, turn["response"]
@@ -66,18 +66,10 @@ def test_a_bare_yes_with_nothing_to_confirm_still_says_so(world, supervisor_clie
 # --- the thirteenth blind round's own words (fresh_2026_12_bw–bz): each mend general, none of its phrasings ----
 
 
-def _said(client, start, talk, *texts, language: str | None = None):
-    conversation = start(client) if language is None else client.post(
-        "/agent/conversations", {"language": language}, format="json").json()["id"]
-    for text in texts[:-1]:
-        talk(client, conversation, text)
-    return talk(client, conversation, texts[-1])["response"]
-
-
 @pytest.mark.parametrize("text", ["me passa por favor as permissoes que estao em rascunho",
                                   "me fala as permissões da Delta", "quais permissão tão em rascunho?"])
 def test_a_list_asked_with_give_or_tell_me_or_a_slipped_plural_lists(world, supervisor_client, start, talk, text):
-    reply = _said(supervisor_client, start, talk, text)
+    reply = said(supervisor_client, start, talk, text)
 
     assert reply["type"] == "answer" and "802" in reply["message"], reply
 
@@ -85,20 +77,20 @@ def test_a_list_asked_with_give_or_tell_me_or_a_slipped_plural_lists(world, supe
 @pytest.mark.parametrize("text", ["o que exatamente você consegue fazer por mim?",
                                   "Desculpa a pergunta, mas o que você faz?"])
 def test_what_it_can_do_asked_with_words_along_is_help(world, supervisor_client, start, talk, text):
-    reply = _said(supervisor_client, start, talk, text)
+    reply = said(supervisor_client, start, talk, text)
 
     assert reply["template"].startswith("social."), reply
 
 
 @pytest.mark.parametrize("text", ["qty of permits for Delta?", "# of permits for Delta"])
 def test_a_count_asked_in_shorthand_counts(world, supervisor_client, start, talk, text):
-    reply = _said(supervisor_client, start, talk, text, language="en")
+    reply = said(supervisor_client, start, talk, text, language="en")
 
     assert reply["type"] == "answer" and "2" in reply["message"], reply  # 771 and 802 of Delta
 
 
 def test_meant_alone_corrects_the_item(world, supervisor_client, start, talk):
-    reply = _said(supervisor_client, start, talk, "change the validity of permit 802 to 31 days", "meant 771 of Delta",
+    reply = said(supervisor_client, start, talk, "change the validity of permit 802 to 31 days", "meant 771 of Delta",
                   language="en")
 
     assert reply.get("confirmation") and "771" in reply["message"] and "31" in reply["message"], reply
@@ -106,21 +98,21 @@ def test_meant_alone_corrects_the_item(world, supervisor_client, start, talk):
 
 def test_a_correction_from_now_without_its_unit_keeps_the_unit_said_before(world, supervisor_client, start, talk):
     inspection_78(world)
-    reply = _said(supervisor_client, start, talk, "remarca a inspeção 78 pra daqui 15 dias", "não pera, daqui 16")
+    reply = said(supervisor_client, start, talk, "remarca a inspeção 78 pra daqui 15 dias", "não pera, daqui 16")
 
     assert reply.get("confirmation") and day_label(16) in reply["message"], reply
 
 
 def test_i_wonder_if_you_could_is_a_request(world, supervisor_client, start, talk):
     sst.permit_component_add(tenant=world.tenant, permit_id=world.p802.pk, component_type=world.weld)
-    reply = _said(supervisor_client, start, talk, "Será que dá pra remover o componente de solda da 802?")
+    reply = said(supervisor_client, start, talk, "Será que dá pra remover o componente de solda da 802?")
 
     assert reply.get("confirmation") and "Solda Elétrica" in reply["message"], reply
 
 
 def test_someone_standing_in_as_inspector_is_an_assignment(world, supervisor_client, start, talk):
     inspection_78(world)
-    reply = _said(supervisor_client, start, talk, "A Ana Costa pode ficar de inspetora da 78 no lugar do Bruno?")
+    reply = said(supervisor_client, start, talk, "A Ana Costa pode ficar de inspetora da 78 no lugar do Bruno?")
 
     assert reply.get("confirmation") and "Ana Costa" in reply["message"], reply
 
@@ -128,7 +120,7 @@ def test_someone_standing_in_as_inspector_is_an_assignment(world, supervisor_cli
 @pytest.mark.parametrize("text", ["remarca a 78 pra daqui menos dois dias", "move 78 to in minus 3 days"])
 def test_a_date_from_now_said_negative_is_asked_about(world, supervisor_client, start, talk, text):
     inspection_78(world)
-    reply = _said(supervisor_client, start, talk, text)
+    reply = said(supervisor_client, start, talk, text)
 
     assert reply["type"] == "clarification" and not reply.get("confirmation"), reply
 
@@ -136,7 +128,7 @@ def test_a_date_from_now_said_negative_is_asked_about(world, supervisor_client, 
 @pytest.mark.parametrize(("text", "weekday"), [("move 78 to next Tue", 1), ("push 78 to Thu", 3)])
 def test_a_weekday_cut_short_after_a_date_word_is_that_day(world, supervisor_client, start, talk, text, weekday):
     inspection_78(world)
-    reply = _said(supervisor_client, start, talk, text, language="en")
+    reply = said(supervisor_client, start, talk, text, language="en")
 
     assert reply.get("confirmation"), reply
     days = [today() + timedelta(days=n) for n in range(1, 15)]
@@ -145,7 +137,7 @@ def test_a_weekday_cut_short_after_a_date_word_is_that_day(world, supervisor_cli
 
 def test_a_unit_slipped_after_a_number_in_words_is_the_unit(world, supervisor_client, start, talk):
     inspection_78(world)
-    reply = _said(supervisor_client, start, talk, "pode adiar a inspeção 78 em dois dais?")
+    reply = said(supervisor_client, start, talk, "pode adiar a inspeção 78 em dois dais?")
 
     assert reply.get("confirmation") and day_label(7) in reply["message"], reply
 
@@ -155,13 +147,13 @@ def test_a_unit_slipped_after_a_number_in_words_is_the_unit(world, supervisor_cl
     ("my boss wants to know how many permits Delta has", "2"),
 ])
 def test_who_asked_is_told_not_asked_about(world, supervisor_client, start, talk, text, says):
-    reply = _said(supervisor_client, start, talk, text)
+    reply = said(supervisor_client, start, talk, text)
 
     assert reply["type"] == "answer" and says in reply["message"], reply
 
 
 def test_a_relayed_request_is_the_request(world, supervisor_client, start, talk):
     inspection_78(world)
-    reply = _said(supervisor_client, start, talk, "O Bruno pediu pra adiar a inspeção 78 em 2 dias")
+    reply = said(supervisor_client, start, talk, "O Bruno pediu pra adiar a inspeção 78 em 2 dias")
 
     assert reply.get("confirmation") and day_label(7) in reply["message"], reply

@@ -13,30 +13,16 @@ import pytest
 from conversations.dates import today
 from sst import inspection_services
 
-from .conftest import inspection_78
+from .conftest import inspection_78, said
 
 pytestmark = pytest.mark.django_db
-
-
-def _said(client, start, talk, *texts, language: str | None = None):
-    conversation = start(client) if language is None else client.post(
-        "/agent/conversations", {"language": language}, format="json").json()["id"]
-    for text in texts[:-1]:
-        talk(client, conversation, text)
-    return talk(client, conversation, texts[-1])["response"]
-
-
-def _proposed(reply) -> list[str]:
-    steps = ((reply.get("confirmation") or {}).get("plan") or {}).get("steps") or []
-    return [step.get("capability") for step in steps]
-
 
 # --- a request after what the message tells ----------------------------------------------------------------------
 
 
 def test_a_request_after_a_told_sentence_is_read_without_the_told_verbs(world, supervisor_client, start, talk):
     inspection_78(world)
-    reply = _said(supervisor_client, start, talk,
+    reply = said(supervisor_client, start, talk,
                   "Choveu a noite toda e o acesso ao pátio virou lama. Remarca a inspeção 78 para daqui a 9 dias, "
                   "por favor.")
 
@@ -50,7 +36,7 @@ def test_a_request_after_a_told_sentence_is_read_without_the_told_verbs(world, s
 ])
 def test_the_item_told_before_a_bare_request_is_the_one_acted_on(world, supervisor_client, start, talk, text, language):
     """(The English one guards: the dash is a sentence's end, and the told item stays the one acted on.)"""
-    reply = _said(supervisor_client, start, talk, text, language=language)
+    reply = said(supervisor_client, start, talk, text, language=language)
 
     assert reply["type"] == "confirmation" and "802" in reply["message"], reply
     assert any(word in reply["message"].lower() for word in ("aprovar", "approve")), reply
@@ -60,7 +46,7 @@ def test_the_item_told_before_a_bare_request_is_the_one_acted_on(world, supervis
 
 def test_a_creation_keeps_what_the_told_sentence_gives_it(world, supervisor_client, start, talk):
     """Guards: the company named before "agenda uma nova <entidade> lá" stays the new item's company."""
-    reply = _said(supervisor_client, start, talk,
+    reply = said(supervisor_client, start, talk,
                   "Recebemos um pedido da Delta Engenharia. Agenda uma nova inspeção lá para daqui a 3 dias.")
 
     assert "Delta Engenharia" in reply["message"] or reply["type"] == "clarification", reply
@@ -74,7 +60,7 @@ def test_a_creation_keeps_what_the_told_sentence_gives_it(world, supervisor_clie
                                                  ("joga na tela a inspeção 79", None)])
 def test_street_words_for_opening_open_the_item(world, supervisor_client, start, talk, text, language):
     inspection_78(world)
-    reply = _said(supervisor_client, start, talk, text, language=language)
+    reply = said(supervisor_client, start, talk, text, language=language)
 
     assert reply["type"] == "navigation" and "79" in reply["message"], reply
 
@@ -82,8 +68,8 @@ def test_street_words_for_opening_open_the_item(world, supervisor_client, start,
 def test_handing_an_item_to_a_person_assigns_it_and_passing_it_to_a_day_moves_it(world, supervisor_client, start,
                                                                                   talk):
     inspection_78(world)
-    to_person = _said(supervisor_client, start, talk, "repassa a 79 pra Ana Costa")
-    to_day = _said(supervisor_client, start, talk, "passa a 79 pra daqui 12 dias")  # guards
+    to_person = said(supervisor_client, start, talk, "repassa a 79 pra Ana Costa")
+    to_day = said(supervisor_client, start, talk, "passa a 79 pra daqui 12 dias")  # guards
 
     assert to_person["type"] == "confirmation" and "Ana Costa" in to_person["message"], to_person
     assert "inspetor" in to_person["message"].lower(), to_person
@@ -96,7 +82,7 @@ def test_handing_an_item_to_a_person_assigns_it_and_passing_it_to_a_day_moves_it
 ])
 def test_a_tab_moved_to_opens_it_on_the_item_in_view(world, supervisor_client, start, talk, texts, language):
     inspection_78(world)
-    reply = _said(supervisor_client, start, talk, *texts, language=language)
+    reply = said(supervisor_client, start, talk, *texts, language=language)
 
     assert reply["type"] == "navigation", reply
     assert (reply.get("navigation") or {}).get("tab") in ("workers", "findings"), reply
@@ -109,8 +95,8 @@ def test_a_value_before_the_noun_names_the_item(world, supervisor_client, start,
     inspection_78(world)
     inspection_services.inspection_create(tenant=world.tenant, company=world.omega, site="Oficina", number="81",
                                           scheduled_for=today() + timedelta(days=8))
-    site = _said(supervisor_client, start, talk, "the Oficina inspection", language="en")
-    person = _said(supervisor_client, start, talk, "Bruno Teixeira's permit", language="en")
+    site = said(supervisor_client, start, talk, "the Oficina inspection", language="en")
+    person = said(supervisor_client, start, talk, "Bruno Teixeira's permit", language="en")
 
     assert site["type"] == "navigation" and "81" in site["message"], site
     assert person["type"] == "navigation" and "771" in person["message"], person
@@ -124,7 +110,7 @@ def test_a_value_before_the_noun_names_the_item(world, supervisor_client, start,
                                                   ("cancel that. what's its validity btw?", "en")])
 def test_a_no_then_a_question_sets_the_proposal_aside_and_answers(world, supervisor_client, start, talk, answer,
                                                                     language):
-    reply = _said(supervisor_client, start, talk, "mude a validade da permissão 802 para 31 dias", answer,
+    reply = said(supervisor_client, start, talk, "mude a validade da permissão 802 para 31 dias", answer,
                   language=language)
 
     assert reply["type"] == "answer" and "20" in reply["message"], reply
@@ -139,7 +125,7 @@ def test_a_no_then_a_question_sets_the_proposal_aside_and_answers(world, supervi
 def test_a_creation_at_a_known_place_takes_that_place_not_the_words_left_over(world, supervisor_client, start, talk):
     inspection_services.inspection_create(tenant=world.tenant, company=world.omega, site="Oficina", number="81",
                                           scheduled_for=today() + timedelta(days=8))
-    reply = _said(supervisor_client, start, talk, "Hello there, could you kindly book an inspection for Omega "
+    reply = said(supervisor_client, start, talk, "Hello there, could you kindly book an inspection for Omega "
                   "Serviços at the Oficina in 10 days? Cheers!", language="en")
 
     assert reply["type"] == "confirmation" and "“Oficina”" in reply["message"], reply
@@ -147,7 +133,7 @@ def test_a_creation_at_a_known_place_takes_that_place_not_the_words_left_over(wo
 
 def test_an_item_read_with_no_field_asked_is_answered_with_the_item(world, supervisor_client, start, talk):
     inspection_78(world)
-    reply = _said(supervisor_client, start, talk, "whats up with inspection 79", language="en")
+    reply = said(supervisor_client, start, talk, "whats up with inspection 79", language="en")
 
     assert reply["type"] == "answer" and "79" in reply["message"] and "Doca 2" in reply["message"], reply
 
@@ -163,15 +149,7 @@ def test_an_item_read_with_no_field_asked_is_answered_with_the_item(world, super
 ])
 def test_an_undo_after_a_told_clause_undoes_the_last_change(world, supervisor_client, start, talk, texts, language):
     """(The Portuguese one guards: its told sentence names no verb of adding.)"""
-    conversation = start(supervisor_client) if language is None else supervisor_client.post(
-        "/agent/conversations", {"language": language}, format="json").json()["id"]
-    for text in texts[:-1]:
-        if text == "!confirm":
-            pending = supervisor_client.get(f"/agent/conversations/{conversation}").json()["pending_confirmation"]
-            talk(supervisor_client, conversation, action="confirm", body={"confirmation_id": pending["id"]})
-        else:
-            talk(supervisor_client, conversation, text)
-    reply = talk(supervisor_client, conversation, texts[-1])["response"]
+    reply = said(supervisor_client, start, talk, *texts, language=language)
 
     assert reply["type"] == "confirmation" and "Solda Elétrica" in reply["message"], reply
     assert any(word in reply["message"].lower() for word in ("remover", "remove")), reply
@@ -186,14 +164,14 @@ def test_an_undo_after_a_told_clause_undoes_the_last_change(world, supervisor_cl
 ])
 def test_a_question_of_the_two_is_answered_for_each(world, supervisor_client, start, talk, texts, says, language):
     inspection_78(world)
-    reply = _said(supervisor_client, start, talk, *texts, language=language)
+    reply = said(supervisor_client, start, talk, *texts, language=language)
 
     assert reply["type"] == "answer", reply
     assert all(said in reply["message"] for said in says), reply
 
 
 def test_which_with_a_noun_in_the_singular_still_lists(world, supervisor_client, start, talk):
-    reply = _said(supervisor_client, start, talk, "quais pt tão em rascunho")
+    reply = said(supervisor_client, start, talk, "quais pt tão em rascunho")
 
     assert reply["type"] == "answer" and "802" in reply["message"], reply
 
@@ -202,7 +180,7 @@ def test_a_date_moved_by_days_is_never_the_item_in_view_of_another_type(world, s
     """"move it 5 days later" with an inspection, then a permit open: the verb moves an inspection's date; the
     permit's days are no date — never its field changed in the verb's place (it asks, or moves the inspection)."""
     inspection_78(world)
-    reply = _said(supervisor_client, start, talk, "open inspection 78", "open permit 802", "move it 5 days later",
+    reply = said(supervisor_client, start, talk, "open inspection 78", "open permit 802", "move it 5 days later",
                   language="en")
 
     assert "802" not in reply["message"], reply
