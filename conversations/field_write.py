@@ -71,7 +71,7 @@ def fields_outweighing(turn: Turn, top: CapabilityGrammar, verb: list[str], part
     """The writes whose field the message names, when the verb's best reading is another write on an item and the
     verb said (`verb`: its words) is one of theirs too ("muda a <campo abreviado> da 311": "muda" also changes a
     child) — never over a create, a batch, a read or a navigation, nor over a verb of its own ("cancela a <x> que
-    pediram sem <campo>" cancels). request.choose weighs them above that reading."""
+    pediram sem <campo>" cancels). choice.choose weighs them above that reading."""
     if top.kind != "write" or top.intent == "create" or top.batch is not None or not verb:
         return set()
     if any(p.isdigit() and parts[i + 1:i + 2] and parts[i + 1] in DAY_UNITS for i, p in enumerate(parts)):

@@ -14,7 +14,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from .grammar import same_word
+from .grammar import CapabilityGrammar, SlotSpec, same_word
 from .lexicon import ARTICLES, DAY_UNITS, DEMONSTRATIVES, FILLER, tokens
 
 NOISE = ARTICLES | DEMONSTRATIVES | FILLER
@@ -116,3 +116,29 @@ def mention(parts: list[str], items: list[Mapping[str, Any]], label: str, *, man
         return Mention(items=[i for i, _ in chosen], exact=True, spans=[s for _, s in chosen],
                        text=" ".join(" ".join(parts[a:b]) for _, (a, b) in chosen))
     return find_partial(parts, items, label, skip, used)
+
+
+def by_label(cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], found: Mention) -> Mention:
+    """"owner Ana Lima, … with Bia Reis as helper": of several names of a type two slots take, this
+    slot's is the one its own label stands next to; the others stay for the other slot."""
+    if not any(s.type == slot.type and s.name != slot.name for s in cap.slots):
+        return found
+    def said_at(slots: Iterable[SlotSpec]) -> list[int]:
+        labels = {w for s in slots for text in (s.label or {}).values() for w in tokens(text)}
+        return [i for i, p in enumerate(parts) if p in labels or any(same_word(p, w) for w in labels)]  # "worker"
+
+    at = said_at([slot])
+    others = said_at(s for s in cap.slots if s.type == slot.type and s.name != slot.name)
+
+    def distance(span: tuple[int, int], near: list[int]) -> int:
+        return min((min(abs(i - (span[0] - 1)), abs(i - span[1])) for i in near), default=99)
+
+    # nearest to this slot's label; of two as near ("<a> responsible <b> as worker"), the one farther from the
+    # other slot's label
+    ranked = sorted(zip(found.items, found.spans, strict=True),
+                    key=lambda pair: (distance(pair[1], at), -distance(pair[1], others)))
+    first, second = ranked[0][1], ranked[1][1]
+    if distance(first, at) > 2 or (distance(second, at), distance(second, others)) == (
+            distance(first, at), distance(first, others)):
+        return found  # no label beside any of them, or two equally near: still ambiguous
+    return Mention(items=[ranked[0][0]], exact=True, spans=[ranked[0][1]], text=found.text)

@@ -1,5 +1,5 @@
 """Entity types a message names in the plural ("as <entidades>", "<entities>"): many of them are meant, so
-a list, never one of them picked (request.choose, question.field_question)."""
+a list, never one of them picked (choice.choose, question.field_question)."""
 
 from __future__ import annotations
 

@@ -4,13 +4,13 @@ its slots, from the registry's language metadata and the tenant's data — no LL
 ranking.py orders the candidate capabilities from cheap evidence; this module extracts each one's
 slots from the message, the conversation and the tenant's data (the Extractor: its reference half —
 which item a number or a name says — is references.py, the values it fills are extraction.py), and
-request.choose then prefers the candidate the message itself fills best.
+choice.choose then prefers the candidate the message itself fills best.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from datetime import date, timedelta
 from typing import Any
 
@@ -20,10 +20,10 @@ from .children import child_said, parent_input
 from .dates import date_from_word, date_in, date_label, shift_in, shift_problem, today
 from .extraction import Extraction, Situation, SlotValue
 from .freetext import colon_positions, leftover_value, marked_value, only_a_date, quoted_values, value_as_typed
-from .grammar import CapabilityGrammar, Grammar, SlotSpec, camel_parts, same_word
+from .grammar import CapabilityGrammar, Grammar, SlotSpec, camel_parts
 from .increments import extension_said, increment_sign
 from .lexicon import ARTICLES, CREATED, DEMONSTRATIVES, REQUEST_OPENERS, not_excluded, tokens
-from .matching import Mention, mention
+from .matching import Mention, by_label, mention
 from .numbers import numerals_of, on_an_item, value_problem
 from .ordinals import without_the_pick
 from .owner_in_focus import owner_in_focus
@@ -339,7 +339,7 @@ class Extractor(NumberedReferences):
                     out.values[slot.name] = [ref]
             return
         if found.exact and not found.unique and not slot.many:
-            found = _by_label(cap, slot, parts, found)
+            found = by_label(cap, slot, parts, found)
         if found.exact or found.unique:
             out.values[slot.name] = [SlotValue(item.get(value_key), str(item.get(label)),
                                                entity_ref(slot.type, item, label_field=label), "text")
@@ -357,32 +357,6 @@ class Extractor(NumberedReferences):
             if isinstance(company, Mapping) and company.get("id"):
                 return SlotValue(company["id"], str(company.get("name")), {"type": slot.type, **company}, "context")
         return None
-
-
-def _by_label(cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], found: Mention) -> Mention:
-    """"owner Ana Lima, … with Bia Reis as helper": of several names of a type two slots take, this
-    slot's is the one its own label stands next to; the others stay for the other slot."""
-    if not any(s.type == slot.type and s.name != slot.name for s in cap.slots):
-        return found
-    def said_at(slots: Iterable[SlotSpec]) -> list[int]:
-        labels = {w for s in slots for text in (s.label or {}).values() for w in tokens(text)}
-        return [i for i, p in enumerate(parts) if p in labels or any(same_word(p, w) for w in labels)]  # "worker"
-
-    at = said_at([slot])
-    others = said_at(s for s in cap.slots if s.type == slot.type and s.name != slot.name)
-
-    def distance(span: tuple[int, int], near: list[int]) -> int:
-        return min((min(abs(i - (span[0] - 1)), abs(i - span[1])) for i in near), default=99)
-
-    # nearest to this slot's label; of two as near ("<a> responsible <b> as worker"), the one farther from the
-    # other slot's label
-    ranked = sorted(zip(found.items, found.spans, strict=True),
-                    key=lambda pair: (distance(pair[1], at), -distance(pair[1], others)))
-    first, second = ranked[0][1], ranked[1][1]
-    if distance(first, at) > 2 or (distance(second, at), distance(second, others)) == (
-            distance(first, at), distance(first, others)):
-        return found  # no label beside any of them, or two equally near: still ambiguous
-    return Mention(items=[ranked[0][0]], exact=True, spans=[ranked[0][1]], text=found.text)
 
 
 _OF = frozenset(tokens("of da do de"))

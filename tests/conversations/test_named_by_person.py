@@ -1,5 +1,5 @@
 """An item named by the person responsible for it, or many of them by their company in the plural
-(understanding._by_attribute with the manifest's `named_by`, plurals.plural_types, request.choose):
+(understanding._by_attribute with the manifest's `named_by`, plurals.plural_types, choice.choose):
 one item → that one; several → which?; said in the plural → the list; a person who is the value of
 another slot of the request never picks the target."""
 
