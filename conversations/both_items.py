@@ -28,10 +28,10 @@ def both_asked(turn: Turn, parts: list[str]) -> bool:
     """Answer the question for each of the last two items (module docstring); False (nothing done) otherwise."""
     if pending_confirmation(turn) is not None or pending_clarification(turn) is not None:
         return False
-    span = next((at for phrase in _BOTH if (at := find_phrase(parts, phrase)) is not None), None)
+    span = both_span(parts)
     if span is None or any(p.isdigit() for p in parts):
         return False
-    two = _last_two(turn, parts)
+    two = last_two(turn, parts)
     question = parts[:span[0]] + parts[span[1]:]
     if two is None or len(question) < 2:
         return False
@@ -55,7 +55,12 @@ def both_asked(turn: Turn, parts: list[str]) -> bool:
     return True
 
 
-def _last_two(turn: Turn, parts: list[str]) -> list[dict[str, Any]] | None:
+def both_span(parts: list[str]) -> tuple[int, int] | None:
+    """Where the message says "the two" ("as duas", "both of them"), if it does."""
+    return next((at for phrase in _BOTH if (at := find_phrase(parts, phrase)) is not None), None)
+
+
+def last_two(turn: Turn, parts: list[str]) -> list[dict[str, Any]] | None:
     recent = list((turn.conversation.context or {}).get("recent_entities") or [])
     if not recent:
         return None

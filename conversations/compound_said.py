@@ -119,8 +119,17 @@ def compound_shape(grammar, masked_parts: list[str], allowed: set[str], hints) -
     clauses = _clauses(masked_parts)
     if len(clauses) < 2:  # one clause and no condition: one request, without ranking it again
         return None
-    actions = _own_actions([a for a in (_acting(grammar, c, allowed, hints) for c in clauses) if a])
+    acting = [(a, c) for c in clauses if (a := _acting(grammar, c, allowed, hints))]
+    actions = _own_actions([a for a, _ in acting])
     capabilities = tuple(dict.fromkeys(a.capability for a in actions))
     if len(actions) >= 2 and len(capabilities) >= 2 and any(a.kind == "write" for a in actions):
         return Shape("sequence", capabilities)
+    if len(acting) >= 2 and len(capabilities) == 1 and actions[0].kind == "write" and _each_its_number(acting):
+        return Shape("sequence", capabilities)  # "aprova a 310 e aprova a 311": one write, each on its own item
     return None
+
+
+def _each_its_number(acting: list[tuple[_Action, list[str]]]) -> bool:
+    """Each clause says one number of its own, none said twice."""
+    numbers = [[p for p in clause if p.isdigit()] for _, clause in acting]
+    return all(len(n) == 1 for n in numbers) and len({n[0] for n in numbers}) == len(numbers)

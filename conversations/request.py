@@ -17,6 +17,7 @@ from .compound_said import compound_shape, said_part
 from .courtesy import courtesy
 from .data_spans import data_spans, name_word_positions
 from .date_write import date_for_an_item, date_moved, date_write
+from .each_item import each_item
 from .explain import explain, explains, explanation_first
 from .field_write import field_write, field_write_of
 from .flow import allowed_capabilities, operated_mark, rest
@@ -162,6 +163,8 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     clone = cap.intent == "create" and copies_the_item(turn, cap, parts)
     if clone:
         extraction = clone_extraction(turn, cap, parts, extractor)
+    if not clone and each_item(turn, cap, extraction, parts, extractor):  # "aprova a 310 e a 311": both, once
+        return
     operate(turn, cap, extraction, parts, clone=clone)
     if unread:  # its answer opens with the filter it did not apply (hooks._message)
         operated_mark(turn, cap.id, "unfiltered", unread)

@@ -26,7 +26,7 @@ from knowledge.text import fold
 
 from .compound_said import Shape, clause_ranges
 from .flow import rest
-from .intents import intent_state
+from .intents import intent_state, is_target, repeated
 from .llm import llm_understand
 from .operations import plan_and_decide
 from .ranking import rank
@@ -35,6 +35,7 @@ from .turns import Turn
 from .understanding import Extraction, Extractor, masked
 
 Chooser = Callable[..., tuple[Any, Extraction]]
+Step = tuple[Any, Extraction]  # a clause's capability and what it said
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
@@ -66,8 +67,14 @@ def sequence_request(turn: Turn, parts: list[str], spans: frozenset[int], allowe
             return False
         steps.append(step)
         before = step
-    if len({cap.id for cap, _ in steps}) < 2:  # one capability over several items is a batch's, not this
-        return False
+    if len({cap.id for cap, _ in steps}) < 2 and not _each_its_own_item(turn, steps):
+        return False  # one capability over one item twice, or a batch's own selection
+    plan_steps(turn, steps)
+    return True
+
+
+def plan_steps(turn: Turn, steps: list[Step]) -> None:
+    """The steps as one compound plan, each after the one before it, confirmed once."""
     compound = [{"part": f"s{i + 1}", "depends_on": [f"s{i}"] if i else [], "refs": {}, "ref_types": {},
                  "condition": None,
                  "state": intent_state(capability=cap.id, values=extraction.values, text=turn.text,
@@ -77,7 +84,25 @@ def sequence_request(turn: Turn, parts: list[str], spans: frozenset[int], allowe
     turn.event("INTENT_CREATED", {"intent_id": top["id"], "capability": top["capability"],
                                   "parts": [c["state"]["capability"] for c in compound]})
     plan_and_decide(turn, top)
-    return True
+
+
+def _each_its_own_item(turn: Turn, steps: list[Step]) -> bool:
+    """"aprova a 310 e aprova a 311": one capability, each clause on an item of its own — not a capability the
+    registry repeats itself (a batch, a "<capability>Many"), not a value counted from each item."""
+    cap = steps[0][0]
+    names = [s.name for s in cap.slots if is_target(turn, cap, s.name)]
+    if cap.batch is not None or repeated(cap.id) or len(names) != 1 or any(
+            counted_from_the_item(cap, extraction) for _, extraction in steps):
+        return False
+    items = {str(values[0].value) for _, extraction in steps if (values := extraction.values.get(names[0]))}
+    return len(items) == len(steps)
+
+
+def counted_from_the_item(cap: Any, extraction: Extraction) -> bool:
+    """A value that depends on the item it is for: an amount added to its own, or any date (one said as "3 days
+    later" is counted from the item's own date, and the extraction no longer says which it was)."""
+    return any(values and (values[0].delta is not None or getattr(cap.slot(name), "type", None) == "date")
+               for name, values in extraction.values.items())
 
 
 def _acting_clauses(turn: Turn, parts: list[str], spans: frozenset[int], allowed: set[str]) -> list[tuple[int, int]]:
@@ -95,9 +120,6 @@ def _acting_clauses(turn: Turn, parts: list[str], spans: frozenset[int], allowed
         else:
             clauses[-1] = (clauses[-1][0], end)
     return clauses
-
-
-Step = tuple[Any, Extraction]  # a clause's capability and what it said
 
 
 def _clause(turn: Turn, parts: list[str], spans: frozenset[int], allowed: set[str], extractor: Extractor,
