@@ -20,6 +20,7 @@ from .control_composed import undo_opened
 from .data_spans import data_spans
 from .flow import pending_clarification, pending_confirmation
 from .grammar import same_word
+from .nominal import verb_of_noun
 from .ordinals import ordinal_in
 from .relative import relative_change
 from .resume import resume
@@ -29,6 +30,9 @@ from .turns import Turn
 from .understanding import Extractor, rank
 from .undo import undo_request
 
+# "yes, Friday works", "sim, tá tudo certo", "yes, just like that": words that only agree with what is on screen
+_AGREEING = frozenset(lexicon.tokens("works work fine good great perfect right correct just like exactly mesmo certo "
+                                     "certinho tudo otimo assim jeito"))
 CLAUSES = re.compile(r"[,;.!?—–]+|\s-\s")
 _REMARK_WORDS = 12  # "undo it, I was given the wrong date by the client"
 
@@ -70,13 +74,16 @@ def answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
     own = {w for verb in (cap.verbs if cap else ()) for w in verb.words}
     rest = [w for w in lexicon.tokens(" ".join(clauses[said:])) if w not in lexicon.CONFIRM_WORDS
             and w not in lexicon.NOW_WORDS and w not in lexicon.FILLER and w not in lexicon.NEGATIONS
-            and not any(same_word(w, v) for v in own)]
+            and not any(same_word(w, v) for v in own) and not (handler is confirm and w in _AGREEING)]
+    if handler is confirm and cap is not None:
+        rest = _without_what_it_restates(turn, cap, rest)  # "sim, 20 dias mesmo": the value on screen, said again
     if (not remark_only(turn, rest, allowed) or turn.grammar.types_named_in(rest)
             # ("não, o dobro": a factor, also when a verb of the pending operation says it — "dobra a <campo>")
             or relative_change(lexicon.strip_filler(lexicon.tokens(" ".join(clauses[said:])))) is not None
             or (_places_to_pick(turn) and ordinal_in(rest) is not None)  # "no, the third", "no wait, the second one"
             # a name after a yes may say which other item was meant; after a no, nothing runs anyway
             or (handler is confirm and data_spans(turn.grammar, turn.reader, rest))
+            or (handler is confirm and cap is not None and another_action(turn, cap, rest, allowed))
             or (cap is not None and changes_the_pending(turn, cap, rest, free_text=handler is not cancel))):
         return None  # "Não. Quero <outro nome>", "no, <entity> 311": a correction, not a remark
     return handler
@@ -168,6 +175,26 @@ def changes_the_pending(turn: Turn, cap: Any, rest: list[str], *, free_text: boo
     texts = set() if free_text else {s.name for s in cap.slots if s.type == "text" and s.parse == "text"}
     return any([str(v.value) for v in extraction.values[name]] != [str(v.get("value")) for v in pending.get(name) or ()]
                for name in extraction.from_text if name not in texts)
+
+
+def _without_what_it_restates(turn: Turn, cap: Any, rest: list[str]) -> list[str]:
+    """The remark's words without the pending operation's own values said again (each one the same as on screen);
+    the words as they were when any value differs or none is said."""
+    extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
+                          text=" ".join(rest), language=turn.language)
+    extraction = extractor.extract(cap, rest, use_context=False)
+    if not extraction.from_text or changes_the_pending(turn, cap, rest):
+        return rest
+    return [w for i, w in enumerate(rest) if i not in extraction.used and w not in lexicon.DAY_UNITS]
+
+
+def another_action(turn: Turn, cap: Any, rest: list[str], allowed: set[str]) -> bool:
+    """"sim, confirma a aprovação" with a change of <campo> on screen: the words after the yes name another write
+    (by its verb or its noun) — not a yes to what is on screen."""
+    said = [verb_of_noun(w) or w for w in rest]
+    ranked = rank(turn.grammar, said, allowed, hints_for(turn.conversation, with_topic=False))
+    return (bool(ranked) and ranked[0].verb_span is not None and ranked[0].cap.kind == "write"
+            and not any(r.cap.id == cap.id for r in ranked if r.score >= ranked[0].score))
 
 
 def _same_number_elsewhere(turn: Turn, slot: Any, rest: list[str], pending: dict[str, Any]) -> bool:

@@ -136,6 +136,14 @@ estou de acordo
 vamo
 vamo la
 pode ir em frente
+k
+lgtm
+si
+sounds good to me
+looks good to me
+sounds great
+looks great
+works for me
 """)
 DECLINE = _set("""
 nao

@@ -68,4 +68,9 @@ meant
 i meant to say
 should be
 should have been
-""".strip().splitlines())
+""".strip().splitlines()) + tuple(
+    # "pode ser, mas 30 dias", "confirma, só que pra daqui a duas semanas", "sure, but make it Friday": a yes that
+    # changes what it says yes to
+    tuple(words(fold(f"{yes} {but}"))) for yes in ("sim", "ok", "pode ser", "confirma", "confirmo", "beleza", "certo",
+                                                  "yes", "yeah", "sure", "fine", "okay", "si")
+    for but in ("mas", "so que", "porem", "but", "pero", "except"))

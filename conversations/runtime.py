@@ -47,6 +47,7 @@ from .pressed import screen_words_read
 from .relative import relative_change
 from .relative_turn import relative_apply, swap_apply
 from .request import understand
+from .restated_yes import yes_to_the_same
 from .resume import resume
 from .self_correction import said_last
 from .social import social_kind
@@ -158,6 +159,8 @@ def message(turn: Turn) -> None:
         return correction_apply(turn, parts)  # "typo on my part - it's '<texto>'": the text of the proposal
     asked = on_screen(turn)
     understand(turn, parts, allowed)
+    if yes_to_the_same(turn, asked, words):  # "sim, tenho certeza, pode apagar a 311": the same, confirmed
+        return confirm(turn)
     supersede(turn, asked)
 
 

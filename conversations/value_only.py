@@ -33,8 +33,12 @@ _AROUND_A_DATE = _VALUE_WORDS | lexicon.HOLDS | frozenset(lexicon.tokens("hang o
 
 
 def _placed(parts: list[str]) -> list[str]:
-    """What is said after apologies, without the words that only place it ("desculpe, coloca 45 dias" → 45 dias)."""
-    return lexicon.after_apology([p for p in parts if p not in lexicon.PLACING])
+    """What is said after apologies and a yes, without the words that only place it ("desculpe, coloca 45 dias",
+    "sim, 45 dias" → 45 dias: a yes to another value than the one on screen is that value, proposed again)."""
+    placed = lexicon.after_apology([p for p in parts if p not in lexicon.PLACING])
+    while placed[1:] and placed[0] in lexicon.CONFIRM_WORDS:
+        placed = placed[1:]
+    return placed
 
 
 def only_a_date(turn: Turn, parts: list[str]) -> bool:
