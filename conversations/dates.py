@@ -304,7 +304,7 @@ _NUMBER_OWNS = re.compile(r"(\d)['’]s\b")
 
 
 # "uma semana e meia", "a week and a half", "2 dias e meio": the half after the unit — never the whole alone
-_UNIT_AND_A_HALF = re.compile(r"\b(\d+|uma|um|a|an|one) (dias?|semanas?|m[eê]s(?:es)?|days?|weeks?|months?) "
+_UNIT_AND_A_HALF = re.compile(r"\b(\d+|[^\W\d_]+) (dias?|semanas?|m[eê]s(?:es)?|days?|weeks?|months?) "
                               r"(?:and a half|e meia|e meio)\b", re.IGNORECASE)
 
 
@@ -312,9 +312,21 @@ def _unit_and_a_half(match: re.Match[str]) -> str:
     """In days, as a value is checked: "um mês e meio" is 45 dias, "uma semana e meia" 10.5 dias (no whole number)."""
     unit = fold(match.group(2))
     per = 30 if unit.startswith(("m", "mo")) else 7 if unit.startswith(("s", "w")) else 1
-    days = ((int(match.group(1)) if match.group(1).isdigit() else 1) + 0.5) * per
+    whole = _whole_said(match.group(1))  # ("dois dias e meio": a small number in words too)
+    if whole is None:
+        return match.group(0)
+    days = (whole + 0.5) * per
     shown = str(int(days)) if days == int(days) else str(days)
     return f"{shown} {'days' if unit.startswith(('day', 'week', 'month')) else 'dias'}"
+
+
+def _whole_said(word: str) -> int | None:
+    if word.isdigit():
+        return int(word)
+    if fold(word) in ("uma", "um", "a", "an", "one"):
+        return 1
+    digits = next((d for lang in ("pt", "en") if (d := alpha2digit(word, lang, threshold=0)).isdigit()), None)
+    return int(digits) if digits is not None else None
 
 
 _AND_A_HALF = re.compile(r"\b(\d+)\s+(?:and a half|e meio|e meia)\b", re.IGNORECASE)

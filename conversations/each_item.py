@@ -2,8 +2,8 @@
 "aprova as duas" after two items were opened: one step per item, planned as one plan and confirmed once
 (sequence.plan_steps). Before, the first item was taken and the others dropped without a word.
 
-The items are the numbers listed right after the target's own number (joined only by "e", "and", articles,
-prepositions and the type's nouns), each naming one item of the target's type; or, with no number said, "as duas",
+The items are the numbers listed right after the target's own number (joined by "e" or "and", with only
+articles and prepositions between them), each naming one item of the target's type; or, with no number said, "as duas",
 "both of them" — the conversation's last two items of that type (both_items.last_two). A capability the registry
 repeats itself (a batch, a "<capability>Many" composite) is left to that. When the value depends on each item (an
 amount added to its own, a date counted from its own) or a listed number names no single item, nothing is planned:
@@ -29,6 +29,7 @@ from .understanding import Extractor
 
 # The words that may stand between two listed numbers: "310 e a 311", "da 310 e da 330", "51, 52 and 57".
 _BETWEEN = frozenset(lexicon.tokens("e and a as o os da das do dos de na nas no nos the also tambem também"))
+_AND = frozenset(lexicon.tokens("e and"))
 
 
 def each_item(turn: Turn, cap: CapabilityGrammar, extraction: Extraction, parts: list[str],
@@ -42,11 +43,11 @@ def each_item(turn: Turn, cap: CapabilityGrammar, extraction: Extraction, parts:
     slot = cap.slot(names[0])
     first = extraction.values[names[0]][0]
     listed = _listed(parts, extraction) if first.source == "text" else []
-    items = _resolved(slot, listed, parts, extractor) if listed else _both(turn, parts, slot.type, first)
+    items = _resolved(slot, listed, parts, extractor, extraction) if listed else _both(turn, parts, slot.type, first)
     if items is None:
         return _one_at_a_time(turn)
     if not items:
-        return False
+        return False  # (a listed number that names nothing is the extraction's not_found: asked about)
     every = [first, *items] if listed else items
     if len({str(v.value) for v in every}) < 2:
         return False
@@ -63,24 +64,30 @@ def _listed(parts: list[str], extraction: Extraction) -> list[str]:
     taken = [i for i in sorted(extraction.used) if i in numbers]
     if not taken:
         return []
-    out, i = [], taken[0] + 1
+    out, joined, i = [], False, taken[0] + 1
     while i < len(parts):
         if i in numbers and i not in extraction.used and not numbers[i][1]:
             out.append(parts[i])
         elif parts[i] not in _BETWEEN:
             break
+        joined = joined or parts[i] in _AND
         i += 1
-    return out
+    return out if joined else []  # ("10.5" is two numbers side by side: no list)
 
 
-def _resolved(slot: Any, numbers: list[str], parts: list[str], extractor: Extractor) -> list[SlotValue] | None:
-    """Each listed number as its one item of the slot's type; None when one names none or several."""
+def _resolved(slot: Any, numbers: list[str], parts: list[str], extractor: Extractor,
+              extraction: Extraction) -> list[SlotValue] | None:
+    """Each listed number as its one item of the slot's type; None when one names several, [] when one names none
+    (the extraction then says it was not found: "aprova a 310 e a 999" is asked about, never half done)."""
     out = []
     for number in numbers:
         found = Extraction()
         extractor.resolve_number(slot, number, parts, found)
-        if not found.values.get(slot.name):
+        if found.ambiguous.get(slot.name):
             return None
+        if not found.values.get(slot.name):
+            extraction.not_found[slot.name] = number
+            return []
         out.append(found.values[slot.name][0])
     return out
 

@@ -49,6 +49,9 @@ class Verb:
     words: tuple[str, ...]  # folded content tokens, e.g. ("muda", "validade")
     language: str
     batch: bool = False  # a verb of the capability's `batch` (run over a selection)
+    # "dá baixa", "dê mais dias": a first word that folds to an article ("da", "de") is left out of `words` like any
+    # article — it must still stand right before them (ranking.verb_matches), else "de gravidade baixa" says "baixa"
+    lead: str | None = None
 
 
 @dataclass(frozen=True)
@@ -290,6 +293,9 @@ def _batch(spec_id: str, raw: Mapping[str, Any] | None) -> tuple[BatchSpec | Non
     return batch, verbs
 
 
+_VERB_LIKE_ARTICLES = frozenset({"da", "de"})  # "dá"/"dê" (dar) folded
+
+
 def _capability(spec: CapabilitySpec) -> CapabilityGrammar | None:
     language = spec.language or {}
     if not language:
@@ -300,7 +306,7 @@ def _capability(spec: CapabilitySpec) -> CapabilityGrammar | None:
         for parts in _folded_list(entries):
             words = content(parts)
             if words and not (len(words) == 1 and words[0] in ARTICLES):
-                verbs.append(Verb(spec.id, words, lang))
+                verbs.append(Verb(spec.id, words, lang, lead=parts[0] if parts[0] in _VERB_LIKE_ARTICLES else None))
                 keywords.update(words)
     for entries in (language.get("phrasings") or {}).values():
         for phrasing in entries or ():

@@ -26,7 +26,19 @@ from .grammar import (
     verb_root,
 )
 from .keyboard import dropped_inside, neighbour_slip
-from .lexicon import ARTICLES, CLOSED_CLASS, DETERMINERS, JUDGING, REQUEST_OPENERS, asked_right_before, lead_in, tokens
+from .lexicon import (
+    ARTICLES,
+    CLOSED_CLASS,
+    DEMONSTRATIVES,
+    DETERMINERS,
+    JUDGING,
+    NEGATIONS,
+    QUESTION_WORDS,
+    REQUEST_OPENERS,
+    asked_right_before,
+    lead_in,
+    tokens,
+)
 from .no_verb import calls_attention, no_request_here, no_verb_here
 from .numbers import numbers_in
 
@@ -82,6 +94,8 @@ def verb_matches(grammar: Grammar, parts: list[str], allowed: set[str]) -> dict[
             continue
         for verb in cap.verbs:
             at = find_verb(words, verb.words) if verb.words and verb.words[0] in said else None
+            if at is not None and verb.lead is not None and parts[index[at[0]] - 1:index[at[0]]] != [verb.lead]:
+                continue  # "é de gravidade baixa" is no "dá baixa"
             if at is None or no_request_here(grammar, words, parts, index, at, verb):
                 continue
             candidates.setdefault(cap.id, []).append((verb, (index[at[0]], index[at[1] - 1] + 1)))
@@ -147,7 +161,12 @@ def _slip(word: str, head: str, *, at_verb_place: bool = True) -> bool:
 
 
 def _may_open(word: str, head: str) -> bool:
+    if word != head and word in _NEVER_A_VERB:  # "isso" is no form of "issue", "essa" none of "assess"
+        return False
     return same_word(word, head) or dropped_letter(word, head) or english_form(word, head)
+
+
+_NEVER_A_VERB = DEMONSTRATIVES | ARTICLES | NEGATIONS | QUESTION_WORDS
 
 
 

@@ -77,3 +77,78 @@ def test_a_second_value_of_a_child_is_still_the_one_items_many(world, supervisor
 
     assert reply["type"] == "confirmation", reply
     assert {step["permit_id"] for _, step in _proposed(world, reply)} == {world.p802.pk}
+
+
+def test_a_listed_number_that_names_nothing_is_said_not_dropped(world, supervisor_client, start, talk):
+    reply = said(supervisor_client, start, talk, "aprova a 802 e a 999")
+
+    assert reply["type"] != "confirmation" and "999" in reply["message"], reply
+
+
+# --- a yes said in the user's own words ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("texts", "language"), [
+    (("muda a validade da 802 pra 33 dias", "sim, 33 dias mesmo"), None),
+    (("set the validity of 802 to 33 days", "Sounds good to me, confrimed."), "en"),
+    (("set the validity of 802 to 33 days", "k do it"), "en"),
+    (("set the validity of 802 to 33 days", "yes, 33 works, confirm it"), "en"),
+    (("muda a validade da 802 pra 33 dias", "sí, pode fazer"), None),
+    (("muda a validade da 802 pra 33 dias", "sim, tenho certeza, pode mudar a validade da 802 pra 33 dias"), None),
+])
+def test_a_yes_in_own_words_runs_what_is_on_screen(world, supervisor_client, start, talk, texts, language):
+    reply = said(supervisor_client, start, talk, *texts, language=language)
+
+    assert reply["type"] == "execution", reply
+    world.p802.refresh_from_db()
+    assert world.p802.validity_days == 33
+
+
+@pytest.mark.parametrize(("texts", "days"), [
+    (("muda a validade da 802 pra 33 dias", "sim, 35 dias"), 35),
+    (("muda a validade da 802 pra 33 dias", "pode ser, mas 36 dias"), 36),
+])
+def test_a_yes_with_another_value_proposes_that_value(world, supervisor_client, start, talk, texts, days):
+    reply = said(supervisor_client, start, talk, *texts)
+
+    assert reply["type"] == "confirmation" and str(days) in reply["message"], reply
+    world.p802.refresh_from_db()
+    assert world.p802.validity_days == 20
+
+
+def test_a_yes_that_names_another_write_runs_nothing(world, supervisor_client, start, talk):
+    """Safety: "sim, confirma a aprovação" with a change of validity on screen had run the change."""
+    reply = said(supervisor_client, start, talk, "muda a validade da 802 pra 33 dias", "sim, confirma a aprovação")
+
+    assert reply["type"] != "execution", reply
+    world.p802.refresh_from_db()
+    assert (world.p802.validity_days, world.p802.status) == (20, "DRAFT")
+
+
+# --- words that look like verbs ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "qual achado da 78 é de gravidade baixa?",  # "dá baixa" folds to "da baixa": no "baixa" alone
+    "achei isso escrito num achado da 78",  # "isso" is no form of "issue"
+])
+def test_a_question_or_a_remark_proposes_nothing(world, supervisor_client, start, talk, text):
+    inspection_78(world)
+    reply = said(supervisor_client, start, talk, text)
+
+    assert reply["type"] != "confirmation", reply
+
+
+def test_the_verb_that_opens_with_da_still_acts_where_it_is_said(world, supervisor_client, start, talk):
+    """Guards: "dá baixa na 78" is still the completion."""
+    inspection_78(world)
+    reply = said(supervisor_client, start, talk, "dá baixa na inspeção 78")
+
+    assert reply["type"] == "confirmation" and "78" in reply["message"], reply
+
+
+def test_a_small_number_in_words_and_a_half_is_asked_about(world, supervisor_client, start, talk):
+    """Silent value: "dois dias e meio" had proposed 2 days."""
+    reply = said(supervisor_client, start, talk, "validade da 802 pra dois dias e meio")
+
+    assert reply["type"] == "clarification" and "2.5" in reply["message"], reply
