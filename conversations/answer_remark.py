@@ -62,7 +62,9 @@ def answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
         said += 1
     if pending is None:  # "desfaz isso, por favor, foi engano meu": an undo of what ran, then a remark
         told = [w for w in lexicon.tokens(" ".join(clauses[said:])) if w not in lexicon.FILLER]
-        return undo_request if handler is undo_request and remark_only(turn, told, allowed) else None
+        if handler is not undo_request:  # "wait, that was a mistake, take it back": a hold first, the undo last
+            return _remark_then_answer(turn, clauses, allowed, confirmation)
+        return undo_request if remark_only(turn, told, allowed) else None
     after = lexicon.tokens(" ".join(clauses[said:]))
     if (set(lexicon.tokens(" ".join(clauses[:said]))) <= lexicon.HOLDS or (handler is confirm and after[:1] in (
             ["mas"], ["but"]))) and lexicon.asks(after, text):

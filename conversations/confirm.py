@@ -10,11 +10,11 @@ from typing import Any
 
 from tenancy.db import update_row_deferred
 
-from .flow import rest
+from .flow import pending_clarification, rest
 from .metrics import stale_context_observe
 from .models import Confirmation, PendingStatus
 from .operations import approve_and_start, plan_and_decide, plan_and_steps_for
-from .state import confirmation_view
+from .state import clarification_view, confirmation_view
 from .statemachine import Status
 from .turns import Turn
 
@@ -27,6 +27,10 @@ def confirm(turn: Turn, *, confirmation_id: Any = None) -> None:
         return turn.error("CONFIRMATION_STALE", "confirmation.stale_id")
     if confirmation is None or confirmation.status not in (PendingStatus.PENDING, PendingStatus.EXPIRED):
         rest(turn)
+        question = pending_clarification(turn)
+        if confirmation_id is None and question is not None:  # "sim" to "which of the two?": the question stands
+            return turn.reply("clarification", question.template, message=question.question,
+                              clarification=clarification_view(question))
         return turn.error("NOTHING_PENDING", "nothing.pending")
     if confirmation.status == PendingStatus.EXPIRED:
         return reask_expired(turn, confirmation)

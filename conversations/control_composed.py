@@ -46,7 +46,7 @@ def undo_phrasings() -> frozenset[str]:
     composed = {f"{v} {o}" for v in undo_verbs for o in objects}
     composed |= {f"{v} {o}" for v in ("volta", "volte", "voltar") for o in objects}
     composed |= {f"{v} {p} de volta" for v in ("bota", "poe", "coloca", "traz") for p in pronouns[:9]}
-    composed |= {f"{v} {p} back" for v in ("put", "bring") for p in ("it", "that", "him", "her", "them")}
+    composed |= {f"{v} {p} back" for v in ("put", "bring", "take") for p in ("it", "that", "him", "her", "them")}
     # "put it back the way it was", "deixa como estava", "volta do jeito que era": the state before
     was_pt = [f"{h} {w}{a}" for h in ("como", "do jeito que", "igual") for w in ("estava", "era", "tava")
               for a in ("", " antes")] + ["como antes"]

@@ -144,6 +144,11 @@ looks good to me
 sounds great
 looks great
 works for me
+i confirm
+yes i confirm
+eu confirmo
+sim eu confirmo
+i do confirm
 """)
 DECLINE = _set("""
 nao

@@ -31,7 +31,7 @@ from .state import entity_activate, hints_for, situation_for
 from .statemachine import Status
 from .turns import Turn
 from .understanding import Extraction, Extractor, SlotValue, number_positions
-from .value_only import bare_value
+from .value_only import bare_value, only_a_date
 
 
 def _base_intent(turn: Turn) -> dict[str, Any] | None:
@@ -44,10 +44,11 @@ def _base_intent(turn: Turn) -> dict[str, Any] | None:
     return dict(navigation["intent"]) if navigation.get("intent") else None
 
 
-def correction_apply(turn: Turn, remainder: list[str]) -> None:
+def correction_apply(turn: Turn, remainder: list[str], *, its_values: bool = False) -> None:
     """"não, a da Beta" / "é a 456" / "quero Trabalho a Quente": change the pending or last intent (§19-§20,
     §48-§49); the earlier confirmation is invalidated and policy runs again. Nothing to correct (or
-    nothing changed): the words are a new request (request.understand)."""
+    nothing changed): the words are a new request (request.understand). `its_values`: the words are known to
+    give the pending operation its values (pending_value.py), whatever other write their verb names."""
     base = _base_intent(turn)
     # "não, não é a 60, é a 62": the number denied anywhere in the message is never the one meant
     # nor the one named to compare with ("the same <field> as 312")
@@ -61,7 +62,7 @@ def correction_apply(turn: Turn, remainder: list[str]) -> None:
     cap = turn.grammar.capabilities[base["capability"]]
     if cap.intent == "create" and pending_confirmation(turn) is None and _ran(turn):
         return understand(turn, parts, allowed_capabilities(turn))  # "actually swap her for <x> on that one": on it
-    if _another_request(turn, cap, parts):  # "não, esquece. remarca a <outra entidade> 52 …": asked anew
+    if not its_values and _another_request(turn, cap, parts):  # "não, esquece. remarca a <outra entidade> 52 …"
         return understand(turn, parts, allowed_capabilities(turn))
     extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
                           text=turn.text, language=turn.language)
@@ -115,8 +116,8 @@ def _another_request(turn: Turn, cap: CapabilityGrammar, parts: list[str]) -> bo
     """After "não"/"actually": a verb of another entity's capability, or an entity the pending request has no
     place for named by its noun — a new request, never values for the one pending (its "14 dias" was once
     applied to the pending <campo> of another item)."""
-    if bare_value(parts) is not None:  # "não, põe 45 no campo": a verb that only places the value is no request
-        return False
+    if bare_value(parts) is not None or (any(s.parse == "date" for s in cap.slots) and only_a_date(turn, parts)):
+        return False  # "não, põe 45 no campo", "na verdade, deixa pra sexta": a verb that only places the value
     ranked = rank(turn.grammar, parts, allowed_capabilities(turn), hints_for(turn.conversation, with_topic=False))
     top = ranked[0] if ranked else None
     if top is not None and top.verb is not None and top.cap.kind == "write" and top.cap.entity not in cap.types:

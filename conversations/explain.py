@@ -88,4 +88,7 @@ def explanation_first(ranked: list[Ranked]) -> list[Ranked]:
     first = min(r.verb_span[0] for r in ranked if r.verb_span)
     if explaining.verb_span is None or explaining.verb_span[0] > first:
         return ranked
+    start, end = explaining.verb_span
+    if any(r.verb_span and r.verb_span[0] == start and r.verb_span[1] > end for r in ranked):
+        return ranked  # "define <pessoa> como <papel>": a longer verb said from the same word is that one
     return [explaining, *(r for r in ranked if r is not explaining)]

@@ -42,6 +42,7 @@ from .grammar import find_phrase
 from .no_then_question import question_after_no
 from .nominal import verb_of_noun
 from .numbers import weeks_as_days
+from .pending_value import value_for_the_pending
 from .preamble import request_after_told
 from .pressed import screen_words_read
 from .relative import relative_change
@@ -147,6 +148,8 @@ def message(turn: Turn) -> None:
         return correction_apply(turn, parts[1:])
     if not commands(turn, parts, allowed) and labelled_value(turn, parts):  # "a <campo> é a <pessoa>"
         return None
+    if value_for_the_pending(turn, parts, allowed):  # "troca pra <pessoa>" with a creation on screen
+        return correction_apply(turn, parts, its_values=True)
     held = _what_about(turn, words, allowed)
     if held is not None:  # "opa, perai, e o <outra pessoa>": another value for the proposal on screen
         return correction_apply(turn, held)
@@ -242,7 +245,7 @@ def _confirms_naming_it(turn: Turn, words: list[str], allowed: set[str]) -> bool
 
 
 _WITH = frozenset(lexicon.tokens("com with of da do de"))
-_AWARE = frozenset(lexicon.tokens("to tou estou ciente i m am aware eu confirmo confirm"))
+_AWARE = frozenset(lexicon.tokens("to tou estou ciente i m am aware eu confirmo confirm again novamente novo"))
 
 
 def _follow_up(turn: Turn, words: list[str], parts: list[str], allowed: set[str]) -> bool:

@@ -128,7 +128,9 @@ _CHAT_WORDS = {"qdo": "quando", "qndo": "quando", "qnd": "quando", "q": "que", "
                # English chat abbreviations: "nvm", "pls", "plz"; pt-BR "pfv", "vc", "qto"
                "nvm": "never mind", "nvmd": "never mind", "pls": "please", "plz": "please", "opn": "open",
                "pfv": "por favor", "vc": "você", "vcs": "vocês", "qto": "quanto", "qta": "quanta",
-               "qtd": "quantidade", "qm": "quem", "vdd": "verdade", "nvdd": "na verdade",
+               "qtd": "quantidade", "qm": "quem", "vdd": "verdade", "nvdd": "na verdade", "oq": "o que",
+               "oque": "o que", "kd": "cadê", "amnh": "amanhã", "amnha": "amanhã", "ñ": "não", "dps": "depois",
+               "pfvr": "por favor", "agr": "agora", "qlq": "qualquer", "qq": "qualquer",
                # units typed short: "push it back a wk", "2 wks"
                "wk": "week", "wks": "weeks",
                # days typed short: "can u move it to 2moro", "amanha", "this fri"

@@ -29,7 +29,8 @@ def bare_value(parts: list[str]) -> list[str] | None:
     return rest
 
 
-_AROUND_A_DATE = _VALUE_WORDS | lexicon.HOLDS | frozenset(lexicon.tokens("hang on wait instead then rather"))
+_AROUND_A_DATE = _VALUE_WORDS | lexicon.HOLDS | frozenset(lexicon.tokens("hang on wait instead then rather deixa deixe "
+                                                                          "leave"))  # "na verdade, deixa pra sexta"
 
 
 def _placed(parts: list[str]) -> list[str]:

@@ -152,3 +152,60 @@ def test_a_small_number_in_words_and_a_half_is_asked_about(world, supervisor_cli
     reply = said(supervisor_client, start, talk, "validade da 802 pra dois dias e meio")
 
     assert reply["type"] == "clarification" and "2.5" in reply["message"], reply
+
+
+# --- what is said around a proposal ------------------------------------------------------------------------------
+
+
+def test_a_yes_to_a_question_asks_the_question_again(world, supervisor_client, start, talk):
+    reply = said(supervisor_client, start, talk, "muda a validade da 771 pra 30 dias", "sim")
+
+    assert reply["type"] == "clarification" and len(reply["clarification"]["candidates"]) == 2, reply
+
+
+def test_a_yes_with_nothing_pending_says_so(world, supervisor_client, start, talk):
+    reply = said(supervisor_client, start, talk, "yes, I confirm", language="en")
+
+    assert reply["type"] == "error" and reply["error"]["code"] == "NOTHING_PENDING", reply
+
+
+def test_a_hold_then_an_undo_undoes_what_ran(world, supervisor_client, start, talk):
+    reply = said(supervisor_client, start, talk, "add Solda Elétrica to permit 802", "!confirm",
+                 "wait, that was a mistake, take it back", language="en")
+
+    assert reply["type"] == "confirmation" and "Solda" in reply["message"], reply
+    assert "remove" in reply["message"].lower(), reply
+
+
+def test_a_yes_with_the_undos_verb_and_again_confirms_it(world, supervisor_client, start, talk):
+    said(supervisor_client, start, talk, "add Solda Elétrica to permit 802", "!confirm", "undo it",
+         "yes remove it again", language="en")
+
+    assert not world.p802.components.exists()
+
+
+def test_define_a_person_as_a_role_is_no_definition_asked(world, supervisor_client, start, talk):
+    inspection_78(world)
+    reply = said(supervisor_client, start, talk, "define a Ana Costa como inspetora da inspeção 78")
+
+    assert reply["type"] == "confirmation" and "Ana Costa" in reply["message"], reply
+
+
+def test_leave_it_for_a_weekday_moves_the_proposed_date(world, supervisor_client, start, talk):
+    inspection_78(world)
+    reply = said(supervisor_client, start, talk, "remarca a inspeção 78 pra daqui 9 dias",
+                 "na verdade, deixa pra sexta-feira")
+
+    assert reply["type"] == "confirmation" and "78" in reply["message"], reply
+    steps = _proposed(world, reply)
+    assert steps[0][0] == "inspection.reschedule", steps
+
+
+@pytest.mark.parametrize("answer", ["troca pra Ana Costa", "sim, e põe a Ana Costa como responsável"])
+def test_a_person_said_with_another_writes_verb_is_the_proposals_value(world, supervisor_client, start, talk,
+                                                                        answer):
+    reply = said(supervisor_client, start, talk, "cria uma permissão pra Delta Engenharia com 20 dias, responsável "
+                                                 "Bruno Teixeira", answer)
+
+    assert reply["type"] == "confirmation" and "Ana Costa" in reply["message"], reply
+    assert [cap for cap, _ in _proposed(world, reply)] == ["workPermit.create"]
