@@ -13,6 +13,7 @@ from text_to_num import alpha2digit
 from knowledge.text import fold
 
 from .nominal import as_verbs
+from .spanish_words import as_portuguese
 
 # Units of a number, whose one-letter slips are read as the unit ("4 dyas", "10 dais", "2 semnas").
 _UNIT_WORDS = ("dia", "dias", "day", "days", "semana", "semanas", "week", "weeks", "meses", "month", "months")
@@ -61,6 +62,7 @@ def spelled_as_meant(text: str) -> str:
         near = next((u for u in _UNIT_WORDS if len(u) >= 4 and OSA.distance(word, u, score_cutoff=1) <= 1), None)
         return match.group(1) + near if near else match.group(0)
     text = _EMPHASIS.sub("", _GLUED_UNIT.sub(r"\1 \2", text))  # "**reschedule** `52`", "60dias"
+    text = as_portuguese(text)  # "abre la inspeção 52", "sacar … de los trabajadores"
     text = _UNIT_SLIP.sub(lambda m: m.group(1) + _UNIT_SLIPS[m.group(2).lower()], text)  # "5 dis"
     text = _WORD_BEFORE_UNIT.sub(_number_word_fixed, text)  # "daqui qiunze dias"
     text = _ONE_THEN_WORD.sub(fix, text)  # "push it back a weak": one unit, at the end of what is said

@@ -209,3 +209,17 @@ def test_a_person_said_with_another_writes_verb_is_the_proposals_value(world, su
 
     assert reply["type"] == "confirmation" and "Ana Costa" in reply["message"], reply
     assert [cap for cap, _ in _proposed(world, reply)] == ["workPermit.create"]
+
+
+# --- Portuguese with Spanish words ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("texts", "kind"), [
+    (("abre la permissão 802", "agora la aba de trabajadores"), "navigation"),
+    (("agregar Ana Costa a los trabajadores de la 802",), "confirmation"),
+    (("quem é o responsável da 771 da Delta?", "y de la 802?"), "answer"),
+])
+def test_portuguese_with_spanish_function_words_is_understood(world, supervisor_client, start, talk, texts, kind):
+    reply = said(supervisor_client, start, talk, *texts)
+
+    assert reply["type"] == kind, reply
