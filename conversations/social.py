@@ -58,7 +58,10 @@ HELP = frozenset({"ajuda", "socorro", "help", "menu", "comandos", "o que voce po
                   "o que eu posso pedir", "o que posso pedir", "what can you do", "what do you do",
                   "how does this work", "how does it work", "what can i do", "how do i use this", "i need help",
                   "help me", "commands", "options", "what are you able to do", "what are you able to help me with",
-                  "what are you able to help with",
+                  "what are you able to help with", "what all can you do", "what all you can do",
+                  "what all things you can do", "what all things can you do", "what things can you do",
+                  "what can you do for me", "voce faz o que", "vc faz o que", "o que exatamente voce faz",
+                  "me explica o que voce faz", "me explica o que vc faz",
                   "what can you help me with", "what can you help with", "how can you help", "how can you help me",
                   "what do you know", "what do you know how to do", "what are your capabilities", "what can i ask",
                   "what can i ask you", "show me what you can do", "how do i use you", "can you do",
@@ -81,7 +84,7 @@ HELP = frozenset({"ajuda", "socorro", "help", "menu", "comandos", "o que voce po
 _ALONG = frozenset(tokens("por favor pela pelo ajuda a o voce vc amigo agente assistente entao ai bem muito me mim "
                           "pra hoje gente pessoal galera please for the your you there again so much pal to today "
                           "guys everyone aqui here lot going exatamente exactly realmente really afinal desculpa "
-                          "desculpe a pergunta mas sorry but"))
+                          "desculpe a pergunta mas sorry but rapidinho explica explicar"))
 # Terms of address said along ("valeu mano, tmj", "cheers mate", "thanks boss").
 _ALONG |= frozenset(tokens("mano mana brother bro chefe chefia parceiro parca camarada man dude mate buddy boss "
                            "tche bah uai oxe oxente visse vei hj know"))
