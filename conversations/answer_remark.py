@@ -74,12 +74,18 @@ def answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
         return None
     cap = turn.grammar.capabilities.get(str((pending.intent or {}).get("capability")))
     own = {w for verb in (cap.verbs if cap else ()) for w in verb.words}
+    # the pending operation's own verb is no request of its own after a yes, nor when negated ("não, não adia",
+    # "cancela não"); after a no it asks for it again, changed ("melhor não, só adia uma semana …")
+    words = lexicon.tokens(text)
+    negated = {w for i, w in enumerate(words) if words[i - 1:i] and words[i - 1] in lexicon.NEGATIONS
+               or words[i + 1:i + 2] and words[i + 1] in lexicon.NEGATIONS}
     rest = [w for w in lexicon.tokens(" ".join(clauses[said:])) if w not in lexicon.CONFIRM_WORDS
             and w not in lexicon.NOW_WORDS and w not in lexicon.FILLER and w not in lexicon.NEGATIONS
-            and not any(same_word(w, v) for v in own) and not (handler is confirm and w in _AGREEING)]
+            and not (handler is confirm and w in _AGREEING)
+            and not ((handler is confirm or w in negated) and any(same_word(w, v) for v in own))]
     if handler is confirm and cap is not None:
         rest = _without_what_it_restates(turn, cap, rest)  # "sim, 20 dias mesmo": the value on screen, said again
-    if (not remark_only(turn, rest, allowed) or turn.grammar.types_named_in(rest)
+    if (not remark_only(turn, rest, allowed) or _names_a_type(turn, rest)
             # ("não, o dobro": a factor, also when a verb of the pending operation says it — "dobra a <campo>")
             or relative_change(lexicon.strip_filler(lexicon.tokens(" ".join(clauses[said:])))) is not None
             or (_places_to_pick(turn) and ordinal_in(rest) is not None)  # "no, the third", "no wait, the second one"
@@ -177,6 +183,13 @@ def changes_the_pending(turn: Turn, cap: Any, rest: list[str], *, free_text: boo
     texts = set() if free_text else {s.name for s in cap.slots if s.type == "text" and s.parse == "text"}
     return any([str(v.value) for v in extraction.values[name]] != [str(v.get("value")) for v in pending.get(name) or ()]
                for name in extraction.from_text if name not in texts)
+
+
+def _names_a_type(turn: Turn, rest: list[str]) -> bool:
+    """The remark names an entity type — a correction's "no, the <entity> …" — unless a demonstrative points it at
+    what is on screen ("não quero esse <filho> nela", "I don't want this <child>")."""
+    return any(not (start and rest[start - 1] in lexicon.DEMONSTRATIVES)
+               for start, _ in turn.grammar.types_named_in(rest).values())
 
 
 def _without_what_it_restates(turn: Turn, cap: Any, rest: list[str]) -> list[str]:

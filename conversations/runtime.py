@@ -50,7 +50,7 @@ from .relative_turn import relative_apply, swap_apply
 from .request import understand
 from .restated_yes import yes_to_the_same
 from .resume import resume
-from .self_correction import said_last
+from .self_correction import instead_left_out, said_last
 from .social import social_kind
 from .spelling import emoji_answer, spelled_as_meant, unshouted
 from .statemachine import Status
@@ -97,7 +97,7 @@ def message(turn: Turn) -> None:
     text = numbers_as_digits(_slips_read(turn, spelled_as_meant(screen_words_read(unshouted(text)))), turn.language)
     text = _EQUALS.sub(" to " if turn.language.startswith("en") else " para ", text)  # "<campo> da 310 = 20 dias"
     # "a 325 foi cancelada, exclua"; "a <pessoa> perguntou quantas …": who asked is told, not asked about
-    text = turn.text = told_aside(reported_request(said_last(weeks_as_days(text), turn.language)))
+    text = turn.text = told_aside(reported_request(said_last(instead_left_out(weeks_as_days(text)), turn.language)))
     after = _after_complaint(turn, text)
     if after is not None:  # "não foi isso que eu perguntei!!! eu quero o local da 52": the request is what follows
         text = turn.text = after

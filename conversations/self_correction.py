@@ -57,12 +57,15 @@ def said_last(text: str, language: str | None = None) -> str:
     last = said[-1]
     if _POINTING_AT.search(head[:last.start()]) or _ONE_AFTER.match(head[last.end():]):
         return text  # "the 45-day one, make it 30", "a de 15 dias, põe 20": the number says which one, no value
+    before = head[:last.start()]
+    if _DENIED_BEFORE.search(before):  # "sorry, not 40, make it 45": the denial goes with the value it denies
+        before = _DENIED_BEFORE.sub("", before)
     rest = tail[number.end():]
     unit = words(fold(head[last.end():]))[:1]
     rest_spans = _char_spans(rest)
     if unit and rest_spans and words(fold(rest))[:1] == unit:  # "50 dias… não, 55 dias": the unit is said once
         rest = rest[rest_spans[0][1]:]
-    return _joined(head[:last.start()] + number.group(0) + head[last.end():], rest)
+    return _joined(before + number.group(0) + head[last.end():], rest)
 
 
 def _withdrawn(tail: str) -> str | None:
@@ -76,6 +79,7 @@ def _withdrawn(tail: str) -> str | None:
     return None
 
 
+_DENIED_BEFORE = re.compile(r"(?i)\b(?:n[ãa]o|not|no)\s*$")
 _NEGATED = re.compile(r"\b(?:nao|no|not|don t|dont|do not|never|nunca|nada|nothing)\b")
 
 
@@ -110,3 +114,16 @@ def _char_spans(text: str) -> list[tuple[int, int]] | None:
     """Each word of `words(fold(text))` as a character span of `text` (None where the two disagree)."""
     spans = [m.span() for m in _WORD.finditer(text)]
     return spans if len(spans) == len(words(fold(text))) else None
+
+
+# "não, em vez de aprovar, cancela ela", "instead of Friday, make it Monday", "use 45 instead of 40": what is not
+# wanted, said after "instead of", is left out — a verb or a value there is never the request
+_INSTEAD = re.compile(r"(?i)\b(?:em vez de|ao inv[ée]s de|no lugar de|instead of|rather than)\s+"
+                      r"(?:[^\W_]+\s+){0,2}?[^\W_]+\s*(?:,|$)|\b(?:em vez de|ao inv[ée]s de|instead of|rather than)"
+                      r"\s+[^\W_]+")
+
+
+def instead_left_out(text: str) -> str:
+    """The message without what it says is not wanted ("em vez de <x>"), or as typed."""
+    out = _INSTEAD.sub(" ", text)
+    return text if not out.strip(" ,.") else " ".join(out.split())

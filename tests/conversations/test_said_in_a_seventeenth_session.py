@@ -3,6 +3,8 @@ of Delta has 20 days; 771 is both Delta's and Omega's; inspection 78 is 5 days o
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from planning.models import PlanStep
@@ -223,3 +225,39 @@ def test_portuguese_with_spanish_function_words_is_understood(world, supervisor_
     reply = said(supervisor_client, start, talk, *texts)
 
     assert reply["type"] == kind, reply
+
+
+# --- a no with what is wanted instead -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("texts", "days"), [
+    (("set the validity of 802 to 40 days", "sorry, not 40, make it 45"), 45),
+    (("muda a validade da 802 pra 40 dias", "usa 45 em vez de 40"), 45),
+])
+def test_a_value_denied_then_given_proposes_the_given_one(world, supervisor_client, start, talk, texts, days):
+    reply = said(supervisor_client, start, talk, *texts)
+
+    assert reply["type"] == "confirmation", reply
+    assert [step["validity_days"] for _, step in _proposed(world, reply)] == [days]
+
+
+def test_a_no_then_the_same_verb_changed_proposes_the_change(world, supervisor_client, start, talk):
+    inspection = inspection_78(world)
+    reply = said(supervisor_client, start, talk, "remarca a inspeção 78 pra daqui 30 dias",
+                 "melhor não, só adia uma semana em relação à data que ela já tem")
+
+    assert reply["type"] == "confirmation", reply
+    assert [step["scheduled_for"] for _, step in _proposed(world, reply)] == [
+        (inspection.scheduled_for + timedelta(days=7)).isoformat()]
+
+
+@pytest.mark.parametrize(("request_", "answer"), [
+    ("remarca a inspeção 78 pra daqui 30 dias", "não, não adia"),  # guards: "não adia" was a no and stays one
+    ("adiciona o componente Ruído Contínuo na 802", "negativo, não quero esse componente nela"),
+])
+def test_a_no_with_its_own_verb_negated_or_its_thing_pointed_at_declines(world, supervisor_client, start, talk,
+                                                                        request_, answer):
+    inspection_78(world)
+    reply = said(supervisor_client, start, talk, request_, answer)
+
+    assert reply["type"] == "answer" and reply["template"] == "confirmation.declined", reply
