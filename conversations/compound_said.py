@@ -22,6 +22,7 @@ from .understanding import rank
 _JOINERS = tuple(sorted((tuple(lexicon.tokens(p)) for p in (
     "e depois", "depois", "e entao", "em seguida", "e em seguida", "e logo", "e ai", "apos isso", "e tambem",
     "e", "and then", "then", "after that", "afterwards", "and also", "and")), key=len, reverse=True))
+_A_UNIT = [[u] for u in lexicon.DAY_UNITS]
 # A condition opens the message: "se …", "caso …", "if …", "only if …".
 _CONDITIONS = tuple(tuple(lexicon.tokens(p)) for p in ("so se", "somente se", "apenas se", "se", "caso",
                                                         "only if", "if", "in case"))
@@ -124,12 +125,14 @@ def compound_shape(grammar, masked_parts: list[str], allowed: set[str], hints) -
     capabilities = tuple(dict.fromkeys(a.capability for a in actions))
     if len(actions) >= 2 and len(capabilities) >= 2 and any(a.kind == "write" for a in actions):
         return Shape("sequence", capabilities)
-    if len(acting) >= 2 and len(capabilities) == 1 and actions[0].kind == "write" and _each_its_number(acting):
+    if (len(actions) >= 2 and len(capabilities) == 1 and actions[0].kind == "write" and actions[0].intent != "create"
+            and _each_its_number(acting)):
         return Shape("sequence", capabilities)  # "aprova a 310 e aprova a 311": one write, each on its own item
     return None
 
 
 def _each_its_number(acting: list[tuple[_Action, list[str]]]) -> bool:
     """Each clause says one number of its own, none said twice."""
-    numbers = [[p for p in clause if p.isdigit()] for _, clause in acting]
+    numbers = [[p for i, p in enumerate(clause) if p.isdigit() and clause[i + 1:i + 2] not in _A_UNIT]
+               for _, clause in acting]  # (an amount, "30 dias", names no item)
     return all(len(n) == 1 for n in numbers) and len({n[0] for n in numbers}) == len(numbers)

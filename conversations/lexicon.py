@@ -201,7 +201,8 @@ def is_confirmation(phrase_text: str) -> bool:
 
 
 # "ah, pensando bem, coloca 45 dias", "make it 45 days": words that only place the amount said
-PLACING = frozenset(tokens("pensando bem coloca coloque poe bota bote deixa deixe muda mude faz faca usa use make set put it"))
+PLACING = frozenset(tokens("pensando bem coloca coloque poe bota bote deixa deixe muda mude faz faca usa use make set "
+                           "put it"))
 
 
 # "sim, já pode concluir", "yes, go ahead and approve it now": words of time that change nothing.

@@ -1,7 +1,7 @@
-"""Spanish function words typed by a Spanish speaker writing Portuguese or English ("abre la inspeção 52", "y de la
-51?", "sacar Rafael de los trabajadores", "adiar ela una semana"): read as their Portuguese words, so the message is
+"""Spanish function words typed by a Spanish speaker writing Portuguese or English ("abre la <entidade> 52", "y de la
+51?", "sacar <pessoa> de los <filhos>", "adiar ela una semana"): read as their Portuguese words, so the message is
 read as the mixed Portuguese it is. Only closed-class words and a few common verbs; the domain's own nouns in
-Spanish ("permiso", "hallazgo") are the manifest's synonyms. "la" stays where it is the Portuguese "lá" ("me joga
+Spanish are the manifest's synonyms. "la" stays where it is the Portuguese "lá" ("me joga
 la na tela"): before a preposition or at the end. "y" stays a whole message (a yes).
 (Hand-written: a closed word list; no kept library maps a third language's function words.)
 """

@@ -62,7 +62,7 @@ def spelled_as_meant(text: str) -> str:
         near = next((u for u in _UNIT_WORDS if len(u) >= 4 and OSA.distance(word, u, score_cutoff=1) <= 1), None)
         return match.group(1) + near if near else match.group(0)
     text = _EMPHASIS.sub("", _GLUED_UNIT.sub(r"\1 \2", text))  # "**reschedule** `52`", "60dias"
-    text = as_portuguese(text)  # "abre la inspeção 52", "sacar … de los trabajadores"
+    text = as_portuguese(text)  # "abre la <entidade> 52", "sacar … de los <filhos>"
     text = _UNIT_SLIP.sub(lambda m: m.group(1) + _UNIT_SLIPS[m.group(2).lower()], text)  # "5 dis"
     text = _WORD_BEFORE_UNIT.sub(_number_word_fixed, text)  # "daqui qiunze dias"
     text = _ONE_THEN_WORD.sub(fix, text)  # "push it back a weak": one unit, at the end of what is said
