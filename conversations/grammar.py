@@ -49,8 +49,8 @@ class Verb:
     words: tuple[str, ...]  # folded content tokens, e.g. ("muda", "validade")
     language: str
     batch: bool = False  # a verb of the capability's `batch` (run over a selection)
-    # "dá baixa", "dê mais dias": a first word that folds to an article ("da", "de") is left out of `words` like any
-    # article — it must still stand right before them (ranking.verb_matches), else "de gravidade baixa" says "baixa"
+    # "dá baixa", "o que é": a first word that folds to an article is left out of `words` like any article — it must
+    # still stand right before them (ranking.verb_matches, _lead), else "de gravidade baixa" says "baixa"
     lead: str | None = None
 
 
@@ -294,6 +294,15 @@ def _batch(spec_id: str, raw: Mapping[str, Any] | None) -> tuple[BatchSpec | Non
 
 
 _VERB_LIKE_ARTICLES = frozenset({"da", "de"})  # "dá"/"dê" (dar) folded
+_SHORT_ARTICLES = frozenset({"o", "a", "os", "as", "um", "uma"})
+
+
+def _lead(parts: tuple[str, ...], words: tuple[str, ...]) -> str | None:
+    """The article a verb opens with that must stand before its words: a verb form that folds to an article ("dá
+    baixa"), or the article of a verb left one word without it ("o que é" is "que" alone: any "que" would ask)."""
+    if parts[0] in _VERB_LIKE_ARTICLES or (len(words) == 1 and parts[0] in _SHORT_ARTICLES):
+        return parts[0]
+    return None
 
 
 def _capability(spec: CapabilitySpec) -> CapabilityGrammar | None:
@@ -306,7 +315,7 @@ def _capability(spec: CapabilitySpec) -> CapabilityGrammar | None:
         for parts in _folded_list(entries):
             words = content(parts)
             if words and not (len(words) == 1 and words[0] in ARTICLES):
-                verbs.append(Verb(spec.id, words, lang, lead=parts[0] if parts[0] in _VERB_LIKE_ARTICLES else None))
+                verbs.append(Verb(spec.id, words, lang, lead=_lead(parts, words)))
                 keywords.update(words)
     for entries in (language.get("phrasings") or {}).values():
         for phrasing in entries or ():

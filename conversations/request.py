@@ -132,6 +132,8 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     if cap.kind == "write" and (_asks_what_was_done(parts, best) or _yes_or_no(parts, turn.text)) \
             and not lexicon.polite(parts):
         return _what_was_done(turn, cap, parts, allowed, extractor)
+    if cap.kind == "write" and _told_done(parts, best) and _shown(turn, cap, parts, allowed, extractor):
+        return  # "a 311 foi criada errada": told what was done to an item — that item shown, nothing proposed
     # "deixa a 802 como cancelada", "set 311 to approved": a generic verb that finds none of its values, and a
     # status goal said.
     if (status_instead(turn, cap, extraction)
@@ -206,6 +208,26 @@ def _asks_what_was_done(parts: list[str], best: Ranked) -> bool:
         return False
     verb = parts[best.verb_span[0]] if best.verb_span[0] < len(parts) else ""
     return bool(set(parts[:best.verb_span[0]]) & _PAST_MARKERS) or verb.endswith(_PAST_ENDINGS)
+
+
+def _told_done(parts: list[str], best: Ranked) -> bool:
+    """The verb said in the past, right after "foi"/"was" and opening no request: the message tells what was done."""
+    if best.verb_span is None or not best.verb_span[0]:
+        return False
+    start = best.verb_span[0]
+    return (parts[start - 1] in _PAST_MARKERS and parts[start].endswith(_PAST_ENDINGS)
+            and not any(p in lexicon.REQUEST_OPENERS for p in parts[:start - 1]))
+
+
+def _shown(turn: Turn, cap: CapabilityGrammar, parts: list[str], allowed: set[str], extractor: Extractor) -> bool:
+    """The item the message names, shown by its entity's read; False when it names none."""
+    read = next((c for c in turn.grammar.capabilities.values() if c.id in allowed and c.kind == "read"
+                 and c.entity == cap.entity and c.intent == "show"), None)
+    extraction = extractor.extract(read, parts, use_context=False) if read is not None else None
+    if extraction is None or not extraction.complete or not extraction.from_text:
+        return False
+    operate(turn, read, extraction, parts)
+    return True
 
 
 def _yes_or_no(parts: list[str], text: str) -> bool:

@@ -261,3 +261,22 @@ def test_a_no_with_its_own_verb_negated_or_its_thing_pointed_at_declines(world, 
     reply = said(supervisor_client, start, talk, request_, answer)
 
     assert reply["type"] == "answer" and reply["template"] == "confirmation.declined", reply
+
+
+# --- told, not asked ----------------------------------------------------------------------------------------------
+
+
+def test_what_was_done_to_an_item_told_shows_it_and_proposes_nothing(world, supervisor_client, start, talk):
+    reply = said(supervisor_client, start, talk, "a 802 foi criada errada")
+
+    assert reply["type"] == "answer" and "802" in reply["message"], reply
+    reply = said(supervisor_client, start, talk, "a 802 foi criada errada", "apaga ela pfv")
+    assert reply["type"] == "confirmation" and "802" in reply["message"], reply
+
+
+def test_a_que_in_a_request_asks_no_definition(world, supervisor_client, start, talk):
+    """'o que é' is one verb: a 'que' alone ("… q preciso fechar …") asks the knowledge base nothing."""
+    inspection_78(world)
+    reply = said(supervisor_client, start, talk, "me passa os achados da 78 q preciso fechar o relatório")
+
+    assert reply["type"] == "answer" and "Escada sem trava" in reply["message"], reply
