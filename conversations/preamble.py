@@ -11,8 +11,9 @@ nothing (a colon, lines pasted): else the message is read whole. When the reques
 number after the item's noun or an article, a quote) and points back at nothing told ("dela", "it"), it is read
 alone; else it is read with the told sentences after it, their verbs left out, so that "Conferi a <análise> da
 311 … Pode aprovar." still finds 311. A creation is read whole: what it creates is often told before ("Recebemos
-um aviso do <local> da <owner>. Quero uma <entidade> nova lá."). A later clause that opens with an undo verb
-is the request whole ("…, undo the <child> I added"): what was done last is undone, under its own confirmation."""
+um aviso do <local> da <owner>. Quero uma <entidade> nova lá."), and so is a write that records a text. A later
+clause that opens with an undo verb is the request whole ("…, undo the <child> I added"): what was done last is
+undone, under its own confirmation."""
 
 from __future__ import annotations
 
@@ -87,8 +88,10 @@ def _acting(turn: Turn, sentence: str, allowed: set[str]) -> Ranked | None:
 
 
 def _on_an_item(top: Ranked) -> bool:
-    """Does the request act on an item it must name (not a creation, whose values the told sentences may hold)?"""
-    return any(slot.parse == "reference" and slot.required for slot in top.cap.slots)
+    """Does the request act on an item it must name, with no text of its own to take? (A creation's values, or the
+    text a write records — "<o que foi visto>, gravidade alta. registra na 52" —, are often told before it.)"""
+    return (any(slot.parse == "reference" and slot.required for slot in top.cap.slots)
+            and not any(slot.parse == "text" and slot.required for slot in top.cap.slots))
 
 
 def _opens_with_verb(turn: Turn, sentence: str, allowed: set[str]) -> bool:

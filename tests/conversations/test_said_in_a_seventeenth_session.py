@@ -280,3 +280,11 @@ def test_a_que_in_a_request_asks_no_definition(world, supervisor_client, start, 
     reply = said(supervisor_client, start, talk, "me passa os achados da 78 q preciso fechar o relatório")
 
     assert reply["type"] == "answer" and "Escada sem trava" in reply["message"], reply
+
+
+def test_the_text_a_write_records_may_be_told_before_it(world, supervisor_client, start, talk):
+    inspection_78(world)
+    reply = said(supervisor_client, start, talk, "mangueira de incêndio vencida, gravidade alta. registra na 78")
+
+    assert reply["type"] == "confirmation", reply
+    assert [step.get("description") for _, step in _proposed(world, reply)] == ["mangueira de incêndio vencida"]
