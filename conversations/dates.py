@@ -259,18 +259,30 @@ def _positions_back(original: list[str], converted: list[str]) -> list[tuple[int
 def shift_in(text: str, language: str) -> tuple[int, str] | None:
     """(signed days, words) of a shift of a known date: "adiar em 3 dias" → 3, "two days earlier" → -2,
     "push it back by a week" → 7, "bring it forward a week" → -7."""
-    folded = _ONE_UNIT.sub(r"1 \1", _numbers(fold(text), language))
+    folded = _NEXT_DAY.sub(_next_day, _ONE_UNIT.sub(r"1 \1", _numbers(fold(text), language)))
     for match in SHIFT.finditer(folded):
-        # ("pull 52 in by a week": a shift said with its own "by" follows no "in" of a date from now)
-        led = match.group(0).startswith(("by ", "em ", "por "))
+        amount, unit, direction = match.groups()
+        # ("pull 52 in by a week": a shift said with its own "by" follows no "in" of a date from now; "pra 1 dia
+        # antes", "to 3 days after its date": a direction said makes it a shift, whatever stands before it)
+        led = match.group(0).startswith(("by ", "em ", "por ")) or direction is not None
         if (not led and _FROM_NOW_BEFORE.search(folded[:match.start()])) or folded[match.end():].lstrip().startswith(
                 _FROM_NOW_AFTER):
             continue
-        amount, unit, direction = match.groups()
         days = int(amount) * (30 if unit in MONTH_UNITS else UNIT_DAYS[unit])
         earlier = direction is not None and direction.startswith(("antes", "before", "mais cedo", "earlier", "sooner"))
         return (-days if earlier or _EARLIER.search(folded) else days), match.group(0)
     return None
+
+
+# "the day before", "o dia anterior", "na véspera", "the day after", "o dia seguinte": a day from the item's own date
+_NEXT_DAY = re.compile(r"\b(?:the day (before|after)|dia (anterior|seguinte)|(?:n?a )?(vespera))\b")
+
+
+def _next_day(match: re.Match[str]) -> str:
+    earlier = (match.group(1) or match.group(2) or match.group(3)) in ("before", "anterior", "vespera")
+    if match.group(1) is not None:
+        return f"1 day {'before' if earlier else 'after'}"
+    return f"1 dia {'antes' if earlier else 'depois'}"
 
 
 def numbers_as_digits(text: str, language: str) -> str:

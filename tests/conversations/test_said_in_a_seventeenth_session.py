@@ -288,3 +288,18 @@ def test_the_text_a_write_records_may_be_told_before_it(world, supervisor_client
 
     assert reply["type"] == "confirmation", reply
     assert [step.get("description") for _, step in _proposed(world, reply)] == ["mangueira de incêndio vencida"]
+
+
+@pytest.mark.parametrize(("texts", "language", "days"), [
+    (("passa a inspeção 78 pro dia seguinte",), None, 1),
+    (("passa a inspeção 78 pra 2 dias antes",), None, -2),
+    (("move inspection 78 to 3 days after its current date",), "en", 3),
+    (("open inspection 78", "move it to the day before"), "en", -1),
+])
+def test_a_day_said_from_the_items_own_date_moves_it(world, supervisor_client, start, talk, texts, language, days):
+    inspection = inspection_78(world)
+    reply = said(supervisor_client, start, talk, *texts, language=language)
+
+    assert reply["type"] == "confirmation", reply
+    assert [step["scheduled_for"] for _, step in _proposed(world, reply)] == [
+        (inspection.scheduled_for + timedelta(days=days)).isoformat()]
