@@ -132,8 +132,9 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     if cap.kind == "write" and (_asks_what_was_done(parts, best) or _yes_or_no(parts, turn.text)) \
             and not lexicon.polite(parts):
         return _what_was_done(turn, cap, parts, allowed, extractor)
-    if cap.kind == "write" and _told_done(parts, best) and _shown(turn, cap, parts, allowed, extractor):
-        return  # "a 311 foi criada errada": told what was done to an item — that item shown, nothing proposed
+    if cap.kind == "write" and _told_done(parts, best) and not _acts_after(turn, parts, best, allowed):
+        # "a 311 foi criada errada", "tô fechando a pauta" (not "tô fechando a <x>, conclui ela")
+        return None if _shown(turn, cap, parts, allowed, extractor) else unparsed(turn, parts)  # (nothing proposed)
     # "deixa a 802 como cancelada", "set 311 to approved": a generic verb that finds none of its values, and a
     # status goal said.
     if (status_instead(turn, cap, extraction)
@@ -210,13 +211,25 @@ def _asks_what_was_done(parts: list[str], best: Ranked) -> bool:
     return bool(set(parts[:best.verb_span[0]]) & _PAST_MARKERS) or verb.endswith(_PAST_ENDINGS)
 
 
+def _acts_after(turn: Turn, parts: list[str], best: Ranked, allowed: set[str]) -> bool:
+    """A write's verb said after the best reading's."""
+    later = rank(turn.grammar, parts[best.verb_span[1]:], allowed, hints_for(turn.conversation, with_topic=False))
+    return bool(later) and later[0].verb_span is not None and later[0].cap.kind == "write"
+
+
 def _told_done(parts: list[str], best: Ranked) -> bool:
-    """The verb said in the past, right after "foi"/"was" and opening no request: the message tells what was done."""
+    """The verb said in the past right after "foi"/"was", or as going on right after "tô"/"I'm", opening no request:
+    the message tells what was or is being done."""
     if best.verb_span is None or not best.verb_span[0]:
         return False
     start = best.verb_span[0]
-    return (parts[start - 1] in _PAST_MARKERS and parts[start].endswith(_PAST_ENDINGS)
-            and not any(p in lexicon.REQUEST_OPENERS for p in parts[:start - 1]))
+    said = (parts[start - 1] in _PAST_MARKERS and parts[start].endswith(_PAST_ENDINGS)) or (
+        parts[start - 1] in _GOING_ON and parts[start].endswith(_GOING_ON_ENDINGS))
+    return said and not any(p in lexicon.REQUEST_OPENERS for p in parts[:start - 1])
+
+
+_GOING_ON = frozenset(lexicon.tokens("to tou estou estamos tamo tamos m am are re"))  # "tô", "I'm", "we're"
+_GOING_ON_ENDINGS = ("ando", "endo", "indo", "ing")
 
 
 def _shown(turn: Turn, cap: CapabilityGrammar, parts: list[str], allowed: set[str], extractor: Extractor) -> bool:

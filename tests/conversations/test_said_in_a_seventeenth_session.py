@@ -303,3 +303,11 @@ def test_a_day_said_from_the_items_own_date_moves_it(world, supervisor_client, s
     assert reply["type"] == "confirmation", reply
     assert [step["scheduled_for"] for _, step in _proposed(world, reply)] == [
         (inspection.scheduled_for + timedelta(days=days)).isoformat()]
+
+
+def test_a_request_after_what_is_being_done_is_the_request(world, supervisor_client, start, talk):
+    """Guards: "tô fechando a <x>" tells, but a request after it is still the request."""
+    inspection_78(world)
+    reply = said(supervisor_client, start, talk, "tô fechando a inspeção 78, conclui ela pra mim")
+
+    assert reply["type"] == "confirmation" and "78" in reply["message"], reply
