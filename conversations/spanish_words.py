@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 _WORDS = {
-    "los": "os", "las": "as", "el": "o", "una": "uma", "unos": "uns", "unas": "umas", "del": "do", "al": "ao",
+    "los": "os", "las": "as", "el": "o", "una": "uma", "un": "um", "unos": "uns", "unas": "umas", "del": "do", "al": "ao",
     "con": "com", "en": "em", "pero": "mas", "muy": "muito", "ahora": "agora", "entonces": "então",
     "cuales": "quais", "cuáles": "quais", "cual": "qual", "cuál": "qual", "cuantos": "quantos", "cuántos": "quantos",
     "cuantas": "quantas", "cuántas": "quantas", "donde": "onde", "dónde": "onde", "hoy": "hoje", "mañana": "amanhã",
@@ -30,8 +30,14 @@ _LA = re.compile(r"(?<![\w'])la(?= (?!(?:na|no|nas|nos|em|pra|pro|para|dentro|fo
 _Y = re.compile(r"(?<![\w'])y(?= \w)")
 
 
+_OPENING = re.compile(r"(^|[.!?]\s+)([^\W\d_]+)")
+
+
 def as_portuguese(text: str) -> str:
-    """The message with the Spanish function words above in Portuguese (lower case only: a name keeps its words)."""
+    """The message with the Spanish function words above in Portuguese (lower case only, or capitalised where a
+    sentence opens — "Crear una …": elsewhere a capital letter is a name's, and a name keeps its words)."""
+    text = _OPENING.sub(lambda m: m.group(1) + (m.group(2).lower() if m.group(2).lower() in _WORDS else m.group(2)),
+                        text)
     text = _DE_LA.sub(lambda m: _CONTRACTED[(m.group(1), m.group(2))], text)
     text = _LA.sub("a", _Y.sub("e", text))
     return _WORD.sub(lambda m: _WORDS[m.group(0)], text)

@@ -12,6 +12,7 @@ from conversations.spanish_words import as_portuguese
     ("adiar ela una semana", "adiar ela uma semana"),
     ("poner a Tiago como inspetor entonces", "põe a Tiago como inspetor então"),
     ("cuantos achados tem en la 51", "quantos achados tem na 51"),
+    ("Crear una inspeção. Agregar un achado", "criar uma inspeção. adicionar um achado"),
     # kept: the Portuguese "lá", a lone "y" (a yes), a name's capital letters
     ("me joga la na tela", "me joga la na tela"),
     ("deixa la", "deixa la"),
