@@ -54,7 +54,8 @@ def lone_turn(turn: Turn, parts: list[str], allowed: set[str], extractor: Extrac
 
 _ATTRIBUTE_WORDS = 6
 _ANYTHING = frozenset(tokens("anything any something algo alguma algum"))
-_WANTING = frozenset(tokens("eu quero queria preciso i want need gimme"))  # ("eu quero a 311")
+# ("eu quero a 311"; "sobre a <entidade> 312", "about 52": the item spoken of)
+_WANTING = frozenset(tokens("eu quero queria preciso i want need gimme sobre about regarding re"))
 _CUT_SHORT = 4  # "<four letters of a noun> 60": the fewest letters of a noun cut short
 
 

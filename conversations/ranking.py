@@ -156,8 +156,9 @@ def _slip(word: str, head: str, *, at_verb_place: bool = True) -> bool:
     # A word of its own that opens a request ("bora aprovar", "vamos") is never a slip of a verb ("bota").
     # A short word with a letter dropped ("lsta") only where the verb stands: anywhere else too many short
     # words are another word with a letter dropped.
-    return word not in REQUEST_OPENERS and word not in JUDGING and (neighbour_slip(word, head) or (
-        at_verb_place and word not in CLOSED_CLASS and dropped_inside(word, head)))
+    if word in REQUEST_OPENERS or word in JUDGING or word in _NEVER_A_VERB:  # ("sobre" is no slip of "dobre")
+        return False
+    return neighbour_slip(word, head) or (at_verb_place and word not in CLOSED_CLASS and dropped_inside(word, head))
 
 
 def _may_open(word: str, head: str) -> bool:
@@ -166,7 +167,10 @@ def _may_open(word: str, head: str) -> bool:
     return same_word(word, head) or dropped_letter(word, head) or english_form(word, head)
 
 
-_NEVER_A_VERB = DEMONSTRATIVES | ARTICLES | NEGATIONS | QUESTION_WORDS
+# ("sobre a <entidade> 312" is no "dobre" typed with a slip: a preposition is itself)
+_PREPOSITIONS = frozenset(tokens("sobre sob entre contra desde ate após apos sem segundo conforme durante perante "
+                                 "about above under between against since until without during"))
+_NEVER_A_VERB = DEMONSTRATIVES | ARTICLES | NEGATIONS | QUESTION_WORDS | _PREPOSITIONS
 
 
 

@@ -38,12 +38,15 @@ _SOONER = frozenset(tokens("antes before earlier sooner cedo"))
 _MOST_WORDS = 8  # "põe 10 dias a mais do que isso": every word but the amount is a relative word
 
 
+_NOT_A_SLIP = frozenset({"sobre", "sobra", "cobre", "cobra"})  # words of their own one letter from a factor
+
+
 def factor_of(word: str) -> float | None:
     """The factor a word says, also with one slip in a word of five letters or more ("doubble", "tripple"):
     the whole message is read as a relative change only when every other word is one too."""
     if word in _FACTORS:
         return _FACTORS[word]
-    if len(word) < 5:
+    if len(word) < 5 or word in _NOT_A_SLIP:  # ("sobre a <entidade> 312" is no "dobre" typed with a slip)
         return None
     return next((f for w, f in _FACTORS.items() if len(w) >= 5 and OSA.distance(word, w, score_cutoff=1) <= 1), None)
 

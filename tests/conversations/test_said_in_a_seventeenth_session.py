@@ -311,3 +311,14 @@ def test_a_request_after_what_is_being_done_is_the_request(world, supervisor_cli
     reply = said(supervisor_client, start, talk, "tô fechando a inspeção 78, conclui ela pra mim")
 
     assert reply["type"] == "confirmation" and "78" in reply["message"], reply
+
+
+def test_about_an_item_opens_it_and_proposes_nothing(world, supervisor_client, start, talk):
+    """Safety: "sobre a pt 312" had proposed doubling its validity ("sobre" read as "dobre" with a slip)."""
+    reply = said(supervisor_client, start, talk, "sobre a permissão 802")
+
+    assert reply["type"] == "navigation", reply
+    reply = said(supervisor_client, start, talk, "sobre a permissão 802", "cancela ela, o serviço foi suspenso")
+    assert reply["type"] == "confirmation" and "802" in reply["message"], reply
+    world.p802.refresh_from_db()
+    assert (world.p802.validity_days, world.p802.status) == (20, "DRAFT")
