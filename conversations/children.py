@@ -68,12 +68,23 @@ def _listed_child(situation: Situation, slot: SlotSpec, parts: list[str], items:
 
 def _at_place_or_in_state(grammar: Grammar, situation: Situation, slot: SlotSpec, parts: list[str],
                           items: list[dict[str, Any]], noun: bool) -> Mention | None:
-    """"get rid of the first <filho>", "drop the HIGH one" with no list of them shown: the part at that place in
-    the item's own order, or the one part in the state said."""
-    if not items or not (noun or _ONE & set(parts)) or any(r.get("type") == slot.type for r in situation.listed):
+    """"get rid of the first <filho>" with no list of them shown: the part at that place in the item's own order;
+    "drop the HIGH one", "remove o de gravidade baixa": the one part in the state said."""
+    if not items or not (noun or _ONE & set(parts) or _elided(parts)):
         return None
     place = ordinal_in(parts)
-    if place is not None:
+    if place is not None:  # (with a list of them shown, a place is the list's: _listed_child)
+        if any(r.get("type") == slot.type for r in situation.listed):
+            return None
         return Mention(items=[items[place]], exact=True) if -len(items) <= place < len(items) else None
     hits = in_state(items, states_said(grammar, slot.type, parts)[0])
     return Mention(items=hits, exact=True) if len(hits) == 1 else None
+
+
+_ELIDING = frozenset(tokens("o a aquele aquela esse essa"))
+_OF_WITH = frozenset(tokens("de do da com"))
+
+
+def _elided(parts: list[str]) -> bool:
+    """"remove o de gravidade baixa", "tira aquela com <estado>": the noun left out, an article then "de"/"com"."""
+    return any(p in _ELIDING and parts[i + 1:i + 2] and parts[i + 1] in _OF_WITH for i, p in enumerate(parts))

@@ -322,3 +322,10 @@ def test_about_an_item_opens_it_and_proposes_nothing(world, supervisor_client, s
     assert reply["type"] == "confirmation" and "802" in reply["message"], reply
     world.p802.refresh_from_db()
     assert (world.p802.validity_days, world.p802.status) == (20, "DRAFT")
+
+
+def test_a_child_picked_by_its_state_without_its_noun_after_its_list(world, supervisor_client, start, talk):
+    inspection_78(world)
+    reply = said(supervisor_client, start, talk, "quais são os achados da inspeção 78?", "remove o de gravidade alta")
+
+    assert reply["type"] == "confirmation" and "Escada sem trava" in reply["message"], reply
