@@ -13,6 +13,7 @@ from . import lexicon
 from .attributes import same_number_elsewhere
 from .clarify import clarify
 from .compared import compared_positions
+from .compound_correction import compound_corrected
 from .dates import shift_in
 from .ellipsis import last_request
 from .ellipsis_turn import ellipsis_apply, named_alone, pointed_on_screen
@@ -59,6 +60,8 @@ def correction_apply(turn: Turn, remainder: list[str], *, its_values: bool = Fal
     parts = _reason_dropped(parts)
     if base is None or base.get("capability") not in turn.grammar.capabilities:
         return understand(turn, parts, allowed_capabilities(turn))
+    if base.get("compound") and pending_confirmation(turn) is not None:  # "cancela a 60 e a 62" → "só a 60"
+        return compound_corrected(turn, base, remainder)
     cap = turn.grammar.capabilities[base["capability"]]
     if cap.intent == "create" and pending_confirmation(turn) is None and _ran(turn):
         return understand(turn, parts, allowed_capabilities(turn))  # "actually swap her for <x> on that one": on it

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 
 _WORDS = {
-    "los": "os", "las": "as", "el": "o", "una": "uma", "un": "um", "unos": "uns", "unas": "umas", "del": "do", "al": "ao",
+    "los": "os", "las": "as", "el": "o", "una": "uma", "un": "um", "unos": "uns", "unas": "umas", "del": "do",
+    "al": "ao",
     "con": "com", "en": "em", "pero": "mas", "muy": "muito", "ahora": "agora", "entonces": "então",
     "cuales": "quais", "cuáles": "quais", "cual": "qual", "cuál": "qual", "cuantos": "quantos", "cuántos": "quantos",
     "cuantas": "quantas", "cuántas": "quantas", "donde": "onde", "dónde": "onde", "hoy": "hoje", "mañana": "amanhã",

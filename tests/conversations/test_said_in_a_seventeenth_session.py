@@ -329,3 +329,18 @@ def test_a_child_picked_by_its_state_without_its_noun_after_its_list(world, supe
     reply = said(supervisor_client, start, talk, "quais são os achados da inspeção 78?", "remove o de gravidade alta")
 
     assert reply["type"] == "confirmation" and "Escada sem trava" in reply["message"], reply
+
+
+@pytest.mark.parametrize(("answer", "kept"), [
+    ("Não, peraí, a 79 continua. Só a 78.", ["78"]),
+    ("não, a 80", []),  # no step said to keep: set aside and asked, never the same two proposed again
+])
+def test_a_correction_of_several_steps_keeps_only_what_it_says(world, supervisor_client, start, talk, answer, kept):
+    """Safety: "só a 78" after "cancela a 78 e a 79" had proposed both again."""
+    inspection_78(world)
+    reply = said(supervisor_client, start, talk, "cancela a 78 e a 79", answer)
+
+    numbers = dict(Inspection.objects.filter(tenant=world.tenant).values_list("pk", "number"))
+    proposed = [numbers[step["inspection_id"]] for _, step in _proposed(world, reply)] if kept else []
+    assert proposed == kept, reply
+    assert reply["type"] == ("confirmation" if kept else "clarification"), reply
