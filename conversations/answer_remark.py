@@ -92,7 +92,9 @@ def answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
             # a name after a yes may say which other item was meant; after a no, nothing runs anyway
             or (handler is confirm and data_spans(turn.grammar, turn.reader, rest))
             or (handler is confirm and cap is not None and another_action(turn, cap, rest, allowed))
-            or (cap is not None and changes_the_pending(turn, cap, rest, free_text=handler is not cancel))):
+            # (what the user will do, and with whom, is told: "depois eu vejo isso com <pessoa>")
+            or (cap is not None and not _told_by_me(rest)
+                and changes_the_pending(turn, cap, rest, free_text=handler is not cancel))):
         return None  # "Não. Quero <outro nome>", "no, <entity> 311": a correction, not a remark
     return handler
 
@@ -145,10 +147,19 @@ def remark_only(turn: Turn, rest: list[str], allowed: set[str]) -> bool:
 
 
 def _what_i_did_aside(rest: list[str]) -> list[str]:
-    """A remark's words without the verbs that tell what the user did ("coloquei na <entidade> errada", "I added
-    it to the wrong one"): a verb in the first person of the past asks for nothing."""
+    """A remark's words without the verbs that tell what the user did or will do ("coloquei na <entidade> errada",
+    "I added it to the wrong one", "depois eu vejo isso com <pessoa>", "I'll sort it out"): a verb in the first
+    person asks for nothing."""
     return [w for i, w in enumerate(rest) if not ((len(w) >= 5 and w.endswith("ei"))
-                                                  or (w.endswith("ed") and i and rest[i - 1] in ("i", "we")))]
+                                                  or (w.endswith("ed") and i and rest[i - 1] in ("i", "we"))
+                                                  or (i and rest[i - 1] in _I_WILL))]
+
+
+_I_WILL = frozenset(("eu", "ll", "nos", "gente"))  # "eu vejo", "I'll check", "a gente resolve"
+
+
+def _told_by_me(rest: list[str]) -> bool:
+    return any(rest[i - 1] in _I_WILL for i in range(1, len(rest)))
 
 
 _CORRECTION_OPENERS = (("quero",), ("queria",), ("prefiro",), ("era",), ("seria",), ("e",), ("i", "want"),

@@ -136,7 +136,9 @@ estou de acordo
 vamo
 vamo la
 pode ir em frente
-k
+k do it
+k go ahead
+k go
 lgtm
 si
 sounds good to me

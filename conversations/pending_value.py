@@ -7,6 +7,8 @@ confirmed again) — it never asks "which item?" for another write the user did 
 
 from __future__ import annotations
 
+import re
+
 from . import lexicon
 from .flow import pending_confirmation
 from .ranking import rank
@@ -20,7 +22,7 @@ def value_for_the_pending(turn: Turn, parts: list[str], allowed: set[str]) -> bo
     pending = pending_confirmation(turn)
     cap = turn.grammar.capabilities.get(str((pending.intent or {}).get("capability"))) if pending else None
     if cap is None or any(p.isdigit() for p in parts) or set(turn.grammar.types_named_in(parts)) & (
-            turn.grammar.referenced - {cap.entity}):
+            turn.grammar.referenced - {cap.entity}) or _opens_with_a_no(turn.text):
         return False
     ranked = rank(turn.grammar, parts, allowed, hints_for(turn.conversation, with_topic=False))
     if not ranked or ranked[0].verb is None or ranked[0].cap.kind != "write" or ranked[0].cap.id == cap.id:
@@ -32,3 +34,10 @@ def value_for_the_pending(turn: Turn, parts: list[str], allowed: set[str]) -> bo
     return any(s.parse != "reference" and s.resolver and s.name in said.from_text
                and [str(v.value) for v in said.values[s.name]] != [str(v.get("value")) for v in slots.get(s.name) or ()]
                for s in cap.slots) and not lexicon.asks(parts, turn.text)
+
+
+def _opens_with_a_no(text: str) -> bool:
+    """"Esquece, deixa pra lá, depois eu vejo isso com <pessoa>": a no or a stop first — a person named after it is
+    whom the user will see, no value."""
+    first = re.split(r"[,;.!?—–]", text, maxsplit=1)[0]
+    return lexicon.control_run(lexicon.phrase(first)) in ("decline", "cancel")

@@ -33,7 +33,6 @@ from .lexicon import (
     DETERMINERS,
     JUDGING,
     NEGATIONS,
-    QUESTION_WORDS,
     REQUEST_OPENERS,
     asked_right_before,
     lead_in,
@@ -94,7 +93,7 @@ def verb_matches(grammar: Grammar, parts: list[str], allowed: set[str]) -> dict[
             continue
         for verb in cap.verbs:
             at = find_verb(words, verb.words) if verb.words and verb.words[0] in said else None
-            if at is not None and verb.lead is not None and parts[index[at[0]] - 1:index[at[0]]] != [verb.lead]:
+            if at is not None and verb.lead is not None and not _led(parts, index[at[0]], verb.lead):
                 continue  # "é de gravidade baixa" is no "dá baixa"
             if at is None or no_request_here(grammar, words, parts, index, at, verb):
                 continue
@@ -107,6 +106,14 @@ def verb_matches(grammar: Grammar, parts: list[str], allowed: set[str]) -> dict[
     if any(not calls_attention(parts, span[0]) for _, span in found.values()):  # "olha, … passa ela pra sexta"
         found = {c: m for c, m in found.items() if not calls_attention(parts, m[1][0])}
     return found
+
+
+def _led(parts: list[str], at: int, lead: str) -> bool:
+    """The verb's leading word stands before `at`, with only articles between ("dá uma olhada")."""
+    before = at - 1
+    while before >= 0 and parts[before] in ARTICLES and parts[before] != lead:
+        before -= 1
+    return before >= 0 and parts[before] == lead
 
 
 def verb_score(parts: list[str], verb: Verb, span: tuple[int, int], first: int) -> int:
@@ -170,7 +177,7 @@ def _may_open(word: str, head: str) -> bool:
 # ("sobre a <entidade> 312" is no "dobre" typed with a slip: a preposition is itself)
 _PREPOSITIONS = frozenset(tokens("sobre sob entre contra desde ate após apos sem segundo conforme durante perante "
                                  "about above under between against since until without during"))
-_NEVER_A_VERB = DEMONSTRATIVES | ARTICLES | NEGATIONS | QUESTION_WORDS | _PREPOSITIONS
+_NEVER_A_VERB = DEMONSTRATIVES | ARTICLES | NEGATIONS | _PREPOSITIONS
 
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+# (never a word Portuguese also has: "fecha" closes, "quita" pays off, "borra" smudges — they stay as typed)
 _WORDS = {
     "los": "os", "las": "as", "el": "o", "una": "uma", "un": "um", "unos": "uns", "unas": "umas", "del": "do",
     "al": "ao",
@@ -18,8 +19,8 @@ _WORDS = {
     "cuantas": "quantas", "cuántas": "quantas", "donde": "onde", "dónde": "onde", "hoy": "hoje", "mañana": "amanhã",
     "qué": "que", "también": "também", "quién": "quem", "quien": "quem", "día": "dia", "días": "dias",
     "crear": "criar", "crea": "cria", "agregar": "adicionar", "agrega": "adiciona", "añadir": "adicionar",
-    "añade": "adiciona", "poner": "põe", "pon": "põe", "sacar": "tirar", "saca": "tira", "quitar": "tirar",
-    "quita": "tira", "borrar": "apagar", "borra": "apaga", "cambiar": "mudar", "cambia": "muda", "fecha": "data",
+    "añade": "adiciona", "poner": "põe", "pon": "põe", "sacar": "tirar", "saca": "tira", "cambiar": "mudar",
+    "cambia": "muda",
     "responsable": "responsável", "nuevo": "novo", "nueva": "nova",
 }
 _WORD = re.compile(r"(?<![\w'])(?:" + "|".join(sorted(map(re.escape, _WORDS), key=len, reverse=True)) + r")(?![\w'])")
