@@ -107,6 +107,20 @@ def _own_actions(actions: list[_Action]) -> list[_Action]:
     return own
 
 
+def condition_split(grammar, text: str, masked_parts: list[str], allowed: set[str], hints) -> tuple[int, int] | None:
+    """Where a condition's words start and where the request after it starts, else None: at the first comma ("se a
+    320 ainda não tiver sido aprovada, aprova ela" — a state word like the verb stands in the condition), else at
+    the request's verb."""
+    opener = next((c for c in _CONDITIONS if tuple(masked_parts[:len(c)]) == c), None)
+    if opener is None:
+        return None
+    comma = len(lexicon.tokens(text.split(",", 1)[0])) if "," in text else None
+    if comma is not None and len(opener) < comma < len(masked_parts):
+        return len(opener), comma
+    acting = _acting(grammar, masked_parts[len(opener):], allowed, hints)
+    return (len(opener), len(opener) + acting.at) if acting is not None and acting.at else None
+
+
 def compound_shape(grammar, masked_parts: list[str], allowed: set[str], hints) -> Shape | None:
     """The message's shape when it is compound (see the module docstring), else None."""
     opener = next((c for c in _CONDITIONS if tuple(masked_parts[:len(c)]) == c), None)

@@ -123,6 +123,7 @@ PT: dict[str, str] = {
     "answer.field_count": "{field} {of_noun} {label}: {count} ({value}).",
     "answer.state_yes": "Sim, {noun} {label} está {state}.",
     "answer.state_no": "Não, {noun} {label} está {state}.",
+    "answer.condition_not_held": "Não: {noun} {label} está {state}; a condição não vale, nada foi feito.",
     "answer.none": "nenhum",
     "answer.read_failed": "Não consegui ler essa informação: {reason}.",
     "clarify.compound_sequence": ("Esse pedido tem mais de uma ação. Sem o planejador de IA configurado, "
@@ -255,6 +256,7 @@ EN: dict[str, str] = {
     "answer.field_count": "{field} of {noun} {label}: {count} ({value}).",
     "answer.state_yes": "Yes, {noun} {label} is {state}.",
     "answer.state_no": "No, {noun} {label} is {state}.",
+    "answer.condition_not_held": "No: {noun} {label} is {state}; the condition does not hold, nothing was done.",
     "answer.none": "none",
     "answer.read_failed": "I could not read that: {reason}.",
     "clarify.compound_sequence": ("That asks for more than one action. Without the AI planner configured, "

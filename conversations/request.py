@@ -67,7 +67,7 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
             turn, parts, spans, allowed, understand, extractor, choose):
         return  # "qual a <campo> da 312 e aumenta ela em 5 dias", "open 52 and reschedule it …"
     if shape is not None:
-        return compound_request(turn, parts, shape, spans, allowed, choose)
+        return compound_request(turn, parts, shape, spans, allowed, choose, understand)
     # "quem é o <campo> da <entidade> 45?": a question naming a field of an entity is answered from
     # that entity's data before any capability whose verb the question happens to contain.
     if question_then_request(turn, allowed, understand):  # "qual a <campo> da 312? e já aumenta em 5 dias"

@@ -108,3 +108,9 @@ def _value_asked(turn: Turn, entity: str, parts: list[str],
 # "ainda tá valendo?", "a <entidade> 54 tá ativa?", "ainda tá de pé?", "is it still on?": whether it still holds
 _STILL_ON = frozenset(lexicon.tokens("ativa ativo ativas ativos valendo vigente vigor rolando acontecendo mantida pe "
                                      "mantido active valid happening live"))
+
+
+def state_named(turn: Turn, entity: str, parts: list[str], body: dict[str, Any]) -> tuple[SlotSpec, str] | None:
+    """The enum slot whose field the item has and the value the words name ("agendada", "a draft"), else None."""
+    asked = _value_asked(turn, entity, parts, body)
+    return (asked[1], asked[2]) if asked is not None and asked[2] is not None else None

@@ -344,3 +344,31 @@ def test_a_correction_of_several_steps_keeps_only_what_it_says(world, supervisor
     proposed = [numbers[step["inspection_id"]] for _, step in _proposed(world, reply)] if kept else []
     assert proposed == kept, reply
     assert reply["type"] == ("confirmation" if kept else "clarification"), reply
+
+
+# --- a request under a condition on an item's state ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "language", "held"), [
+    ("se a 802 estiver em rascunho, aprova ela", None, True),
+    ("if 802 is still a draft, approve it", "en", True),
+    ("se a 802 ainda não estiver em rascunho, aprova ela", None, False),
+    ("se a 802 já estiver aprovada, cancela ela", None, False),
+])
+def test_a_condition_on_the_items_state_is_checked_from_its_data(world, supervisor_client, start, talk, text,
+                                                                 language, held):
+    reply = said(supervisor_client, start, talk, text, language=language)
+
+    if held:
+        assert reply["type"] == "confirmation" and "802" in reply["message"], reply
+    else:
+        assert reply["type"] == "answer" and reply["template"] == "answer.condition_not_held", reply
+    world.p802.refresh_from_db()
+    assert world.p802.status == "DRAFT"
+
+
+def test_a_condition_that_names_no_state_is_still_asked_about(world, supervisor_client, start, talk):
+    """Guards: what cannot be checked from the data is never proposed."""
+    reply = said(supervisor_client, start, talk, "se a 802 estiver vencida, renova por 30 dias")
+
+    assert reply["type"] == "clarification" and reply["template"] == "clarify.compound_condition", reply
