@@ -76,9 +76,10 @@ def test_create_then_open_navigates_to_the_new_item(world, operator_client, star
 
 
 @pytest.mark.parametrize("text", ["se a 802 estiver vencida, renove por 30 dias",
-                                  "if 802 is still a draft, approve it"])
+                                  "if 802 has expired, approve it"])
 def test_without_an_llm_a_compound_request_is_never_cut_to_its_first_action(world, supervisor_client, start, talk,
                                                                            text):
+    """(A condition on a state the item's data names is checked: test_said_in_a_seventeenth_session.py.)"""
     conversation = start(supervisor_client)
     turn = talk(supervisor_client, conversation, text)
     assert turn["response"]["type"] == "clarification" and turn["response"]["confirmation"] is None
