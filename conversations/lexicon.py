@@ -94,7 +94,7 @@ def denied_numbers(text: str) -> set[str]:
     """The numbers a message denies, clause by clause: "não é a 60, é a 62" → {"60"}; in "Ah, não. É a
     456" or "não, a 310" the "não" closes its clause and denies nothing."""
     denied: set[str] = set()
-    clauses = [c for c in re.split(r"[,.;:!?]+", text) if c.strip()]
+    clauses = [c for c in re.split(r"[,.;:!?]+|\s[-–—]\s", text) if c.strip()]  # ("no - permit 325": two)
     said = tokens(text)
     value = said[1:]
     while value[:1] and (value[0] in CORRECTION_LEADS or value[0] in _MAKE_IT_WORDS):
@@ -373,7 +373,10 @@ def phrase(text: str) -> str:
 
 # Words that hold the turn before what is meant: "perai", "wait", "hold on".
 HOLDS = frozenset(tokens("wait espera pera perai peraí hmm hum hm"))
-_INTERJECTIONS = frozenset(tokens("opa ih xi putz eita")) | HOLDS
+# (and laughter, slang and "hold on" said before a correction: "lol nope, 52", "eita kkk errei, é a 310")
+_CLOSING_APOLOGIES = tuple(tuple(tokens(p)) for p in ("foi mal", "my bad", "sorry", "desculpa", "desculpe",
+                                                      "i mean", "i meant", "quis dizer", "me enganei"))
+_INTERJECTIONS = frozenset(tokens("opa ih xi putz eita lol haha hahaha k kk kkk kkkk rs rsrs mano hold on")) | HOLDS
 _OPENERS_LONGEST_FIRST = sorted((o for o in CORRECTION_OPENERS if o), key=len, reverse=True)
 
 
@@ -389,8 +392,16 @@ def correction_remainder(text: str) -> list[str] | None:
         parts = after  # "Forgive me, I meant <entity> 60", "perdão, na verdade é <outro>": the apology asks nothing
     # "opa, na verdade é a 310": an interjection that also greets opens a correction only before an opener
     # ("opa, abre a 312" is a request).
-    if parts[:1] and parts[0] in _INTERJECTIONS and correction_remainder(" ".join(parts[1:])) is not None:
+    while parts[1:] and parts[0] in _INTERJECTIONS and correction_remainder(" ".join(parts[1:])) is not None:
         parts = parts[1:]
+    opened = _opened(parts)
+    closing = next((c for c in _CLOSING_APOLOGIES if tuple(parts[-len(c):]) == c and len(parts) > len(c)), None)
+    if opened is None and closing is not None:  # "inspeção 52, foi mal", "permit 320 I mean": the apology closes it
+        return urgency_off(parts[:-len(closing)])
+    return opened
+
+
+def _opened(parts: list[str]) -> list[str] | None:
     found = False
     while True:  # "opa, na verdade é a 310", "oops, no, 312": an interjection, then another opener
         opener = next((o for o in _OPENERS_LONGEST_FIRST if tuple(parts[:len(o)]) == o and len(parts) > len(o)), None)

@@ -20,10 +20,10 @@ from knowledge.text import fold, words
 from . import lexicon
 from .dates import date_spans
 
-_PAUSE = r"(?:\.{2,}|…|[,;—–]|\s-)\s*"
+_PAUSE = r"(?:\.{2,}|…|[,;—–?]|\s-)\s*"  # ("qual a <campo> da 310? digo, da 311": a question, then its repair)
 _NO = r"(?:n[ãa]o|no|nope)"
-_WORDS = (r"espera|pera|wait|digo|quer dizer|quero dizer|ou melhor|ali[áa]s|na verdade|i mean|actually|sorry|"
-          r"or rather|rather|make (?:that|it)|scratch that|melhor dizendo|corrigindo|correction")
+_WORDS = (r"espera|pera|wait|digo|ops|opa|oops|whoops|quer dizer|quero dizer|ou melhor|ali[áa]s|na verdade|i mean|"
+          r"actually|sorry|or rather|rather|make (?:that|it)|scratch that|melhor dizendo|corrigindo|correction")
 _MARKER = re.compile(
     rf"{_PAUSE}(?:{_NO}\s*,\s*(?:(?:{_WORDS})\b\s*,?\s*)?|(?:{_NO}\s+)?(?:{_WORDS})\b\s*[,:]?\s*)(?P<tail>[^.…]+?)[.!?\s]*$",
     re.IGNORECASE,
@@ -45,7 +45,8 @@ def said_last(text: str, language: str | None = None) -> str:
     if withdrawn is not None:
         return withdrawn  # "bump it to 20 days... actually nah, leave it as is": withdrawn
     head, tail = text[:match.start()], _without_remark(text[:match.start()], match.group("tail").strip())
-    if not tail or len(words(fold(tail))) > _TAIL_WORDS or len(words(fold(head))) < 2:
+    short = len(words(fold(head))) < 2 and not head.strip().isdigit()  # ("50... não, 40": a number alone is a head)
+    if not tail or len(words(fold(tail))) > _TAIL_WORDS or short:
         return text
     tail_dates = date_spans(tail, language)
     if tail_dates:

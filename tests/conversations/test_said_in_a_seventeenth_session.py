@@ -372,3 +372,27 @@ def test_a_condition_that_names_no_state_is_still_asked_about(world, supervisor_
     reply = said(supervisor_client, start, talk, "se a 802 estiver vencida, renova por 30 dias")
 
     assert reply["type"] == "clarification" and reply["template"] == "clarify.compound_condition", reply
+
+
+# --- corrections said with noise, after a question, or closed by an apology ----------------------------------------
+
+
+@pytest.mark.parametrize(("texts", "language", "says"), [
+    (("qual a validade da 771 da Omega? digo, da 802",), None, "802"),
+    (("abre a 771 da Omega", "eita kkk errei, é a 802"), None, "802"),
+    (("who is responsible for permit 771 of Delta?", "permit 802 I mean"), "en", "802"),
+    (("muda a validade da 802", "50... não, 40"), None, "40"),
+    (("cria uma permissão pra Delta Engenharia com 10 dias, ops, 12 dias",), None, "12"),
+])
+def test_a_correction_with_noise_or_after_a_question_is_read(world, supervisor_client, start, talk, texts, language,
+                                                             says):
+    reply = said(supervisor_client, start, talk, *texts, language=language)
+
+    assert reply["type"] in ("answer", "navigation", "confirmation") and says in reply["message"], reply
+
+
+def test_a_no_then_a_dash_denies_nothing_after_it(world, supervisor_client, start, talk):
+    """"no - permit 771 of Omega": the dash ends the no; the item after it is the one meant."""
+    reply = said(supervisor_client, start, talk, "approve permit 802", "no - permit 771 of Omega", language="en")
+
+    assert reply["type"] == "confirmation" and "771" in reply["message"] and "802" not in reply["message"], reply
