@@ -139,6 +139,12 @@ pode ir em frente
 k do it
 k go ahead
 k go
+pode seguir com isso
+pode seguir com aquilo
+sim pode seguir com isso
+sim pode seguir com aquilo
+go ahead with that
+go ahead with it
 lgtm
 si
 sounds good to me

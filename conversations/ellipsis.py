@@ -99,8 +99,10 @@ def remember_capability(context: dict[str, Any], capability: str, values: dict[s
     context["last_request"] = {"kind": "capability", "capability": capability, "values": values}
 
 
-def remember_field(context: dict[str, Any], entity_type: str, entity_id: Any, field: str) -> None:
-    context["last_request"] = {"kind": "field", "type": entity_type, "id": entity_id, "field": field}
+def remember_field(context: dict[str, Any], entity_type: str, entity_id: Any, field: str, *,
+                   counted: bool = False) -> None:
+    context["last_request"] = {"kind": "field", "type": entity_type, "id": entity_id, "field": field,
+                               **({"counted": True} if counted else {})}
 
 
 def last_request(context: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -129,7 +129,12 @@ def _field_again(turn: Turn, request: dict[str, Any], rest: list[str]) -> bool:
         field = field_asked(cap.fields, rest, body) or (str(request.get("field")) if other else None)
         if field is None or field not in body:
             return False
-        field_answer(turn, slot, body, field, rest)
+        if request.get("counted") and field == request.get("field") and isinstance(body[field], list):
+            # "how many <filhos> does 52 have?" then "and 60?": counted again
+            field_answer(turn, slot, body, field, rest, template="answer.field_count",
+                         extra={"count": len(body[field])})
+        else:
+            field_answer(turn, slot, body, field, rest)
         return True
     return False
 

@@ -179,7 +179,8 @@ def field_answer(turn: Turn, slot: SlotSpec, body: Mapping[str, Any], field: str
     topic_set(turn, words=[p for p in parts if any(same_word(p, k) for k in _field_words(turn, field))],
               entity=entity, semantic_id=None)
     context = dict(turn.conversation.context or {})
-    remember_field(context, slot.type, entity.get("id"), field)  # "mais 10 dias" / "e a 457?" next
+    remember_field(context, slot.type, entity.get("id"), field,  # "mais 10 dias" / "e a 457?" next
+                   counted=template == "answer.field_count")
     parts_shown = _parts_listed(turn, field, value)
     if parts_shown:  # "<filhos> da <entidade> 51" answered as its field: "remove the 2nd" next picks among them
         context["listed"] = parts_shown

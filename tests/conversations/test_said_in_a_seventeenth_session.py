@@ -396,3 +396,10 @@ def test_a_no_then_a_dash_denies_nothing_after_it(world, supervisor_client, star
     reply = said(supervisor_client, start, talk, "approve permit 802", "no - permit 771 of Omega", language="en")
 
     assert reply["type"] == "confirmation" and "771" in reply["message"] and "802" not in reply["message"], reply
+
+
+def test_a_count_asked_again_of_another_item_is_counted(world, supervisor_client, start, talk):
+    inspection_78(world)
+    reply = said(supervisor_client, start, talk, "quantos achados tem a inspeção 78?", "e a 79?")
+
+    assert reply["template"] == "answer.field_count" and "79: 0" in reply["message"], reply
