@@ -11,35 +11,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
-
-from rapidfuzz.distance import OSA
 
 from .grammar import (
     CapabilityGrammar,
     Grammar,
     Verb,
     camel_parts,
-    dropped_letter,
-    english_form,
     same_word,
-    verb_root,
 )
-from .keyboard import dropped_inside, neighbour_slip
 from .lexicon import (
     ARTICLES,
-    CLOSED_CLASS,
-    DEMONSTRATIVES,
     DETERMINERS,
-    JUDGING,
-    NEGATIONS,
-    REQUEST_OPENERS,
     asked_right_before,
     lead_in,
     tokens,
 )
-from .no_verb import calls_attention, no_request_here, no_verb_here
+from .no_verb import calls_attention, no_request_here
 from .numbers import numbers_in
+from .verb_find import as_meant, find_verb, heads_said, led, verb_place
 
 MASK = "\x00"  # a word that matches nothing: the place of a name's word (data_spans.py)
 number_positions = numbers_in
@@ -83,17 +72,17 @@ def _related(a: str, b: str) -> bool:
 
 def verb_matches(grammar: Grammar, parts: list[str], allowed: set[str]) -> dict[str, tuple[Verb, tuple[int, int]]]:
     words, index = _content(parts)
-    place = _verb_place(words)
+    place = verb_place(words)
     if place < len(words):
-        words = [*words[:place], _as_meant(grammar.verb_heads, words[place]), *words[place + 1:]]
-    said = frozenset().union(*(_heads_said(grammar.verb_heads, w) for w in set(words)))
+        words = [*words[:place], as_meant(grammar.verb_heads, words[place]), *words[place + 1:]]
+    said = frozenset().union(*(heads_said(grammar.verb_heads, w) for w in set(words)))
     candidates: dict[str, list[tuple[Verb, tuple[int, int]]]] = {}
     for cap in grammar.capabilities.values():
         if cap.id not in allowed:
             continue
         for verb in cap.verbs:
             at = find_verb(words, verb.words) if verb.words and verb.words[0] in said else None
-            if at is not None and verb.lead is not None and not _led(parts, index[at[0]], verb.lead):
+            if at is not None and verb.lead is not None and not led(parts, index[at[0]], verb.lead):
                 continue  # "é de gravidade baixa" is no "dá baixa"
             if at is None or no_request_here(grammar, words, parts, index, at, verb):
                 continue
@@ -108,99 +97,11 @@ def verb_matches(grammar: Grammar, parts: list[str], allowed: set[str]) -> dict[
     return found
 
 
-def _led(parts: list[str], at: int, lead: str) -> bool:
-    """The verb's leading word stands before `at`, with only articles between ("dá uma olhada")."""
-    before = at - 1
-    while before >= 0 and parts[before] in ARTICLES and parts[before] != lead:
-        before -= 1
-    return before >= 0 and parts[before] == lead
-
-
 def verb_score(parts: list[str], verb: Verb, span: tuple[int, int], first: int) -> int:
     """How strongly a verb said at `span` asks for its capability: longer is stronger, after the message's first
     verb weaker — unless asked right before it ("I have <entity> 640 open, please add <child> to it")."""
     later = span[0] > first
     return 10 + 3 * len(verb.words) - (4 if later else 0) + (5 if later and asked_right_before(parts, span[0]) else 0)
-
-
-def _verb_place(words: list[str]) -> int:
-    """Where the verb stands: the first word that is no request opener ("preciso listar…")."""
-    return next((i for i, w in enumerate(words) if w not in REQUEST_OPENERS), 0)
-
-
-@lru_cache(maxsize=50_000)
-def _as_meant(heads: frozenset[str], word: str) -> str:
-    """The word at the verb's place as meant: a slip of exactly one verb's first word that opens no verb as
-    typed is that word ("lste" → "liste"), so every form of the verb matches ("listar <entidades>")."""
-    if any(_may_open(word, h) for h in heads):
-        return word
-    slips = {h for h in heads if _slip(word, h) or _root_slip(word, h)}
-    return next(iter(slips)) if len(slips) == 1 else word
-
-
-_ROOT_SLIP_MIN = 6
-
-
-def _root_slip(word: str, head: str) -> bool:
-    """"reagneda" for "reagendar": an inflected form of a long verb with a slip in its root (two letters
-    swapped, one dropped, added or changed) — roots of six letters or more, where one slip is no other verb."""
-    a, b = verb_root(word), verb_root(head)
-    return (min(len(a), len(b)) >= _ROOT_SLIP_MIN and word not in CLOSED_CLASS
-            and OSA.distance(a, b, score_cutoff=1) <= 1)
-
-
-@lru_cache(maxsize=50_000)
-def _heads_said(heads: frozenset[str], word: str) -> frozenset[str]:
-    """The verb first words `word` may be (find_verb's test of a first word): the verbs worth looking
-    for in a message — a few of the registry's hundreds (issue #18: this loop was ~5 ms a turn)."""
-    said = frozenset(h for h in heads if _may_open(word, h))
-    # A neighbouring key ("opwn" for "open") only for a word that opens no verb as typed: "remova" is a
-    # verb of its own, never a slip of "renova".
-    return said or frozenset(h for h in heads if _slip(word, h))
-
-
-def _slip(word: str, head: str, *, at_verb_place: bool = True) -> bool:
-    # A word of its own that opens a request ("bora aprovar", "vamos") is never a slip of a verb ("bota").
-    # A short word with a letter dropped ("lsta") only where the verb stands: anywhere else too many short
-    # words are another word with a letter dropped.
-    if word in REQUEST_OPENERS or word in JUDGING or word in _NEVER_A_VERB:  # ("sobre" is no slip of "dobre")
-        return False
-    return neighbour_slip(word, head) or (at_verb_place and word not in CLOSED_CLASS and dropped_inside(word, head))
-
-
-def _may_open(word: str, head: str) -> bool:
-    if word != head and word in _NEVER_A_VERB:  # "isso" is no form of "issue", "essa" none of "assess"
-        return False
-    return same_word(word, head) or dropped_letter(word, head) or english_form(word, head)
-
-
-# ("sobre a <entidade> 312" is no "dobre" typed with a slip: a preposition is itself)
-_PREPOSITIONS = frozenset(tokens("sobre sob entre contra desde ate após apos sem segundo conforme durante perante "
-                                 "about above under between against since until without during"))
-_NEVER_A_VERB = DEMONSTRATIVES | ARTICLES | NEGATIONS | _PREPOSITIONS
-
-
-
-def find_verb(words: list[str], verb: tuple[str, ...], max_gap: int = 2) -> tuple[int, int] | None:
-    """A verb phrase in order, allowing a few words between its parts ("switch to the workers tab")."""
-    place = _verb_place(words)
-    for start, word in enumerate(words):
-        # A slip is only tried for the verbs _heads_said let through (no other verb said as typed).
-        if not (_may_open(word, verb[0]) or _slip(word, verb[0], at_verb_place=start == place)) or no_verb_here(
-                words, start):
-            continue
-        position, ok = start, True
-        for part in verb[1:]:
-            window = range(position + 1, min(len(words), position + 2 + max_gap))
-            # ("bring 60 foward": a dropped letter in a later word of five or more too)
-            position = next((i for i in window if same_word(words[i], part)
-                             or (len(part) >= 5 and dropped_letter(words[i], part))), -1)
-            if position < 0:
-                ok = False
-                break
-        if ok:
-            return start, position + 1
-    return None
 
 
 def rank(grammar: Grammar, parts: list[str], allowed: set[str], hints: Hints) -> list[Ranked]:

@@ -118,7 +118,7 @@ def test_without_negated(text, expected):
     (["star", "311"], ("start",), None),
 ])
 def test_a_short_verb_with_a_letter_dropped_at_the_verbs_place(words, verb, expected):
-    from conversations.ranking import find_verb
+    from conversations.verb_find import find_verb
 
     assert find_verb(words, verb) == expected
 
@@ -156,7 +156,7 @@ def test_a_number_after_on_names_an_item(text, at, expected):
     ("remova", "remova"),  # its own verb's word: never a slip of another ("renova")
 ])
 def test_a_slip_at_the_verbs_place_is_read_as_the_verb(word, expected):
-    from conversations.ranking import _as_meant
+    from conversations.verb_find import as_meant as _as_meant
 
     heads = frozenset({"liste", "lista", "listar", "open", "quais", "reagendar", "reschedule", "remova", "renova"})
     assert _as_meant(heads, word) == expected

@@ -62,7 +62,7 @@ def test_a_list_field_says_what_each_item_is(world, supervisor_client, start, ta
 
 
 def test_a_word_that_is_a_verb_as_typed_is_never_a_slip_of_another():
-    from conversations.ranking import _heads_said
+    from conversations.verb_find import heads_said as _heads_said
     heads = frozenset({"remova", "renova", "open"})
     assert _heads_said(heads, "remova") == {"remova"}  # m is next to n: still no guess
     assert _heads_said(heads, "opwn") == {"open"}

@@ -1,6 +1,6 @@
 """Kinds of phrasing a blind held-out file found (issue #15), each by a general mechanism, in pt-BR and English:
 a question word typed without its apostrophe (spelling.spelled_as_meant), a short verb with a letter dropped at
-the verb's place (ranking._slip), "make <person> the <field> on <n>" (numbers.on_an_item), a correction that
+the verb's place (verb_find._slip), "make <person> the <field> on <n>" (numbers.on_an_item), a correction that
 names only another company (corrections._changes, ellipsis_turn.same_number_elsewhere), an ellipsis naming a
 filter's value that is also a verb's word (ellipsis_turn.values_masked) and a child noun only one entity lists
 deciding whose a bare number is (ranking._children_shown)."""
