@@ -139,6 +139,7 @@ def test_a_question_or_a_remark_proposes_nothing(world, supervisor_client, start
     reply = said(supervisor_client, start, talk, text)
 
     assert reply["type"] != "confirmation", reply
+    assert reply.get("template") != "clarify.missing", reply  # (no value of a write asked for either)
 
 
 def test_the_verb_that_opens_with_da_still_acts_where_it_is_said(world, supervisor_client, start, talk):
@@ -235,6 +236,7 @@ def test_portuguese_with_spanish_function_words_is_understood(world, supervisor_
     (("muda a validade da 802 pra 40 dias", "usa 45 em vez de 40"), 45),
 ])
 def test_a_value_denied_then_given_proposes_the_given_one(world, supervisor_client, start, talk, texts, days):
+    """(The second guards: "usa 45" was read before; what follows "em vez de" is now left out.)"""
     reply = said(supervisor_client, start, talk, *texts)
 
     assert reply["type"] == "confirmation", reply
@@ -336,7 +338,8 @@ def test_a_child_picked_by_its_state_without_its_noun_after_its_list(world, supe
     ("não, a 80", []),  # no step said to keep: set aside and asked, never the same two proposed again
 ])
 def test_a_correction_of_several_steps_keeps_only_what_it_says(world, supervisor_client, start, talk, answer, kept):
-    """Safety: "só a 78" after "cancela a 78 e a 79" had proposed both again."""
+    """Safety: "só a 78" after "cancela a 78 e a 79" had proposed both again. (The second guards: with no step
+    kept, nothing is proposed.)"""
     inspection_78(world)
     reply = said(supervisor_client, start, talk, "cancela a 78 e a 79", answer)
 
