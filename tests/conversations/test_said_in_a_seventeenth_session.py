@@ -406,3 +406,18 @@ def test_a_count_asked_again_of_another_item_is_counted(world, supervisor_client
     reply = said(supervisor_client, start, talk, "quantos achados tem a inspeção 78?", "e a 79?")
 
     assert reply["template"] == "answer.field_count" and "79: 0" in reply["message"], reply
+
+
+@pytest.mark.parametrize(("answer", "kind"), [("faz o mesmo na 802, só que com 25 dias", "confirmation"),
+                                              ("faz o mesmo na 802, só que com -5 dias", "clarification")])
+def test_the_same_for_another_item_with_a_value_of_its_own(world, supervisor_client, start, talk, answer, kind):
+    """The value said with "the same for <item>" was dropped: "25 dias" proposed 40 on 2b813a3; "-5 dias" was asked
+    about there only because its "que" was read as a definition asked, and proposed 40 (a silent value) once "o que
+    é" needed its "o" (b03b92f, this session) — the whole corpus caught it."""
+    reply = said(supervisor_client, start, talk, "muda a validade da 771 da Omega pra 40", "!confirm", answer)
+
+    assert reply["type"] == kind, reply
+    if kind == "confirmation":
+        assert [step["validity_days"] for _, step in _proposed(world, reply)] == [25]
+    world.p802.refresh_from_db()
+    assert world.p802.validity_days == 20
