@@ -75,14 +75,16 @@ def answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
     cap = turn.grammar.capabilities.get(str((pending.intent or {}).get("capability")))
     own = {w for verb in (cap.verbs if cap else ()) for w in verb.words}
     # the pending operation's own verb is no request of its own after a yes, nor when negated ("não, não adia",
-    # "cancela não"); after a no it asks for it again, changed ("melhor não, só adia uma semana …")
-    words = lexicon.tokens(text)
+    # "cancela não"), nor after a no that changes nothing ("hold on — withdraw that request"); after a no with a
+    # value it asks for it again, changed ("melhor não, só adia uma semana …")
+    words, said_after = lexicon.tokens(text), lexicon.tokens(" ".join(clauses[said:]))
     negated = {w for i, w in enumerate(words) if words[i - 1:i] and words[i - 1] in lexicon.NEGATIONS
                or words[i + 1:i + 2] and words[i + 1] in lexicon.NEGATIONS}
-    rest = [w for w in lexicon.tokens(" ".join(clauses[said:])) if w not in lexicon.CONFIRM_WORDS
+    changed = handler is not confirm and any(c.isdigit() for w in said_after for c in w)
+    rest = [w for w in said_after if w not in lexicon.CONFIRM_WORDS
             and w not in lexicon.NOW_WORDS and w not in lexicon.FILLER and w not in lexicon.NEGATIONS
             and not (handler is confirm and w in _AGREEING)
-            and not ((handler is confirm or w in negated) and any(same_word(w, v) for v in own))]
+            and not ((not changed or w in negated) and any(same_word(w, v) for v in own))]
     if handler is confirm and cap is not None:
         rest = _without_what_it_restates(turn, cap, rest)  # "sim, 20 dias mesmo": the value on screen, said again
     if (not remark_only(turn, rest, allowed) or _names_a_type(turn, rest)
@@ -217,7 +219,7 @@ def _without_what_it_restates(turn: Turn, cap: Any, rest: list[str]) -> list[str
 def another_action(turn: Turn, cap: Any, rest: list[str], allowed: set[str]) -> bool:
     """"sim, confirma a aprovação" with a change of <campo> on screen: the words after the yes name another write
     (by its verb or its noun) — not a yes to what is on screen."""
-    said = [verb_of_noun(w) or w for w in rest]
+    said = [verb_of_noun(w) or w for w in _what_i_did_aside(rest)]  # ("… que eu autorizo": told)
     ranked = rank(turn.grammar, said, allowed, hints_for(turn.conversation, with_topic=False))
     return (bool(ranked) and ranked[0].verb_span is not None and ranked[0].cap.kind == "write"
             and not any(r.cap.id == cap.id for r in ranked if r.score >= ranked[0].score))

@@ -94,7 +94,7 @@ def denied_numbers(text: str) -> set[str]:
     """The numbers a message denies, clause by clause: "não é a 60, é a 62" → {"60"}; in "Ah, não. É a
     456" or "não, a 310" the "não" closes its clause and denies nothing."""
     denied: set[str] = set()
-    clauses = [c for c in re.split(r"[,.;:!?]+|\s[-–—]\s", text) if c.strip()]  # ("no - permit 325": two)
+    clauses = [c for c in re.split(r"[,.;:!?]+|\s[-–—]\s", text) if c.strip()]  # ("no - <entity> 325": two)
     said = tokens(text)
     value = said[1:]
     while value[:1] and (value[0] in CORRECTION_LEADS or value[0] in _MAKE_IT_WORDS):
@@ -396,7 +396,7 @@ def correction_remainder(text: str) -> list[str] | None:
         parts = parts[1:]
     opened = _opened(parts)
     closing = next((c for c in _CLOSING_APOLOGIES if tuple(parts[-len(c):]) == c and len(parts) > len(c)), None)
-    if opened is None and closing is not None:  # "inspeção 52, foi mal", "permit 320 I mean": the apology closes it
+    if opened is None and closing is not None:  # "<entidade> 52, foi mal", "<entity> 320 I mean": the apology closes it
         return urgency_off(parts[:-len(closing)])
     return opened
 

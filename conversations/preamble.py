@@ -91,7 +91,7 @@ def _on_an_item(top: Ranked) -> bool:
     """Does the request act on an item it must name, with no text of its own to take? (A creation's values, or the
     text a write records — "<o que foi visto>, gravidade alta. registra na 52" —, are often told before it.)"""
     return (any(slot.parse == "reference" and slot.required for slot in top.cap.slots)
-            and not any(slot.parse == "text" and slot.required for slot in top.cap.slots))
+            and not (top.cap.kind == "write" and any(slot.parse == "text" and slot.required for slot in top.cap.slots)))
 
 
 def _opens_with_verb(turn: Turn, sentence: str, allowed: set[str]) -> bool:

@@ -212,9 +212,9 @@ def _asks_what_was_done(parts: list[str], best: Ranked) -> bool:
 
 
 def _acts_after(turn: Turn, parts: list[str], best: Ranked, allowed: set[str]) -> bool:
-    """A write's verb said after the best reading's."""
+    """A verb of acting (a write, a navigation) said after the best reading's."""
     later = rank(turn.grammar, parts[best.verb_span[1]:], allowed, hints_for(turn.conversation, with_topic=False))
-    return bool(later) and later[0].verb_span is not None and later[0].cap.kind == "write"
+    return bool(later) and later[0].verb_span is not None and later[0].cap.kind in ("write", "navigation")
 
 
 def _told_done(parts: list[str], best: Ranked) -> bool:

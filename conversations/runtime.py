@@ -148,8 +148,6 @@ def message(turn: Turn) -> None:
         return correction_apply(turn, parts[1:])
     if not commands(turn, parts, allowed) and labelled_value(turn, parts):  # "a <campo> é a <pessoa>"
         return None
-    if value_for_the_pending(turn, parts, allowed):  # "troca pra <pessoa>" with a creation on screen
-        return correction_apply(turn, parts, its_values=True)
     held = _what_about(turn, words, allowed)
     if held is not None:  # "opa, perai, e o <outra pessoa>": another value for the proposal on screen
         return correction_apply(turn, held)
@@ -160,6 +158,8 @@ def message(turn: Turn) -> None:
         return correction_apply(turn, parts)
     if pending_confirmation(turn) is not None and only_quoted(turn, text, lambda said: commands(turn, said, allowed)):
         return correction_apply(turn, parts)  # "typo on my part - it's '<texto>'": the text of the proposal
+    if value_for_the_pending(turn, parts, allowed):  # "troca pra <pessoa>" with a creation on screen
+        return correction_apply(turn, parts, its_values=True)
     asked = on_screen(turn)
     understand(turn, parts, allowed)
     if yes_to_the_same(turn, asked, words):  # "sim, tenho certeza, pode apagar a 311": the same, confirmed

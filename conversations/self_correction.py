@@ -120,8 +120,7 @@ def _char_spans(text: str) -> list[tuple[int, int]] | None:
 # "não, em vez de aprovar, cancela ela", "instead of Friday, make it Monday", "use 45 instead of 40": what is not
 # wanted, said after "instead of", is left out — a verb or a value there is never the request
 _INSTEAD = re.compile(r"(?i)\b(?:em vez de|ao inv[ée]s de|no lugar de|instead of|rather than)\s+"
-                      r"(?:[^\W_]+\s+){0,2}?[^\W_]+\s*(?:,|$)|\b(?:em vez de|ao inv[ée]s de|instead of|rather than)"
-                      r"\s+[^\W_]+")
+                      r"(?:[^\W_]+\s+){0,2}?[^\W_]+\s*,")  # (only before a comma: "coloca 55 em vez de 50" stays)
 
 
 def instead_left_out(text: str) -> str:

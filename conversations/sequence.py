@@ -42,19 +42,19 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 def compound_request(turn: Turn, parts: list[str], shape: Shape, spans: frozenset[int], allowed: set[str],
                      choose: Chooser, understand: Callable[..., None]) -> None:
-    """Several actions or a condition: a plain sequence of writes is planned as one (below), a condition on an
-    item's state is checked from its data (condition_held.py); else the LLM structures them
-    (conversations.compound); without one, the user is told to say one step at a time — nothing is started."""
+    """Several actions or a condition: a plain sequence of writes is planned as one (below); else the LLM
+    structures them (conversations.compound); without one, a condition on an item's state is checked from its data
+    (condition_held.py), and otherwise the user is told to say one step at a time — nothing is started."""
     extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
                           text=turn.text, language=turn.language, data=(parts, spans))
     if shape.kind == "sequence" and sequence_request(turn, parts, spans, allowed, extractor, choose):
+        return
+    if llm_understand(turn, parts):  # (a condition the planner structures is checked when the plan runs)
         return
     hints = hints_for(turn.conversation, with_topic=True)
     split = (condition_split(turn.grammar, turn.text, masked(parts, spans), allowed, hints)
              if shape.kind == "condition" else None)
     if split is not None and condition_checked(turn, parts[split[0]:split[1]], parts[split[1]:], allowed, understand):
-        return
-    if llm_understand(turn, parts):
         return
     rest(turn)
     turn.reply("clarification", f"clarify.compound_{shape.kind}", values={})
