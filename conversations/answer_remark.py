@@ -30,6 +30,8 @@ from .turns import Turn
 from .understanding import Extractor, rank
 from .undo import undo_request
 
+_AMOUNT_UNITS = lexicon.DAY_UNITS | frozenset(lexicon.tokens("semana semanas week weeks mes meses month months "
+                                                              "quinzena fortnight"))
 # "yes, Friday works", "sim, tá tudo certo", "yes, just like that": words that only agree with what is on screen
 _AGREEING = frozenset(lexicon.tokens("works work fine good great perfect right correct just like exactly mesmo certo "
                                      "certinho tudo otimo assim jeito"))
@@ -80,7 +82,8 @@ def answer_with_a_remark(turn: Turn, text: str, allowed: set[str]):
     words, said_after = lexicon.tokens(text), lexicon.tokens(" ".join(clauses[said:]))
     negated = {w for i, w in enumerate(words) if words[i - 1:i] and words[i - 1] in lexicon.NEGATIONS
                or words[i + 1:i + 2] and words[i + 1] in lexicon.NEGATIONS}
-    changed = handler is not confirm and any(c.isdigit() for w in said_after for c in w)
+    changed = handler is not confirm and (any(c.isdigit() for w in said_after for c in w)
+                                          or bool(set(said_after) & _AMOUNT_UNITS))  # "… só adia uma semana"
     rest = [w for w in said_after if w not in lexicon.CONFIRM_WORDS
             and w not in lexicon.NOW_WORDS and w not in lexicon.FILLER and w not in lexicon.NEGATIONS
             and not (handler is confirm and w in _AGREEING)
