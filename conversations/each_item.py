@@ -58,7 +58,7 @@ def each_item(turn: Turn, cap: CapabilityGrammar, extraction: Extraction, parts:
 
 
 def _listed(parts: list[str], extraction: Extraction) -> list[str]:
-    """The numbers listed after the last number the extraction took (none used by another value, none with a
+    """The numbers listed after the first number the extraction took (none used by another value, none with a
     unit): "aprova a 310 e a 311" → ["311"]."""
     numbers = {i: (digits, unit) for i, digits, unit in numbers_in(parts)}
     taken = [i for i in sorted(extraction.used) if i in numbers]
