@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from . import lexicon
-from .flow import invalidate_pending, rest
+from .flow import invalidate_pending
 from .operations import plan_and_decide
+from .sequence import one_step_at_a_time
 from .turns import Turn
 
 _ONLY = frozenset(lexicon.tokens("so somente apenas only just"))
@@ -24,8 +25,8 @@ def compound_corrected(turn: Turn, base: dict[str, Any], parts: list[str]) -> No
     steps = [part for part in base.get("compound") or () if _labels(part) & kept]
     if not kept or not steps or len(steps) == len(base.get("compound") or ()):
         invalidate_pending(turn, reason="corrected")
-        rest(turn)
-        return turn.reply("clarification", "clarify.compound_sequence", values={})
+        one_step_at_a_time(turn)
+        return
     compound = [{**part, "part": f"s{i + 1}", "depends_on": [f"s{i}"] if i else []} for i, part in enumerate(steps)]
     plan_and_decide(turn, {**base, "capability": compound[-1]["state"]["capability"], "compound": compound})
 

@@ -16,13 +16,13 @@ import re
 from dataclasses import dataclass
 
 from . import lexicon
+from .numbers import numbers_in
 from .understanding import rank
 
 # Words that join two actions; the longest phrase is tried first at each position.
 _JOINERS = tuple(sorted((tuple(lexicon.tokens(p)) for p in (
     "e depois", "depois", "e entao", "em seguida", "e em seguida", "e logo", "e ai", "apos isso", "e tambem",
     "e", "and then", "then", "after that", "afterwards", "and also", "and")), key=len, reverse=True))
-_A_UNIT = [[u] for u in lexicon.DAY_UNITS]
 # A condition opens the message: "se …", "caso …", "if …", "only if …".
 _CONDITIONS = tuple(tuple(lexicon.tokens(p)) for p in ("so se", "somente se", "apenas se", "se", "caso",
                                                         "only if", "if", "in case"))
@@ -147,6 +147,5 @@ def compound_shape(grammar, masked_parts: list[str], allowed: set[str], hints) -
 
 def _each_its_number(acting: list[tuple[_Action, list[str]]]) -> bool:
     """Each clause says one number of its own, none said twice."""
-    numbers = [[p for i, p in enumerate(clause) if p.isdigit() and clause[i + 1:i + 2] not in _A_UNIT]
-               for _, clause in acting]  # (an amount, "30 dias", names no item)
+    numbers = [[d for _, d, unit in numbers_in(clause) if not unit] for _, clause in acting]  # ("30 dias": no item)
     return all(len(n) == 1 for n in numbers) and len({n[0] for n in numbers}) == len(numbers)

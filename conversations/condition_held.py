@@ -12,6 +12,7 @@ leaves the message to the LLM planner or to "ask first" (compound.py), as before
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from . import lexicon
 from .question import field_answer
@@ -30,7 +31,7 @@ def condition_checked(turn: Turn, condition: list[str], request: list[str], allo
     found = _item_and_state(turn, condition)
     if found is None:
         return False
-    cap, slot, body, enum, named = found
+    slot, body, enum, named = found
     held = (str(body.get(enum.field)) == named) != bool(set(condition) & _NEGATED)
     if not held:  # "não: a <entidade> 54 está cancelada" — nothing proposed
         field_answer(turn, slot, body, enum.field, condition, template="answer.condition_not_held",
@@ -42,7 +43,9 @@ def condition_checked(turn: Turn, condition: list[str], request: list[str], allo
     return True
 
 
-def _item_and_state(turn: Turn, condition: list[str]):
+def _item_and_state(turn: Turn, condition: list[str]) -> tuple[Any, dict[str, Any], Any, str] | None:
+    """The item the condition names (read now), the enum slot and the value its words name; None if either is not
+    said."""
     for cap in turn.grammar.capabilities.values():
         slot = next((s for s in cap.slots if s.parse == "reference"), None)
         if cap.kind != "read" or cap.intent != "show" or slot is None or not turn.reader.spec(cap.id):
@@ -53,5 +56,5 @@ def _item_and_state(turn: Turn, condition: list[str]):
         body = turn.reader.entity(slot.type, value.value) if value is not None else None
         named = state_named(turn, cap.entity, condition, body or {}) if body is not None else None
         if named is not None:
-            return cap, slot, body, named[0], named[1]
+            return slot, body, named[0], named[1]
     return None

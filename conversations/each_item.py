@@ -19,11 +19,10 @@ from typing import Any
 from . import lexicon
 from .both_items import both_span, last_two
 from .extraction import Extraction, SlotValue
-from .flow import rest
 from .grammar import CapabilityGrammar
 from .intents import is_target, repeated
 from .numbers import numbers_in
-from .sequence import counted_from_the_item, plan_steps
+from .sequence import counted_from_the_item, one_step_at_a_time, plan_steps
 from .turns import Turn
 from .understanding import Extractor
 
@@ -45,14 +44,14 @@ def each_item(turn: Turn, cap: CapabilityGrammar, extraction: Extraction, parts:
     listed = _listed(parts, extraction) if first.source == "text" else []
     items = _resolved(slot, listed, parts, extractor, extraction) if listed else _both(turn, parts, slot.type, first)
     if items is None:
-        return _one_at_a_time(turn)
+        return one_step_at_a_time(turn)
     if not items:
         return False  # (a listed number that names nothing is the extraction's not_found: asked about)
     every = [first, *items] if listed else items
     if len({str(v.value) for v in every}) < 2:
         return False
     if counted_from_the_item(cap, extraction):
-        return _one_at_a_time(turn)
+        return one_step_at_a_time(turn)
     plan_steps(turn, [(cap, replace(extraction, values={**extraction.values, names[0]: [v]})) for v in every])
     return True
 
@@ -100,9 +99,3 @@ def _both(turn: Turn, parts: list[str], type_: str, first: SlotValue) -> list[Sl
     if any(ref.get("type") != type_ for ref in two):
         return []
     return [SlotValue(ref.get("id"), str(ref.get("label")), dict(ref), "context") for ref in reversed(two)]
-
-
-def _one_at_a_time(turn: Turn) -> bool:
-    rest(turn)
-    turn.reply("clarification", "clarify.compound_sequence", values={})
-    return True

@@ -260,15 +260,14 @@ def _request_again(turn: Turn, request: dict[str, Any], rest: list[str], allowed
     # "a 311 também": a bare number is the other target, never a new quantity — but a value said with it is the
     # new request's ("faz o mesmo na 311, só que com 25 dias"; with "-5 dias" it is asked about, never dropped)
     targets = {k: v for k, v in target.values.items() if v}
+    values = {name: [SlotValue.from_dict(v) for v in kept] for name, kept in (request.get("values") or {}).items()}
     if targets:
         named = {str(v.label) for vs in targets.values() for v in vs}
         changed = {**{k: v for k, v in changed.items() if str(v[0].label) not in named}, **targets}
-        if any(str(v.get("said")) not in named for v in fresh.invalid.values()):
-            invalid = {k: v for k, v in fresh.invalid.items() if str(v.get("said")) not in named}
-            operate(turn, cap, Extraction(values={**{n: [SlotValue.from_dict(v) for v in kept] for n, kept in (
-                request.get("values") or {}).items()}, **changed}, invalid=invalid), rest)
+        invalid = {k: v for k, v in fresh.invalid.items() if str(v.get("said")) not in named}
+        if invalid:
+            operate(turn, cap, Extraction(values={**values, **changed}, invalid=invalid), rest)
             return True
-    values = {name: [SlotValue.from_dict(v) for v in kept] for name, kept in (request.get("values") or {}).items()}
     if target.ambiguous:  # which of the items with that number
         operate(turn, cap, Extraction(values={k: v for k, v in values.items() if k not in target.ambiguous},
                                       ambiguous=target.ambiguous), rest)

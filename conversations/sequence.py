@@ -79,6 +79,13 @@ def sequence_request(turn: Turn, parts: list[str], spans: frozenset[int], allowe
     return True
 
 
+def one_step_at_a_time(turn: Turn) -> bool:
+    """Nothing planned: the user is asked to say one step at a time (each_item.py, compound_correction.py)."""
+    rest(turn)
+    turn.reply("clarification", "clarify.compound_sequence", values={})
+    return True
+
+
 def plan_steps(turn: Turn, steps: list[Step]) -> None:
     """The steps as one compound plan, each after the one before it, confirmed once."""
     compound = [{"part": f"s{i + 1}", "depends_on": [f"s{i}"] if i else [], "refs": {}, "ref_types": {},
