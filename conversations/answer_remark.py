@@ -22,12 +22,13 @@ from .flow import pending_clarification, pending_confirmation
 from .grammar import same_word
 from .nominal import verb_of_noun
 from .ordinals import ordinal_in
+from .references import spoken_before
 from .relative import relative_change
 from .resume import resume
 from .retry import retry
 from .state import hints_for, situation_for
 from .turns import Turn
-from .understanding import Extractor, rank
+from .understanding import Extractor, known_items, rank
 from .undo import undo_request
 
 _AMOUNT_UNITS = lexicon.DAY_UNITS | frozenset(lexicon.tokens("semana semanas week weeks mes meses month months "
@@ -192,10 +193,13 @@ def changes_the_pending(turn: Turn, cap: Any, rest: list[str], *, free_text: boo
     only the other slots count."""
     extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
                           text=" ".join(rest), language=turn.language)
-    extraction = extractor.extract(cap, rest, use_context=False)
     pending = ((pending_confirmation(turn) or pending_clarification(turn)).intent or {}).get("slots") or {}
+    extraction = extractor.extract(cap, rest, use_context=False, parents=known_items(cap, pending))
     if any(_same_number_elsewhere(turn, slot, rest, pending) for slot in cap.slots if slot.parse == "reference"):
         return True  # "no, the <name> one": that other item with the same number
+    if any(spoken_before(situation_for(turn.conversation), slot.type, rest, current[0].get("value")) is not None
+           for slot in cap.slots if slot.parse == "reference" and (current := pending.get(slot.name))):
+        return True  # "não, na anterior": the item spoken of before the one on screen
     texts = set() if free_text else {s.name for s in cap.slots if s.type == "text" and s.parse == "text"}
     return any([str(v.value) for v in extraction.values[name]] != [str(v.get("value")) for v in pending.get(name) or ()]
                for name in extraction.from_text if name not in texts)

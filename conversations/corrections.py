@@ -14,7 +14,7 @@ from .attributes import same_number_elsewhere
 from .clarify import clarify
 from .compared import compared_positions
 from .compound_correction import compound_corrected
-from .dates import shift_in
+from .dates import shift_in, shift_said_wrong
 from .ellipsis import last_request
 from .ellipsis_turn import ellipsis_apply, named_alone, pointed_on_screen
 from .flow import allowed_capabilities, pending_confirmation
@@ -27,11 +27,12 @@ from .operations import plan_and_decide
 from .ordinals import listed_pick, opened_pick
 from .ranking import rank
 from .reads import entity_ref
+from .references import spoken_before
 from .request import understand
 from .state import entity_activate, hints_for, situation_for
 from .statemachine import Status
 from .turns import Turn
-from .understanding import Extraction, Extractor, SlotValue, number_positions
+from .understanding import Extraction, Extractor, SlotValue, known_items, number_positions
 from .value_only import bare_value, only_a_date
 
 
@@ -69,7 +70,8 @@ def correction_apply(turn: Turn, remainder: list[str], *, its_values: bool = Fal
         return understand(turn, parts, allowed_capabilities(turn))
     extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
                           text=turn.text, language=turn.language)
-    others = extractor.extract(cap, parts, use_context=False)  # the values said (read once: _changes reads them)
+    # the values said (read once: _changes reads them); a child named is one of the pending item's
+    others = extractor.extract(cap, parts, use_context=False, parents=known_items(cap, base.get("slots")))
     slots, changed, ambiguous = _changes(turn, extractor, cap, base, parts, others)
     invalid = {} if any(cap.slot(c) and cap.slot(c).parse == "reference" for c in changed) else {
         k: v for k, v in others.invalid.items() if (s := cap.slot(k)) is not None and s.parse != "reference"}
@@ -78,7 +80,11 @@ def correction_apply(turn: Turn, remainder: list[str], *, its_values: bool = Fal
     if not ambiguous:
         moved_again(turn, cap, base, slots, changed)
     ahead = _days_ahead(parts, turn.language, str(base.get("text") or ""))
-    if not changed and not ambiguous and ahead and any(s.parse == "date" for s in cap.slots):
+    day = next((s for s in cap.slots if s.parse == "date"), None)
+    wrong = shift_said_wrong(turn.text) if ahead and day is not None and not changed else None
+    if wrong is not None:  # "melhor, daqui a -2 dias": asked about, never the amount without its sign
+        return clarify(turn, base, Extraction(values={}, invalid={day.name: {"said": wrong[1], "problem": wrong[0]}}))
+    if not changed and not ambiguous and ahead and day is not None:
         # "opa, 15 dias" for a date: that many days from today, as "daqui a 15 dias" says it
         extractor = Extractor(grammar=turn.grammar, reader=turn.reader, situation=situation_for(turn.conversation),
                               text=ahead, language=turn.language)
@@ -229,7 +235,9 @@ def _changes(turn: Turn, extractor: Extractor, cap: CapabilityGrammar, base: dic
         elif current is not None and number == str(current.label) and any(p in lexicon.OTHER for p in parts):
             besides = current.value  # "é a outra 340": its number said again, with "the other"
         picked = (listed_pick(extractor.situation.listed, slot.type, parts)
-                  or opened_pick(extractor.situation, slot.type, parts)) if number is None else None
+                  or opened_pick(extractor.situation, slot.type, parts)
+                  or (spoken_before(extractor.situation, slot.type, parts, current.value) if current else None)
+                  ) if number is None else None
         if picked is not None:  # "no, the third": another item of the list just answered, by its place
             if current is None or str(current.value) != str(picked.get("id")):
                 slots[slot.name] = [SlotValue(picked.get("id"), str(picked.get("label")), picked, "context").to_dict()]

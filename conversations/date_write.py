@@ -11,7 +11,7 @@ from __future__ import annotations
 from knowledge.text import fold, words
 
 from .dates import date_spans, shift_in
-from .lexicon import DAY_UNITS, POINTING, tokens
+from .lexicon import ARTICLES, DAY_UNITS, FILLER, POINTING, tokens
 from .operations import operate
 from .ordinals import ordinal_in
 from .turns import Turn
@@ -46,6 +46,26 @@ def date_for_an_item(turn: Turn, parts: list[str], allowed: set[str], extractor:
     amounts = [i for i in range(1, len(parts) - 1) if parts[i].isdigit() and parts[i - 1] in _TO_A_DATE
                and parts[i + 1] in DAY_UNITS]
     return bool(amounts) and _the_date_write(turn, parts, allowed, extractor, parse="integer")
+
+
+# What may stand beside an item and its value in a message with no verb: courtesy and "pls", "in 3 weeks' time".
+_BESIDE = frozenset(tokens("por favor pls please plz pfv pf ai aí time entao então"))
+
+
+def value_for_an_item(turn: Turn, parts: list[str], allowed: set[str], extractor: Extractor) -> bool:
+    """"inspeção 57 pra amanhã", "310 para 60 dias", "meia dúzia de dias na 310, por favor": no verb at all, only an
+    item's number (and its noun), a date or an amount in a unit, and closed-class words — the item's one write of
+    that kind of value, proposed and confirmed as any write (a question about it asks: request.understand)."""
+    said = words(fold(turn.text))
+    dated = {said[i] for start, end in date_spans(turn.text, turn.language) for i in range(start, end)}
+    if not any(p.isdigit() for p in parts) or any(
+            not (p.isdigit() or p in dated or p in DAY_UNITS or p in ARTICLES or p in _TO_A_DATE or p in FILLER
+                 or p in _BESIDE or p in turn.grammar.noun_words) for p in parts):
+        return False
+    # "45 dias" alone, with an item on screen or just spoken of: that item's (no number names another)
+    alone = not any(p.isdigit() and not (parts[i + 1:i + 2] and parts[i + 1] in DAY_UNITS)
+                    for i, p in enumerate(parts)) and not dated
+    return _the_date_write(turn, parts, allowed, extractor, parse="date" if dated else "integer", use_context=alone)
 
 
 def date_moved(turn: Turn, parts: list[str], allowed: set[str], extractor: Extractor) -> bool:

@@ -296,6 +296,7 @@ def numbers_as_digits(text: str, language: str) -> str:
     # "twelve and a half days", "10 e meio": a fraction, said so — never the whole number alone
     converted = _ZERO.sub("0", converted)  # "pra zero", "ops, zero": a value (out of range), never no number
     converted = _FROM_NOW_MINUS.sub(_minus, converted)  # "daqui menos dois dias": a negative amount, asked about
+    converted = _MINUS_FROM_NOW.sub(_minus, converted)  # "to minus 4 days from today": the same, said after
     converted = _NUMBER_OWNS.sub(r"\1", converted)  # "double 311's <campo>": 311's is 311 (no stray "s" word)
     return _AND_A_HALF.sub(r"\1.5", _UNIT_AND_A_HALF.sub(_unit_and_a_half, converted))
 
@@ -303,6 +304,8 @@ def numbers_as_digits(text: str, language: str) -> str:
 _ZERO = re.compile(r"\bzero\b", re.IGNORECASE)
 # "daqui menos dois dias", "in minus 3 days": a from-now amount said negative — never the amount without its sign
 _FROM_NOW_MINUS = re.compile(r"(?i)\b(daqui a|daqui|in|within)\s+(?:menos|minus)\s+([^\W_]+)")
+_MINUS_FROM_NOW = re.compile(r"(?i)\b(to|for|para|pra|pro)\s+(?:menos|minus)\s+([^\W_]+)"
+                             r"(?=\s+(?:days?|dias?|weeks?|semanas?)\s+(?:from|a partir|depois|after))")
 
 
 def _minus(match: re.Match[str]) -> str:
@@ -362,10 +365,16 @@ _ORDINAL = re.compile(r"\d+(?:ª|º|st|nd|rd|th)\b")
 
 def shift_problem(text: str) -> str | None:
     """"negative" or "fraction" when the message shifts a date by such an amount, else None."""
+    said = shift_said_wrong(text)
+    return said[0] if said else None
+
+
+def shift_said_wrong(text: str) -> tuple[str, str] | None:
+    """("negative" or "fraction", the amount as typed: "-2 dias") when the message shifts a date so, else None."""
     match = _SIGNED_OR_FRACTION.search(fold(text))
     if match is None:
         return None
-    return "negative" if match.group(1) else "fraction"
+    return ("negative" if match.group(1) else "fraction"), match.group(0).strip()
 
 
 def today() -> date:

@@ -38,6 +38,7 @@ _OPENERS = tuple(tuple(tokens(p)) for p in (
     "what about", "how about", "and what about", "and for", "and", "also", *_the_same_for(),
     # narrowing the last list: "quais delas são da <nome>?", "only the <name> ones"
     "quais delas", "quais deles", "quais dessas", "quais desses", "dessas", "desses", "delas", "deles",
+    "quais estao", "quais ja", "quais ainda", "which are", "which ones are", "which of them are",
     "quantas delas", "quantos deles", "quantas dessas", "quantos desses", "how many of them", "how many of those",
     "how many of these",
     "so as", "so os", "apenas as", "apenas os", "somente as", "somente os", "e so as", "e so os",

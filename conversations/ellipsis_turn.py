@@ -21,6 +21,7 @@ from .flow import operated_mark
 from .lexicon import DAY_UNITS, QUOTED
 from .navigation import navigate
 from .operations import operate
+from .plurals import plural_types
 from .question import field_answer, field_asked
 from .reads import entity_ref
 from .request import understand
@@ -62,12 +63,22 @@ def which_ones(turn: Turn, parts: list[str], allowed: set[str]) -> bool:
     if cap is None or cap.intent != "count" or " ".join(parts) not in WHICH_ONES:
         return False
     values = {name: [SlotValue.from_dict(v) for v in kept] for name, kept in (request.get("values") or {}).items()}
-    lists = [c for c in turn.grammar.capabilities.values() if c.id in allowed and c.entity == cap.entity
-             and c.kind == "read" and c.intent in ("search", "list") and set(values) <= {s.name for s in c.slots}]
-    if len(lists) != 1:
+    listing = _the_list_of(turn, cap, set(values), allowed)
+    if listing is None:
         return False
-    operate(turn, lists[0], Extraction(values=values), parts)
+    operate(turn, listing, Extraction(values=values), parts)
     return True
+
+
+def _the_list_of(turn: Turn, cap: Any, names: set[str], allowed: set[str]) -> Any:
+    """The one search or list of the counted entity that takes the count's slots, else None."""
+    lists = [c for c in turn.grammar.capabilities.values() if c.id in allowed and c.entity == cap.entity
+             and c.kind == "read" and c.intent in ("search", "list") and names <= {s.name for s in c.slots}]
+    return lists[0] if len(lists) == 1 else None
+
+
+# "quais delas …?", "which of them …?" after a count: the items themselves are asked for, narrowed
+_WHICH = frozenset(lexicon.tokens("quais qual which"))
 
 
 def number_again(turn: Turn, parts: list[str]) -> bool:
@@ -113,6 +124,8 @@ def _extractor(turn: Turn) -> Extractor:
 
 
 def _field_again(turn: Turn, request: dict[str, Any], rest: list[str]) -> bool:
+    if _field_of_another_type(turn, request, rest):
+        return True
     for cap in turn.grammar.capabilities.values():
         slot = next((s for s in cap.slots if s.parse == "reference" and s.type == request.get("type")), None)
         if cap.kind != "read" or cap.intent != "show" or slot is None or not turn.reader.spec(cap.id):
@@ -139,6 +152,30 @@ def _field_again(turn: Turn, request: dict[str, Any], rest: list[str]) -> bool:
     return False
 
 
+def _field_of_another_type(turn: Turn, request: dict[str, Any], rest: list[str]) -> bool:
+    """"same for the inspection", "e a <outra entidade> 52?" after a field question about an item of one type: the
+    same field of the item of the one other type the words name in the singular — by its number, else the one of
+    that type last spoken of — when that type has the field too."""
+    types = [t for t in turn.grammar.types_named_in(rest) if t != request.get("type")]
+    if len(types) != 1 or types[0] in plural_types(turn.grammar, rest):
+        return False
+    for cap in turn.grammar.capabilities.values():
+        slot = next((s for s in cap.slots if s.parse == "reference" and s.type == types[0]), None)
+        if cap.kind != "read" or cap.intent != "show" or slot is None or not turn.reader.spec(cap.id):
+            continue
+        named = (_extractor(turn).extract(cap, rest, use_context=False).values.get(slot.name) or [None])[0]
+        if named is None and not any(p.isdigit() for p in rest):
+            last = next((r for r in situation_for(turn.conversation).recent if r.get("type") == types[0]), None)
+            named = SlotValue(last.get("id"), str(last.get("label") or ""), dict(last), "context") if last else None
+        body = turn.reader.entity(slot.type, named.value) if named is not None else None
+        field = str(request.get("field"))
+        if body is None or field not in body:
+            return False
+        field_answer(turn, slot, body, field, rest)
+        return True
+    return False
+
+
 def pointed_on_screen(turn: Turn, slot: Any, words: list[str]) -> SlotValue | None:
     """The item of the slot's type selected on the page (the validated selection), when the words only point at
     it: "and this one?" asks the last question about it, "no, I meant this one" retargets to it."""
@@ -152,6 +189,7 @@ def pointed_on_screen(turn: Turn, slot: Any, words: list[str]) -> SlotValue | No
 
 # pointing words, and the correction's own lead ("I meant", "quis dizer") before them
 _POINTING = frozenset(lexicon.tokens("this that one these essa esse esta este aqui ai ali a o "
+                                     "desta deste dessa desse nesta neste nessa nesse for about "
                                      "i meant quis dizer eu era"))
 
 
@@ -248,6 +286,9 @@ def _request_again(turn: Turn, request: dict[str, Any], rest: list[str], allowed
     also = says_also(lexicon.after_lead_ins(lexicon.tokens(turn.text)))  # "now do the same for …"
     if cap is None or cap.id not in allowed or (cap.kind == "write" and not also):
         return False
+    if cap.intent == "count" and lexicon.after_lead_ins(lexicon.tokens(turn.text))[:1] and \
+            lexicon.after_lead_ins(lexicon.tokens(turn.text))[0] in _WHICH:
+        cap = _the_list_of(turn, cap, set(request.get("values") or {}), allowed) or cap
     extractor = _extractor(turn)
     fresh = extractor.extract(cap, rest, use_context=False)
     # "e no <Lugar>?", "and next week?": a place or a window of dates is the read's filter again

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .increments import MORE_AFTER
-from .lexicon import DAY_UNITS
+from .lexicon import DAY_UNITS, tokens
 
 # A numeral as typed: an optional sign (only at a word start, so ISO dates keep their dashes),
 # digits, an optional decimal part ("2,5", "2.5").
@@ -104,11 +104,53 @@ def weeks_as_days(text: str) -> str:
         unit = "dias" if word.startswith(("semana", "semna", "quinzena")) else "days"
         by = match.group("by") or (match.group("by_one") + " " if match.group("by_one") else "")
         more = match.group("more") or ""  # "two more weeks": "14 more days"
+        lead = by.lower().strip()
+        if lead in ("one more", "one extra"):  # "one more week": "7 more days"
+            by, more = "", " more"
+        elif lead == "outra":  # "outra semana": "mais 7 dias"
+            by = "mais "
         return f"{by}{next(d for w, d in _UNIT_DAYS if word.startswith(w)) * n}{more} {unit}"
     def by_one(match: re.Match[str]) -> str:
         english = match.group(2).lower().startswith(("w", "f"))
         return f"{match.group(1)} {'by a' if english else 'em uma'} {match.group(2)}"
-    return _FEW_DAYS.sub(_few_days, _WEEKS.sub(days, _ITEM_THEN_ONE.sub(by_one, text)))
+    return _FEW_DAYS.sub(_few_days, _WEEKS.sub(days, _ITEM_THEN_ONE.sub(by_one, months_as_days(text))))
+
+
+# "validade de 2 meses", "valid for a month", "mais um mês": an amount of months, as the 30 days a month counts
+# for in a day field (the proposal then says "60 dias": never "2" read as days). A date said in months stays a
+# date, counted by the calendar (dates.py): "daqui a um mês", "in 2 months", "um mês depois", "next month".
+_MONTHS = re.compile(r"(?i)\b(?P<n>\d+|um|uma|one|an?|dois|duas|two|tr[eê]s|three)\s+(?P<unit>m[eê]s|meses|months?)\b"
+                     r"(?!\s+(?:que vem|from|a partir|depois|after|later|antes|before|ago|atr[aá]s))")
+_DATE_LEADS = re.compile(r"(?i)\b(?:daqui(?:\s+a)?|in|within|dentro\s+de|ap[oó]s|after|h[aá])\s*$")
+_FEW = {"um": 1, "uma": 1, "one": 1, "a": 1, "an": 1, "dois": 2, "duas": 2, "two": 2, "três": 3, "tres": 3,
+        "three": 3}
+
+
+def months_as_days(text: str) -> str:
+    def days(match: re.Match[str]) -> str:
+        if _DATE_LEADS.search(text[:match.start()]):
+            return match.group(0)
+        said = match.group("n").lower()
+        n = int(said) if said.isdigit() else _FEW[said]
+        english = match.group("unit").lower().startswith("month")
+        return f"{30 * n} {'days' if english else 'dias'}"
+    return _MONTHS.sub(days, text)
+
+
+# Units no day field counts in: a number said with one ("48 horas", "3 shifts", "20%") is asked about, never read
+# as that many days.
+_OTHER_UNITS = frozenset(tokens("hora horas hour hours hrs minuto minutos minute minutes min turno turnos shift "
+                                "shifts plantao plantoes ano anos year years percent porcento pct"))
+
+
+def other_unit_after(parts: list[str], at: int, text: str) -> str | None:
+    """The unit said right after the number at `at` when no day field counts in it ("48 horas"), else None."""
+    following = parts[at + 1:at + 3]
+    if following[:1] and following[0] in _OTHER_UNITS:
+        return f"{parts[at]} {following[0]}"
+    if following == ["por", "cento"] or re.search(rf"(?<![\d.,]){parts[at]}\s*%", text):
+        return f"{parts[at]}%"
+    return None
 
 
 # "dois dias antes disso", "só um dia", "by one day": one or two days in words (numbers_as_digits leaves words

@@ -30,10 +30,20 @@ from .picked import picked_by_value
 from .ranking import number_positions
 from .reads import Reader, entity_ref
 
-_ONE_BEFORE = ("one", "before")  # "take me to the one before that"
+# "take me to the one before that", "volta pra de antes", "a de antes": the one before, said in two words
+_BEFORE = frozenset({("one", "before"), ("de", "antes"), ("da", "antes"), ("do", "antes")})
 NUMBER_WORDS = frozenset(tokens("numero n no nº num number nr nro"))
 # A number mark as typed ("nº 70", "n° 76", "no. 74", "nr 78", "num. 3"): "no" alone is a word ("no dia 20").
 NUMBER_MARK = re.compile(r"(?i)(?<!\w)(?:n\.?\s?[º°]\.?|no\.|nro\.?|nr\.?|num\.|#)\s*(\d+)")
+
+
+def spoken_before(situation: Situation, slot_type: str, parts: list[str], besides: Any) -> dict[str, Any] | None:
+    """"não, na anterior", "the previous one", "a de antes": the item of the type spoken of before `besides` (the
+    one a proposal is about), else None."""
+    if not (any(p in PREVIOUS for p in parts) or _BEFORE & set(zip(parts, parts[1:], strict=False))):
+        return None
+    return next((r for r in situation.recent if r.get("type") == slot_type and str(r.get("id")) != str(besides)),
+                None)
 
 
 def reference(slot_type: str, parts: list[str], situation: Situation,
@@ -51,7 +61,7 @@ def reference(slot_type: str, parts: list[str], situation: Situation,
     if pronoun and created:
         return SlotValue(created.get("id"), str(created.get("label")), created, "result")
     # "back to the previous one", "volta na outra": the one spoken of before the one in focus
-    if any(p in PREVIOUS or p in OTHER for p in parts) or _ONE_BEFORE in zip(parts, parts[1:], strict=False):
+    if any(p in PREVIOUS or p in OTHER for p in parts) or _BEFORE & set(zip(parts, parts[1:], strict=False)):
         earlier = [r for r in situation.recent if r.get("type") == slot_type
                    and (situation.active is None or r.get("id") != situation.active.get("id"))]
         if earlier:

@@ -154,6 +154,8 @@ def _discussed(turn: Turn, asked: dict[str, Any] | None) -> dict[str, Any] | Non
     if asked is None or asked.get("kind") == "field":
         return asked
     cap = turn.grammar.capabilities.get(str(asked.get("capability")))
+    if asked.get("kind") == "capability" and cap is not None and cap.kind == "navigation":
+        return _opened_amount(turn, cap, asked.get("values") or {})
     if asked.get("kind") != "capability" or cap is None or cap.kind != "write":
         return None
     values = asked.get("values") or {}
@@ -163,6 +165,20 @@ def _discussed(turn: Turn, asked: dict[str, Any] | None) -> dict[str, Any] | Non
         return None
     return {"kind": "field", "type": targets[0].type, "id": values[targets[0].name][0].get("value"),
             "field": numbers[0].field}
+
+
+def _opened_amount(turn: Turn, cap: Any, values: dict[str, Any]) -> dict[str, Any] | None:
+    """"one more week" right after an item was opened: its one field that a write sets as an amount in a unit (the
+    manifest's `unit`), when its entity has exactly one — else None (nothing was discussed)."""
+    targets = [s for s in cap.slots if s.parse == "reference" and s.type == cap.entity
+               and len(values.get(s.name) or ()) == 1]
+    if len(targets) != 1:
+        return None
+    fields = {s.field for c in turn.grammar.capabilities.values() if c.kind == "write" and c.entity == cap.entity
+              for s in c.slots if s.parse == "integer" and s.unit and s.field}
+    if len(fields) != 1:
+        return None
+    return {"kind": "field", "type": cap.entity, "id": values[targets[0].name][0].get("value"), "field": fields.pop()}
 
 
 def _problem(turn: Turn, capability: str, field: str | None, new: float) -> dict[str, Any] | None:

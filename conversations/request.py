@@ -16,7 +16,7 @@ from .compared_filter import compared_filter, compared_read, comparison_unread
 from .compound_said import compound_shape, said_part
 from .courtesy import courtesy
 from .data_spans import data_spans, name_word_positions
-from .date_write import date_for_an_item, date_moved, date_write
+from .date_write import date_for_an_item, date_moved, date_write, value_for_an_item
 from .each_item import each_item
 from .explain import explain, explains, explanation_first
 from .field_write import field_write, field_write_of
@@ -101,6 +101,9 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         return
     if not ranked and field_write(turn, parts, allowed, extractor):  # "<campo> da 310 pra 40 dias"
         return
+    if not ranked and not asks and (value_for_an_item(turn, parts, allowed, extractor)
+                                    or date_moved(turn, parts, allowed, extractor)):
+        return  # "inspeção 57 pra amanhã", "310 para 60 dias", "3 days later": an item and its new value, no verb
     if not ranked and any(p.isdigit() for p in parts) and field_question(turn, parts, data=spans):
         return  # "<field> of 320": asked without asking (its item's number said: no "which one?" for a remark)
     if not ranked and date_write(turn, parts, allowed, extractor):  # "can we do 62 in 3 days?"

@@ -37,7 +37,8 @@ THANKS = frozenset({"obrigado", "obrigada", "obrigadao", "brigado", "brigada", "
                     "helpful", "useful", "util", "helped", "valeu a pena", "worked", "what i needed",
                     "exactly what i needed", "just what i needed", "era isso que eu precisava",
                     "era o que eu precisava", "salvou meu dia", "you saved me", "saved my day", "lifesaver",
-                    "legend", "you re a legend", "you legend"})
+                    "legend", "you re a legend", "you legend", "nota 10", "nota dez", "mandou bem", "arrasou",
+                    "you rock", "you re the best", "voce e demais", "vc e demais"})
 BYE = frozenset({"tchau", "ate logo", "ate mais", "ate amanha", "ate breve", "falou", "flw", "fui", "bye", "goodbye",
                  "bye bye", "see you", "see ya", "see you later", "take care", "ate a proxima", "e so isso",
                  "era so isso", "so isso", "por hoje e so", "por enquanto e so", "nada mais", "that s all",
@@ -77,6 +78,10 @@ HELP = frozenset({"ajuda", "socorro", "help", "menu", "comandos", "o que voce po
                   "are you real", "are you an ai", "who are you", "who am i talking to", "is this a bot",
                   "am i talking to a bot", "am i talking to a person", "what are you",
                   "can you help me", "could you help me", "voce pode me ajudar", "vc pode me ajudar",
+                  # what this user may do: "what am I allowed to do in this app?", "o que eu tenho permissão de fazer?"
+                  "what am i allowed to do", "what am i able to do", "what may i do", "what i can do",
+                  "o que eu tenho permissao de fazer", "o que tenho permissao de fazer", "o que eu consigo fazer",
+                  "o que consigo fazer", "o que me e permitido fazer",
                   # frustration ("you're useless", "isso não serve pra nada"): answered with what it can do
                   "you re useless", "youre useless", "you are useless", "useless bot", "you suck", "this is useless",
                   "voce e inutil", "vc e inutil", "que inutil", "nao serve pra nada", "nao serve para nada"})
@@ -88,6 +93,10 @@ _ALONG = frozenset(tokens("por favor pela pelo ajuda a o voce vc amigo agente as
 # Terms of address said along ("valeu mano, tmj", "cheers mate", "thanks boss").
 _ALONG |= frozenset(tokens("mano mana brother bro chefe chefia parceiro parca camarada man dude mate buddy boss "
                            "tche bah uai oxe oxente visse vei hj know"))
+# "you've been very helpful this week", "sou novo aqui, o que eu posso fazer neste app?": what is said of the
+# help or of the speaker along with it.
+_ALONG |= frozenset(tokens("ve been have has always sempre week semana i m im new novo nova sou in this app aplicativo "
+                           "sistema neste nesse actually"))
 # "what kind of stuff can you do?", "que tipo de coisa você sabe fazer?": the kind asked about, not a topic.
 _ALONG |= frozenset(tokens("what kind kinds sort sorts type types of stuff things que tipo tipos de coisa coisas"))
 # "what else can you do?", "o que mais você faz?".

@@ -6,7 +6,7 @@
 - Punctuation said aloud, as dictation writes it: "registra um <item> na sessenta vírgula <descrição>" (a
   comma between the item and the value, not a decimal mark: "dois vírgula cinco" was read as a fraction before).
 - "a couple of days", "a couple more days", "um par de dias": two, said as an amount of a unit (only before a
-  unit: "a couple of <items>" is no amount this reads).
+  unit: "a couple of <items>" is no amount this reads); "meia dúzia de dias", "a dozen days": six and twelve.
 - A number word with one slip, as speech-to-text and fast typing leave them ("tresentos", "sinquenta",
   "cessenta"): long Portuguese number words only (seven letters or more), so no short word of the language is
   taken for one.
@@ -83,6 +83,14 @@ _COUPLE = re.compile(r"\b(?:a\s+couple(?:\s+of)?|um\s+par\s+de)(?=\s+(?:more\s+|
                      r"(?:days?|weeks?|months?|dias|semanas|meses)\b)", re.IGNORECASE)
 
 
+# "meia dúzia de dias", "a dozen days", "duas dúzias de dias": a dozen as its number, before a unit only
+_DOZEN = re.compile(r"\b(?P<n>meia|uma|a|one|half\s+a|duas|two)\s+(?:d[uú]zias?|dozens?)(?:\s+(?:de|of))?"
+                    r"(?=\s+(?:more\s+|extra\s+|mais\s+)?(?:days?|weeks?|dias|semanas)\b)", re.IGNORECASE)
+_DOZENS = {"meia": 6, "half a": 6, "uma": 12, "a": 12, "one": 12, "duas": 24, "two": 24}
+
+
 def couple_as_two(text: str) -> str:
-    """"a couple of days" → "2 days", "give it a couple more days" → "give it 2 more days"."""
-    return _COUPLE.sub("2", text)
+    """"a couple of days" → "2 days", "give it a couple more days" → "give it 2 more days"; "meia dúzia de dias"
+    → "6 dias", "a dozen days" → "12 days"."""
+    dozens = _DOZEN.sub(lambda m: str(_DOZENS[" ".join(m.group("n").lower().split())]), text)
+    return _COUPLE.sub("2", dozens)

@@ -17,14 +17,14 @@ from typing import Any
 from . import metrics
 from .attributes import known_value
 from .children import child_said, parent_input
-from .dates import date_from_word, date_in, date_label, shift_in, shift_problem, today
+from .dates import date_from_word, date_in, date_label, shift_in, shift_said_wrong, today
 from .extraction import Extraction, Situation, SlotValue
 from .freetext import colon_positions, leftover_value, marked_value, only_a_date, quoted_values, value_as_typed
 from .grammar import CapabilityGrammar, Grammar, SlotSpec, camel_parts
 from .increments import extension_said, increment_sign
 from .lexicon import ARTICLES, CREATED, DEMONSTRATIVES, REQUEST_OPENERS, not_excluded, tokens
 from .matching import Mention, by_label, mention
-from .numbers import numerals_of, on_an_item, value_problem
+from .numbers import numerals_of, on_an_item, other_unit_after, value_problem
 from .ordinals import without_the_pick
 from .owner_in_focus import owner_in_focus
 from .ranking import MASK, Hints, Ranked, number_positions, rank  # noqa: F401 - the engine's public names
@@ -32,7 +32,8 @@ from .reads import Reader, entity_ref
 from .references import NUMBER_WORDS, NumberedReferences, reference
 from .relative import factor_of
 
-__all__ = ["MASK", "Extraction", "Extractor", "Hints", "Ranked", "Situation", "SlotValue", "masked", "number_positions",
+__all__ = ["MASK", "Extraction", "Extractor", "Hints", "Ranked", "Situation", "SlotValue", "known_items", "masked",
+           "number_positions",
            "parent_input", "rank", "reference"]
 _SET_TO = frozenset({"para", "pra", "pro", "to"})
 _VALUE_PARSES = frozenset({"reference", "integer", "enum", "entity_number"})  # read from words outside names
@@ -47,6 +48,12 @@ def _range_of(schema: Mapping[str, Any] | None) -> dict[str, Any]:
     return {k: v for k, v in (schema or {}).items() if k in ("minimum", "maximum")}
 
 
+def known_items(cap: CapabilityGrammar, slots: Mapping[str, Any] | None) -> dict[str, list[SlotValue]]:
+    """The items a pending intent's slots (as kept: dicts) already name — `Extractor.extract(parents=…)`."""
+    return {name: [SlotValue.from_dict(v) for v in values] for name, values in (slots or {}).items()
+            if (slot := cap.slot(name)) is not None and slot.parse == "reference" and values}
+
+
 class Extractor(NumberedReferences):
     """Fills a capability's slots from one message with the tenant's data (reads are cached per turn)."""
 
@@ -59,6 +66,7 @@ class Extractor(NumberedReferences):
         self._observed: set[str] = set()  # entity types whose reference this turn already counted
         self._only: set[str] | None = None  # the slots the running extract() fills (None: all)
         self._after: int | None = None  # where the running extract()'s verb ends (None: not known)
+        self._parents: Mapping[str, list[SlotValue]] = {}  # items known before the running extract() (extract)
 
     def skip_words(self, cap: CapabilityGrammar) -> set[str]:
         words = {w for verb in cap.verbs for w in verb.words}
@@ -72,9 +80,12 @@ class Extractor(NumberedReferences):
         return words | set(DEMONSTRATIVES) | CREATED
 
     def extract(self, cap: CapabilityGrammar, parts: list[str], *, only: set[str] | None = None,
-                use_context: bool = True, verb_end: int | None = None) -> Extraction:
+                use_context: bool = True, verb_end: int | None = None,
+                parents: Mapping[str, list[SlotValue]] | None = None) -> Extraction:
+        """`parents`: the items already known whose children a name may be said of (a correction's pending
+        item: "no, <another child>" names a child of the item the proposal is about)."""
         out = Extraction()
-        self._only, self._after = only, verb_end
+        self._only, self._after, self._parents = only, verb_end, parents or {}
         # Dates first (their day numbers are never entity numbers), then references, then the rest.
         ordered = sorted(cap.slots, key=lambda s: (s.parse != "date", s.parse != "reference",
                                                    parent_input(self.reader, s) is not None))
@@ -195,9 +206,9 @@ class Extractor(NumberedReferences):
         said = after or date_in(text, today(), self.language, moving=moving)
         if said is None:
             return
-        problem = shift_problem(self.text)
-        if problem is not None:  # "to -2 days from now", "in 1.5 weeks": never read as the amount without its sign
-            out.invalid[slot.name] = {"said": said.words, "problem": problem}
+        wrong = shift_said_wrong(self.text)
+        if wrong is not None:  # "to -2 days from now", "in 1.5 weeks": never read as the amount without its sign
+            out.invalid[slot.name] = {"said": wrong[1], "problem": wrong[0]}
             return
         said_words = set(said.words.split()) | set(tokens(said.words))
         out.used.update(i for i, p in enumerate(parts) if p in said_words and p not in ARTICLES)
@@ -212,10 +223,10 @@ class Extractor(NumberedReferences):
         target = next((v[0] for s in cap.slots if s.parse == "reference" and (v := out.values.get(s.name))), None)
         if shift is None or target is None or not (target.entity or {}).get("type"):
             return
-        problem = shift_problem(self.text)
-        if problem is not None:
+        wrong = shift_said_wrong(self.text)
+        if wrong is not None:
             out.missing.remove(slot.name)
-            out.invalid[slot.name] = {"said": shift[1], "problem": problem}
+            out.invalid[slot.name] = {"said": wrong[1], "problem": wrong[0]}
             return
         current = (self.reader.entity(str(target.entity["type"]), target.value) or {}).get(slot.field)
         try:
@@ -243,6 +254,10 @@ class Extractor(NumberedReferences):
         if chosen is None:
             return self._scaled(cap, slot, parts, out, schema)
         out.used.add(chosen[0])
+        unit = other_unit_after(parts, chosen[0], self.text)
+        if unit is not None:  # "48 horas", "3 shifts", "20%": asked about, never that many of the slot's unit
+            out.invalid[slot.name] = {"said": unit, "problem": "unit"}
+            return
         numeral = numerals_of(parts, self.text).get(chosen[0])
         digits = chosen[1]
         sign = increment_sign(parts, chosen[0])
@@ -299,8 +314,8 @@ class Extractor(NumberedReferences):
         parent = parent_input(self.reader, slot)
         if parent is None:
             return self.reader.catalog(slot)
-        value = next((v[0].value for name, v in out.values.items() if v and v[0].entity
-                      and self._field_of(name) == parent), None)
+        value = next((v[0].value for name, v in [*out.values.items(), *self._parents.items()]
+                      if v and v[0].entity and self._field_of(name) == parent), None)
         if value is None:
             return []
         return self.reader.children(str((slot.resolver or {}).get("capability")), {parent: value})

@@ -1,0 +1,213 @@
+"""What the eighteenth session mended. Each test failed before its change, unless it says it guards. (Permit 802
+of Delta has 20 days; 771 is both Delta's and Omega's, Delta's with Bruno Teixeira responsible; inspection 78 is 5
+days out, 79 six.)"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from planning.models import PlanStep
+from sst import services as sst
+from sst.clock import today
+
+from .conftest import inspection_78, said
+
+pytestmark = pytest.mark.django_db
+
+
+def _steps(world, reply) -> list[tuple[str, dict]]:
+    steps = PlanStep.objects.for_tenant(world.tenant).filter(plan_id=reply["confirmation"]["plan_id"], kind="write")
+    return [(step.capability_id, step.input) for step in steps.order_by("position")]
+
+
+# --- numbers are never changed silently: units no day field counts in, months, dozens, signs ----------------------
+
+
+@pytest.mark.parametrize(("text", "language"), [
+    ("muda a validade da 802 para 48 horas", None),
+    ("set permit 802 validity to 3 shifts", "en"),
+    ("aumenta a validade da 802 em 20%", None),
+])
+def test_a_number_in_another_unit_is_asked_about(world, supervisor_client, start, talk, text, language):
+    """It had proposed 48, 3 and 20 + 20 days."""
+    reply = said(supervisor_client, start, talk, text, language=language)
+
+    assert reply["template"] == "clarify.invalid_number", reply
+    assert not reply.get("confirmation"), reply
+
+
+@pytest.mark.parametrize(("text", "language", "days"), [
+    ("altera a validade da 802 pra 2 meses", None, 60),
+    ("extend 802 by a month", "en", 50),
+    ("muda a validade da 802 para meia dúzia de dias", None, 6),
+    ("a dozen days for permit 802 pls", "en", 12),
+])
+def test_months_and_dozens_are_counted_in_days(world, supervisor_client, start, talk, text, language, days):
+    """Months had been read as days ("2 meses" proposed 2 days); dozens were no number."""
+    reply = said(supervisor_client, start, talk, text, language=language)
+
+    assert reply["type"] == "confirmation", reply
+    assert _steps(world, reply) == [("workPermit.updateValidity", {
+        "permit_id": world.p802.pk, "validity_days": days, "expected_revision": world.p802.revision})]
+
+
+def test_a_date_in_months_from_now_stays_a_calendar_date(world, supervisor_client, start, talk):
+    """Guards: "daqui a 2 meses" is a date (the calendar's months), not 60 days."""
+    inspection_78(world)
+    reply = said(supervisor_client, start, talk, "remarca a inspeção 79 para daqui a 2 meses")
+
+    assert reply["type"] == "confirmation", reply
+    moved = _steps(world, reply)[0][1]["scheduled_for"]
+    month = today().month + 2
+    assert moved == today().replace(year=today().year + (month - 1) // 12, month=(month - 1) % 12 + 1).isoformat()
+
+
+@pytest.mark.parametrize(("texts", "language", "said_back"), [
+    (("move inspection 79 to minus 4 days from today",), "en", "-4"),
+    (("remarca a inspeção 79 para daqui a 3 dias", "melhor, daqui a -2 dias"), None, "-2"),
+])
+def test_a_negative_date_shift_is_asked_about_with_its_sign(world, supervisor_client, start, talk, texts, language,
+                                                           said_back):
+    """"minus 4" had moved it 4 days ahead; the correction had dropped the sign."""
+    inspection_78(world)
+    reply = said(supervisor_client, start, talk, *texts, language=language)
+
+    assert reply["template"] == "clarify.invalid_number", reply
+    assert said_back in reply["message"], reply
+
+
+# --- an item and its value with no verb ---------------------------------------------------------------------------
+
+
+def test_an_item_and_an_amount_with_no_verb_propose_its_write(world, supervisor_client, start, talk):
+    """It had answered the item's current value."""
+    reply = said(supervisor_client, start, talk, "802 para 40 dias")
+
+    assert reply["type"] == "confirmation", reply
+    assert _steps(world, reply)[0][1]["validity_days"] == 40
+
+
+def test_an_item_and_a_date_with_no_verb_propose_its_move(world, supervisor_client, start, talk):
+    inspection_78(world)
+    reply = said(supervisor_client, start, talk, "inspeção 79 pra amanhã")
+
+    assert reply["type"] == "confirmation", reply
+    assert _steps(world, reply)[0] == ("inspection.reschedule", {
+        "inspection_id": _steps(world, reply)[0][1]["inspection_id"],
+        "scheduled_for": (today() + timedelta(days=1)).isoformat(), "expected_revision": 1})
+
+
+def test_an_item_and_a_value_asked_is_not_proposed(world, supervisor_client, start, talk):
+    """Guards: a question is answered or asked about, never a proposal."""
+    reply = said(supervisor_client, start, talk, "802 tem 40 dias?")
+
+    assert reply["type"] != "confirmation", reply
+
+
+@pytest.mark.parametrize(("texts", "language"), [
+    (("abre a 802", "mais uma semana"), None),
+    (("open permit 802", "one more week"), "en"),
+])
+def test_an_amount_right_after_an_item_is_opened_changes_its_amount(world, supervisor_client, start, talk, texts,
+                                                                   language):
+    """The English one had answered the current value (the Portuguese one guards: it was already so)."""
+    reply = said(supervisor_client, start, talk, *texts, language=language)
+
+    assert reply["type"] == "confirmation", reply
+    assert _steps(world, reply)[0][1]["validity_days"] == 27
+
+
+def test_a_shift_right_after_an_item_is_opened_moves_its_date(world, supervisor_client, start, talk):
+    inspection = inspection_78(world)
+    reply = said(supervisor_client, start, talk, "open inspection 78", "3 days later", language="en")
+
+    assert reply["type"] == "confirmation", reply
+    assert _steps(world, reply)[0][1]["scheduled_for"] == (inspection.scheduled_for + timedelta(days=3)).isoformat()
+
+
+# --- context: another type, the items of a count, the one before, a child corrected --------------------------------
+
+
+@pytest.mark.parametrize(("texts", "language"), [
+    (("abre a inspeção 78", "abre a 802", "qual a empresa da 802?", "e a inspeção?"), None),
+    (("open inspection 78", "open permit 802", "which company is permit 802 from?", "same for the inspection"), "en"),
+])
+def test_the_same_field_of_the_other_type_in_context(world, supervisor_client, start, talk, texts, language):
+    """It had listed every item of the other type, or not understood."""
+    inspection_78(world)
+    reply = said(supervisor_client, start, talk, *texts, language=language)
+
+    assert reply["template"] == "answer.field", reply
+    assert "78" in reply["message"] and "Delta" in reply["message"], reply
+
+
+def test_which_of_the_counted_lists_them(world, supervisor_client, start, talk):
+    """"quais delas …" after a count had counted again."""
+    reply = said(supervisor_client, start, talk, "quantas permissões existem?", "quais delas são da Omega?")
+
+    assert reply["type"] == "answer", reply
+    assert "771" in reply["message"] and "802" not in reply["message"], reply
+
+
+@pytest.mark.parametrize(("texts", "language"), [
+    (("abre a 802", "abre a 771 da Delta", "muda a validade pra 25 dias", "não, na anterior"), None),
+    (("open permit 802", "open Delta's 771", "set its validity to 25 days", "no, the previous one"), "en"),
+])
+def test_no_the_one_before_retargets_the_proposal(world, supervisor_client, start, talk, texts, language):
+    """It had declined the proposal."""
+    reply = said(supervisor_client, start, talk, *texts, language=language)
+
+    assert reply["type"] == "confirmation", reply
+    assert _steps(world, reply)[0][1]["permit_id"] == world.p802.pk
+
+
+def test_back_to_the_one_before(world, supervisor_client, start, talk):
+    reply = said(supervisor_client, start, talk, "abre a 802", "abre a 771 da Delta", "volta pra de antes")
+
+    assert reply["type"] == "navigation", reply
+    assert "802" in reply["message"], reply
+
+
+@pytest.mark.parametrize(("answer", "language"), [("não, ruído contínuo", None), ("no, the Ruído Contínuo one", "en"),
+                                                  ("oops, I meant Ruído Contínuo", "en")])
+def test_a_child_corrected_on_a_removal_is_another_child_of_the_item(world, supervisor_client, start, talk, answer,
+                                                                     language):
+    """The child's name was looked for without its item: the proposal was declined or not understood."""
+    for kind in (world.weld, world.noise):
+        sst.permit_component_add(tenant=world.tenant, permit_id=world.p802.pk, component_type=kind)
+    reply = said(supervisor_client, start, talk, "tira a solda elétrica da 802", answer, language=language)
+
+    assert reply["type"] == "confirmation", reply
+    assert "Ruído Contínuo" in reply["message"], reply
+    assert "Solda" not in reply["message"], reply
+
+
+# --- courtesy, fields and lists said otherwise ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "language", "template"), [
+    ("Thanks a lot, you've been super helpful this week!", "en", "social.thanks"),
+    ("valeu, nota 10!", None, "social.thanks"),
+    ("I'm new here — what am I actually allowed to do in this app?", "en", "social.help"),
+])
+def test_courtesy_said_at_length_is_answered(world, supervisor_client, start, talk, text, language, template):
+    reply = said(supervisor_client, start, talk, text, language=language)
+
+    assert reply["template"] == template, reply
+
+
+def test_who_signs_is_the_responsible(world, supervisor_client, start, talk):
+    reply = said(supervisor_client, start, talk, "quem assina a 771 da Delta?")
+
+    assert reply["template"] == "answer.field", reply
+    assert "Bruno Teixeira" in reply["message"], reply
+
+
+def test_list_the_companies_lists_companies(world, supervisor_client, start, talk):
+    """It had listed the permits."""
+    reply = said(supervisor_client, start, talk, "list the companies", language="en")
+
+    assert "Delta Engenharia" in reply["message"] and "Omega" in reply["message"], reply
+    assert "802" not in reply["message"], reply
