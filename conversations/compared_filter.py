@@ -31,8 +31,9 @@ _BEFORE = {
           "longer than|above|bigger than|higher than",
     "lt": "menos de|menos que|menos do que|menor que|menor do que|abaixo de|inferior a|less than|under|fewer than|"
           "shorter than|below|lower than",
-    "ge": "pelo menos|no minimo|ao menos|at least|no less than|a minimum of|minimo de",
-    "le": "no maximo|at most|no more than|a maximum of|maximo de|up to",
+    "ge": "pelo menos|no minimo|ao menos|at least|no less than|a minimum of|minimo de|maior ou igual a|"
+          "greater than or equal to|a partir de",
+    "le": "no maximo|at most|no more than|a maximum of|maximo de|up to|ate|menor ou igual a|less than or equal to",
 }
 # The words after it: "30 dias ou mais", "20 days or more".
 _AFTER = {"ge": "ou mais|or more|or longer|ou acima|or above|pra cima|para cima",

@@ -53,7 +53,7 @@ _BESIDE = frozenset(tokens("por favor pls please plz pfv pf ai aí time entao en
 
 
 def value_for_an_item(turn: Turn, parts: list[str], allowed: set[str], extractor: Extractor) -> bool:
-    """"inspeção 57 pra amanhã", "310 para 60 dias", "meia dúzia de dias na 310, por favor": no verb at all, only an
+    """"<entidade> 57 pra amanhã", "310 para 60 dias", "meia dúzia de dias na 310, por favor": no verb at all, only an
     item's number (and its noun), a date or an amount in a unit, and closed-class words — the item's one write of
     that kind of value, proposed and confirmed as any write (a question about it asks: request.understand)."""
     said = words(fold(turn.text))
@@ -66,6 +66,20 @@ def value_for_an_item(turn: Turn, parts: list[str], allowed: set[str], extractor
     alone = not any(p.isdigit() and not (parts[i + 1:i + 2] and parts[i + 1] in DAY_UNITS)
                     for i, p in enumerate(parts)) and not dated
     return _the_date_write(turn, parts, allowed, extractor, parse="date" if dated else "integer", use_context=alone)
+
+
+# The words a shift of a date is said with, alone: "3 days later", "dois dias antes", "a week earlier".
+_SHIFTED = frozenset(tokens("later earlier sooner before after antes depois cedo tarde adiante frente more less mais "
+                            "menos by em out back forward"))
+
+
+def shift_alone(turn: Turn, parts: list[str], allowed: set[str], extractor: Extractor) -> bool:
+    """"3 days later", "dois dias antes" with no verb and nothing else said: the item in focus's date moved
+    (date_moved) — never a shift read out of a longer message ("whatever that 2nd one says, do it")."""
+    if any(not (p.isdigit() or p in DAY_UNITS or p in _SHIFTED or p in ARTICLES or p in FILLER or p in _BESIDE)
+           for p in parts):
+        return False
+    return date_moved(turn, parts, allowed, extractor)
 
 
 def date_moved(turn: Turn, parts: list[str], allowed: set[str], extractor: Extractor) -> bool:

@@ -35,6 +35,7 @@ def _the_same_for() -> list[str]:
 
 _OPENERS = tuple(tuple(tokens(p)) for p in (
     "e quanto a", "e quanto ao", "e quanto aos", "e quanto as", "e sobre", "e para", "e pra", "e com", "e",
+    "e agora", "agora", "now", "and now",
     "what about", "how about", "and what about", "and for", "and", "also", *_the_same_for(),
     # narrowing the last list: "quais delas são da <nome>?", "only the <name> ones"
     "quais delas", "quais deles", "quais dessas", "quais desses", "dessas", "desses", "delas", "deles",

@@ -153,7 +153,7 @@ def _field_again(turn: Turn, request: dict[str, Any], rest: list[str]) -> bool:
 
 
 def _field_of_another_type(turn: Turn, request: dict[str, Any], rest: list[str]) -> bool:
-    """"same for the inspection", "e a <outra entidade> 52?" after a field question about an item of one type: the
+    """"same for the <other entity>", "e a <outra entidade> 52?" after a field question about an item of one type: the
     same field of the item of the one other type the words name in the singular — by its number, else the one of
     that type last spoken of — when that type has the field too."""
     types = [t for t in turn.grammar.types_named_in(rest) if t != request.get("type")]
@@ -313,6 +313,8 @@ def _request_again(turn: Turn, request: dict[str, Any], rest: list[str], allowed
         operate(turn, cap, Extraction(values={k: v for k, v in values.items() if k not in target.ambiguous},
                                       ambiguous=target.ambiguous), rest)
         return True
+    if not changed and cap.kind == "navigation" and any(w in lexicon.OTHER for w in rest):
+        return _the_other_opened(turn, cap, request, rest, extractor)
     if not changed:
         return _other_entity(turn, cap, request, rest, allowed)
     if cap.kind == "write" and _said_again(turn, cap, request, values, changed, allowed):
@@ -321,6 +323,18 @@ def _request_again(turn: Turn, request: dict[str, Any], rest: list[str], allowed
     (navigate if cap.kind == "navigation" else operate)(turn, cap, Extraction(values=values), rest)
     if unread:
         operated_mark(turn, cap.id, "unfiltered", unread)
+    return True
+
+
+def _the_other_opened(turn: Turn, cap: Any, request: dict[str, Any], rest: list[str], extractor: Extractor) -> bool:
+    """"and the other one?" right after one of two items was opened: the other one opened (references.reference
+    reads "the other" in context), never the same one again."""
+    again = extractor.extract(cap, rest)
+    opened = {str(v.get("value")) for values in (request.get("values") or {}).values() for v in values}
+    targets = [v for s in cap.slots if s.parse == "reference" for v in again.values.get(s.name) or ()]
+    if len(targets) != 1 or str(targets[0].value) in opened:
+        return False
+    navigate(turn, cap, again, rest)
     return True
 
 

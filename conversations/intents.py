@@ -64,18 +64,25 @@ def structured_intent(turn: Turn, state: Mapping[str, Any]) -> tuple[StructuredI
             slots[f"{slot.field}s"] = [v.value for v in values]
         else:
             slots[slot.field] = [v.value for v in values] if slot.many else values[0].value
-    if state.get("clone") and "permit" not in targets:
+    role = _source_role(turn, cap.entity) if state.get("clone") else None
+    if role is not None and role not in targets:  # the copy's source, in the role its entity's reads name it
         source = slot_values(state, "source")
         if source:
             ref = source[0].entity or {}
-            targets["permit"] = TargetRef(type=str(ref.get("type")), id=source[0].value,
-                                          revision=ref.get("revision"), label=source[0].label)
+            targets[role] = TargetRef(type=str(ref.get("type")), id=source[0].value,
+                                      revision=ref.get("revision"), label=source[0].label)
     if state.get("clone"):
         changed = any(k in slots for k in ("responsible", "validity_days"))
         name = f"{cap.entity}.cloneWithChanges" if changed else f"{cap.entity}.clone"
     intent = StructuredIntent(name=name, slots=slots, targets=targets, language=turn.language,
                               text=str(state.get("text", "")), id=uuid.UUID(state["id"]))
     return intent, pins
+
+
+def _source_role(turn: Turn, entity: str) -> str | None:
+    """The name of the reference slot by which the entity's own reads name one of it (a copy's source role)."""
+    return next((s.name for c in turn.grammar.capabilities.values() if c.kind == "read" and c.entity == entity
+                 for s in c.slots if s.parse == "reference" and s.type == entity), None)
 
 
 def compound_intents(turn: Turn, state: Mapping[str, Any]) -> tuple[list[Part], dict[str, int]]:

@@ -50,7 +50,7 @@ POINTING = frozenset(tokens("ela ele dela dele nela nele it its this essa esse e
 # never part of a value the message carries.
 REQUEST_OPENERS = frozenset(tokens("""preciso precisamos quero queremos queria gostaria gostariamos vou vamos tenho
 temos de que pode poderia voce vc consegue me da pra i we you u need want would like d to can could please pls let lets
-us s bora vambora simbora partiu tem ter precisa deve devemos must should there be"""))
+us s bora vambora simbora partiu tem ter precisa deve devemos must should there be mind kindly"""))
 # "go ahead and …", "vai lá e …": words that only open the request before "and"/"e" and its verb.
 OPENING = frozenset(tokens("go ahead come on just vai la bora anda vamos ok okay sure")) | FILLER | REQUEST_OPENERS
 _AND = frozenset({"and", "e"})

@@ -116,7 +116,7 @@ def weeks_as_days(text: str) -> str:
     return _FEW_DAYS.sub(_few_days, _WEEKS.sub(days, _ITEM_THEN_ONE.sub(by_one, months_as_days(text))))
 
 
-# "validade de 2 meses", "valid for a month", "mais um mês": an amount of months, as the 30 days a month counts
+# "<campo> de 2 meses", "<field> for a month", "mais um mês": an amount of months, as the 30 days a month counts
 # for in a day field (the proposal then says "60 dias": never "2" read as days). A date said in months stays a
 # date, counted by the calendar (dates.py): "daqui a um mês", "in 2 months", "um mês depois", "next month".
 _MONTHS = re.compile(r"(?i)\b(?P<n>\d+|um|uma|one|an?|dois|duas|two|tr[eê]s|three)\s+(?P<unit>m[eê]s|meses|months?)\b"

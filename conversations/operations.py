@@ -169,7 +169,8 @@ def plan_and_decide(turn: Turn, state: Mapping[str, Any], *, reuse_soft_of: str 
         turn.event("EXECUTION_FAILED", {"code": "POLICY_DENIED", "reasons": decision.codes},
                    operation_id=operation["operation_id"])
         turn.error("POLICY_DENIED", "policy.denied_action", action=action,
-                   reason=messages.reason_text(decision.codes, turn.language, decision.says(turn.language)))
+                   reason=messages.reason_text(decision.codes, turn.language,
+                                               decision.says(turn.language, lambda f, v: _fact_label(turn, f, v))))
         return
     if already_so(turn, plan):  # the data already shows it done: saying yes could only fail
         answer_already_so(turn, operation, action, lead)
@@ -302,3 +303,12 @@ def plan_for(turn: Turn, confirmation: Confirmation) -> ExecutionPlan | None:
 
 def plan_and_steps_for(turn: Turn, confirmation: Confirmation) -> tuple[ExecutionPlan | None, list]:
     return plan_with_steps(tenant=turn.tenant, plan_id=confirmation.plan_id)
+
+
+def _fact_label(turn: Turn, fact: str, value: Any) -> str:
+    """A fact's value as the user reads it ("aprovada" for APPROVED): the label of a slot of that name that has it."""
+    for cap in turn.grammar.capabilities.values():
+        for slot in cap.slots:
+            if slot.name == fact and str(value) in slot.value_labels:
+                return slot.value_label(str(value), turn.language)
+    return str(value).lower()

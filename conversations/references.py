@@ -37,6 +37,14 @@ NUMBER_WORDS = frozenset(tokens("numero n no nº num number nr nro"))
 NUMBER_MARK = re.compile(r"(?i)(?<!\w)(?:n\.?\s?[º°]\.?|no\.|nro\.?|nr\.?|num\.|#)\s*(\d+)")
 
 
+def _the_other_listed(situation: Situation, slot_type: str) -> dict[str, Any] | None:
+    """Of the two items of the type the last list showed, the one not in focus (one of them is), else None."""
+    items = [r for r in situation.listed if r.get("type") == slot_type]
+    active = situation.active or {}
+    others = [r for r in items if str(r.get("id")) != str(active.get("id"))]
+    return others[0] if len(items) == 2 and len(others) == 1 else None
+
+
 def spoken_before(situation: Situation, slot_type: str, parts: list[str], besides: Any) -> dict[str, Any] | None:
     """"não, na anterior", "the previous one", "a de antes": the item of the type spoken of before `besides` (the
     one a proposal is about), else None."""
@@ -66,6 +74,9 @@ def reference(slot_type: str, parts: list[str], situation: Situation,
                    and (situation.active is None or r.get("id") != situation.active.get("id"))]
         if earlier:
             return SlotValue(earlier[0].get("id"), str(earlier[0].get("label")), earlier[0], "context")
+        other = _the_other_listed(situation, slot_type)  # "open the first one", then "the other one": of the two
+        if other is not None:
+            return SlotValue(other.get("id"), str(other.get("label")), other, "context")
         # (with none spoken of before, "the other one" may be another child of the item in focus: it stays)
     opened = None if other_named and not noun_said else opened_pick(situation, slot_type, parts)  # "a primeira"
     if opened is not None:

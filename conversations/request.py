@@ -16,7 +16,7 @@ from .compared_filter import compared_filter, compared_read, comparison_unread
 from .compound_said import compound_shape, said_part
 from .courtesy import courtesy
 from .data_spans import data_spans, name_word_positions
-from .date_write import date_for_an_item, date_moved, date_write, value_for_an_item
+from .date_write import date_for_an_item, date_moved, date_write, shift_alone, value_for_an_item
 from .each_item import each_item
 from .explain import explain, explains, explanation_first
 from .field_write import field_write, field_write_of
@@ -28,6 +28,7 @@ from .lone import lone_turn, open_said_value
 from .navigation import navigate
 from .negated_filter import negated_filter
 from .new_one import a_new_one, wanted_new
+from .next_item import next_item
 from .operations import operate
 from .picked_question import picked_question
 from .question import field_question
@@ -78,6 +79,8 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
         return
     if picked_question(turn, parts):  # "which one's further out?" after a list
         return
+    if next_item(turn, parts, allowed, extractor):  # "when is the next <entity> of <owner>?"
+        return
     if compared_read(turn, parts, allowed, extractor, bool(ranked) and ranked[0].cap.kind == "write"):
         return  # "quais <entidades> têm <campo> de 30 dias ou mais?": a list, not a question about one
     # "você poderia prorrogar a 311?", "será que dava pra passar a <campo> da 311 pra 25 dias?", "could you take
@@ -102,8 +105,8 @@ def understand(turn: Turn, parts: list[str], allowed: set[str]) -> None:
     if not ranked and field_write(turn, parts, allowed, extractor):  # "<campo> da 310 pra 40 dias"
         return
     if not ranked and not asks and (value_for_an_item(turn, parts, allowed, extractor)
-                                    or date_moved(turn, parts, allowed, extractor)):
-        return  # "inspeção 57 pra amanhã", "310 para 60 dias", "3 days later": an item and its new value, no verb
+                                    or shift_alone(turn, parts, allowed, extractor)):
+        return  # "<entidade> 57 pra amanhã", "310 para 60 dias", "3 days later": an item and its new value, no verb
     if not ranked and any(p.isdigit() for p in parts) and field_question(turn, parts, data=spans):
         return  # "<field> of 320": asked without asking (its item's number said: no "which one?" for a remark)
     if not ranked and date_write(turn, parts, allowed, extractor):  # "can we do 62 in 3 days?"

@@ -78,9 +78,9 @@ HELP = frozenset({"ajuda", "socorro", "help", "menu", "comandos", "o que voce po
                   "are you real", "are you an ai", "who are you", "who am i talking to", "is this a bot",
                   "am i talking to a bot", "am i talking to a person", "what are you",
                   "can you help me", "could you help me", "voce pode me ajudar", "vc pode me ajudar",
-                  # what this user may do: "what am I allowed to do in this app?", "o que eu tenho permissão de fazer?"
+                  # what this user may do: "what am I allowed to do in this app?", "o que eu posso fazer aqui?"
                   "what am i allowed to do", "what am i able to do", "what may i do", "what i can do",
-                  "o que eu tenho permissao de fazer", "o que tenho permissao de fazer", "o que eu consigo fazer",
+                  "o que eu consigo fazer", "o que me deixam fazer", "o que eu posso fazer aqui",
                   "o que consigo fazer", "o que me e permitido fazer",
                   # frustration ("you're useless", "isso não serve pra nada"): answered with what it can do
                   "you re useless", "youre useless", "you are useless", "useless bot", "you suck", "this is useless",

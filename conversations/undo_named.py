@@ -46,5 +46,10 @@ def another_change_named(turn: Turn, last: set[str]) -> bool:
                   and r.verb_span[0] <= _VERB_WITHIN and tuple(rest[r.verb_span[0]:r.verb_span[1]]) == r.verb.words
                   and not set(r.verb.words) <= _ANY_CHANGE), None)
     done = [c for c in (turn.grammar.capabilities.get(i) for i in last) if c is not None]
+    # "undo the <child kind> one" after a change of another kind: a noun of what no last change touched
+    types = set(turn.grammar.types_named_in(rest))
+    touched = {c.entity for c in done} | {s.type for c in done for s in c.slots}
+    if types and not types & touched:
+        return True
     return named is not None and not any(c.id == named.id or (c.entity == named.entity
                                                                and same_family(c.intent, named.intent)) for c in done)

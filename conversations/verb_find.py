@@ -66,7 +66,17 @@ def _slip(word: str, head: str, *, at_verb_place: bool = True) -> bool:
     # words are another word with a letter dropped.
     if word in REQUEST_OPENERS or word in JUDGING or word in _NEVER_A_VERB:  # ("sobre" is no slip of "dobre")
         return False
-    return neighbour_slip(word, head) or (at_verb_place and word not in CLOSED_CLASS and dropped_inside(word, head))
+    return neighbour_slip(word, head) or (at_verb_place and word not in CLOSED_CLASS and (
+        dropped_inside(word, head) or _english_form_slip(word, head)))
+
+
+def _english_form_slip(word: str, head: str) -> bool:
+    """"extnding" for "extending": an English -ing/-ed form whose stem has one letter dropped or added."""
+    suffix = next((s for s in ("ing", "ed") if word.endswith(s) and len(word) - len(s) >= 4), None)
+    if suffix is None:
+        return False
+    stem = word[:-len(suffix)]
+    return dropped_letter(stem, head) or dropped_letter(stem + "e", head)
 
 
 def _may_open(word: str, head: str) -> bool:

@@ -18,7 +18,7 @@ widen: the role's required permissions are still needed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -139,15 +139,18 @@ class Decision:
     def codes(self) -> list[str]:
         return [r.code for r in self.reasons]
 
-    def says(self, language: str) -> dict[str, str]:
-        """Code → the user-facing text a failed precondition declared (`says`) in `language`."""
+    def says(self, language: str, value_label: Callable[[str, Any], str] | None = None) -> dict[str, str]:
+        """Code → the user-facing text a failed precondition declared (`says`) in `language`; "{value}" in it is
+        the fact's value as the user reads it (`value_label(fact, value)`, else the value itself)."""
         said: dict[str, str] = {}
         for r in self.reasons:
             texts = r.data.get("says") if isinstance(r.data, Mapping) else None
             if isinstance(texts, Mapping):
                 text = texts.get(language) or texts.get("pt-BR") or next(iter(texts.values()), None)
                 if isinstance(text, str):
-                    said.setdefault(r.code, text)
+                    value = r.data.get("value")
+                    shown = value_label(str(r.data.get("fact")), value) if value_label else str(value)
+                    said.setdefault(r.code, text.replace("{value}", shown))
         return said
 
     def to_dict(self) -> dict[str, Any]:

@@ -75,7 +75,7 @@ def test_what_the_data_already_shows_is_answered_before_any_confirmation(demo_pa
     supervisor = demo_page("demo-supervisor")
     reply = say(supervisor, "aprove a permissão 124")
     assert reply.startswith("Não posso aprovar a permissão 124 (Alfa Construções): "), reply
-    assert "situação atual da permissão" in reply, reply
+    assert "a permissão já está aprovada" in reply, reply
     assert supervisor.locator(".card.confirm").count() == 0 and supervisor.locator(".timeline").count() == 0
     # A draft permit is asked for, with the strong confirmation of a high-risk approval.
     say(supervisor, "aprove a permissão 125")

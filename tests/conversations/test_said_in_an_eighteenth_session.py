@@ -9,8 +9,10 @@ from datetime import timedelta
 import pytest
 
 from planning.models import PlanStep
+from sst import inspection_services
 from sst import services as sst
 from sst.clock import today
+from sst.models import Inspection
 
 from .conftest import inspection_78, said
 
@@ -211,3 +213,80 @@ def test_list_the_companies_lists_companies(world, supervisor_client, start, tal
 
     assert "Delta Engenharia" in reply["message"] and "Omega" in reply["message"], reply
     assert "802" not in reply["message"], reply
+
+
+@pytest.mark.parametrize("last", ["open the other one", "and the other one?"])
+def test_the_other_one_after_opening_one_of_two_listed(world, supervisor_client, start, talk, last):
+    """"open the other one" had opened the same item again; "and the other one?" was not understood."""
+    inspection_78(world)
+    reply = said(supervisor_client, start, talk, "list Delta's inspections", "open the first one", last,
+                 language="en")
+
+    assert reply["type"] == "navigation", reply
+    assert "79" in reply["message"], reply
+
+
+def test_an_amount_alone_with_an_item_on_screen_is_its_value(world, supervisor_client, start, talk):
+    reply = said(supervisor_client, start, talk, "open permit 802", "45 days", language="en")
+
+    assert reply["type"] == "confirmation", reply
+    assert _steps(world, reply)[0][1]["validity_days"] == 45
+
+
+@pytest.mark.parametrize(("text", "language", "status"), [("aprova a 802", None, "cancelada"),
+                                                          ("approve permit 802", "en", "cancelled")])
+def test_a_refusal_by_status_names_the_status(world, supervisor_client, start, talk, text, language, status):
+    """It had said only that "the current status" did not allow it (a precondition's `says` reads "{value}")."""
+    sst.permit_cancel(tenant=world.tenant, permit_id=world.p802.pk)
+    reply = said(supervisor_client, start, talk, text, language=language)
+
+    assert reply["template"] == "policy.denied_action", reply
+    assert status in reply["message"], reply
+
+
+@pytest.mark.parametrize(("text", "language"), [("qual a próxima inspeção?", None),
+                                                ("When is the next inspection of Delta?", "en")])
+def test_the_next_item_is_the_soonest_ahead_still_to_happen(world, supervisor_client, start, talk, text, language):
+    """It had listed every item (or not understood). A cancelled one is no next one."""
+    first = inspection_78(world)
+    reply = said(supervisor_client, start, talk, text, language=language)
+    assert reply["template"] == "answer.field", reply
+    assert "78" in reply["message"] and "79" not in reply["message"], reply
+
+    inspection_services.inspection_cancel(tenant=world.tenant, inspection_id=first.pk)
+    reply = said(supervisor_client, start, talk, text, language=language)
+    assert "79" in reply["message"] and "78" not in reply["message"], reply
+
+
+def test_undo_naming_another_kind_of_change_never_undoes_the_last_one(world, supervisor_client, start, talk):
+    """"undo the component one" after a worker was added had proposed removing the worker."""
+    reply = said(supervisor_client, start, talk, "add Solda Elétrica to permit 802", "!confirm",
+                 "add Ana Costa to permit 802 as a worker", "!confirm", "undo the component one", language="en")
+
+    assert reply["template"] == "undo.not_the_last", reply
+    assert not reply.get("confirmation"), reply
+
+
+@pytest.mark.parametrize("text", ["quantas permissões têm validade de até 25 dias?",
+                                  "quantas permissões têm validade menor ou igual a 25 dias?"])
+def test_up_to_an_amount_counts_those_at_or_below_it(world, supervisor_client, start, talk, text):
+    """It had counted every item."""
+    sst.permit_validity_update(tenant=world.tenant, permit_id=world.p802.pk, validity_days=30)
+    reply = said(supervisor_client, start, talk, text)
+
+    assert reply["type"] == "answer", reply
+    assert "2 permissões" in reply["message"], reply
+
+
+def test_a_new_item_like_one_in_context_is_a_copy_of_it(world, supervisor_client, start, talk):
+    """It had been refused ("a rule of the system does not allow this operation"): only one entity had a copy
+    (the manifest's composites now declare the other's; the copy's source role comes from the registry)."""
+    inspection_78(world)
+    reply = said(supervisor_client, start, talk, "open inspection 78", "schedule a new inspection at the same site "
+                 "3 days from now", language="en")
+    assert reply["type"] == "confirmation", reply
+
+    said(supervisor_client, start, talk, "open inspection 78", "schedule a new inspection at the same site "
+         "3 days from now", "!confirm", "yes", language="en")
+    copies = Inspection.objects.filter(tenant=world.tenant, site="Doca 9").exclude(number="78")
+    assert [(c.company_id, c.scheduled_for) for c in copies] == [(world.delta.pk, today() + timedelta(days=3))]
