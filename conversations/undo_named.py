@@ -47,7 +47,8 @@ def another_change_named(turn: Turn, last: set[str]) -> bool:
                   and not set(r.verb.words) <= _ANY_CHANGE), None)
     done = [c for c in (turn.grammar.capabilities.get(i) for i in last) if c is not None]
     # "undo the <child kind> one" after a change of another kind: a noun of what no last change touched
-    types = set(turn.grammar.types_named_in(rest))
+    types = {t for t, (a, b) in turn.grammar.types_named_in(rest).items()
+             if tuple(rest[a:b]) in turn.grammar.synonyms.get(t, ())}  # said as such ("isso" is no slip of a noun)
     touched = {c.entity for c in done} | {s.type for c in done for s in c.slots}
     if types and not types & touched:
         return True

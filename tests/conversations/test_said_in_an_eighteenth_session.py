@@ -290,3 +290,12 @@ def test_a_new_item_like_one_in_context_is_a_copy_of_it(world, supervisor_client
          "3 days from now", "!confirm", "yes", language="en")
     copies = Inspection.objects.filter(tenant=world.tenant, site="Doca 9").exclude(number="78")
     assert [(c.company_id, c.scheduled_for) for c in copies] == [(world.delta.pk, today() + timedelta(days=3))]
+
+
+def test_undo_this_still_undoes_the_last_change(world, supervisor_client, start, talk):
+    """Guards (a regression of this session's own, caught by the corpus): "isso" is no slip of a noun of a kind of
+    change — "desfaz isso aí" undoes the last one."""
+    reply = said(supervisor_client, start, talk, "adiciona Solda Elétrica na 802", "!confirm", "desfaz isso aí")
+
+    assert reply["type"] == "confirmation", reply
+    assert "Solda Elétrica" in reply["message"], reply
