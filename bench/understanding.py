@@ -128,7 +128,10 @@ class World:
             # an executor-time reference of a composite's step ("${steps.read.result.company.id}"): no value yet
             if key == "expected_revision" or (isinstance(value, str) and value.startswith("${")):
                 continue
-            if key == "permit_id":
+            if key in ("permit_id", "inspection_id") and self.children.get(key) and value not in self.children[key] \
+                    and isinstance(value, int):
+                target = None  # an item this turn's own plan made (a copy's later steps): no target of the world's
+            elif key == "permit_id":
                 permit = WorkPermit.objects.for_tenant(t).select_related("company").filter(pk=value).first()
                 target = ({"permit": permit.number, "company": permit.company.name} if permit
                           else self.children.get(key, {}).get(value) or {"permit": f"?{value}"})
@@ -302,8 +305,10 @@ class Player:
         steps = {s.step_id: s for s in PlanStep.objects.for_tenant(self.world.tenant).filter(
             plan_id=execution.plan_id, kind="write")}
         runs = StepRun.objects.for_tenant(self.world.tenant).filter(execution=execution, status="completed")
-        return [self.world.write_of(steps[r.step_id].capability_id, r.input or steps[r.step_id].input)
+        done = [self.world.write_of(steps[r.step_id].capability_id, r.input or steps[r.step_id].input)
                 for r in runs if r.step_id in steps]
+        # a composite that ran (a copy…) is read as its intent too, as its proposal is (_composite)
+        return (self._composite(str(execution.plan_id), list(steps.values())) if done else []) + done
 
 
 def _json(response) -> Any:

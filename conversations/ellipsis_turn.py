@@ -313,7 +313,8 @@ def _request_again(turn: Turn, request: dict[str, Any], rest: list[str], allowed
         operate(turn, cap, Extraction(values={k: v for k, v in values.items() if k not in target.ambiguous},
                                       ambiguous=target.ambiguous), rest)
         return True
-    if not changed and cap.kind == "navigation" and any(w in lexicon.OTHER for w in rest):
+    if not changed and cap.kind == "navigation" and any(w in lexicon.OTHER for w in rest) and all(
+            w in lexicon.OTHER or w in lexicon.ARTICLES or w in _ONE for w in rest):
         return _the_other_opened(turn, cap, request, rest, extractor)
     if not changed:
         return _other_entity(turn, cap, request, rest, allowed)
@@ -336,6 +337,9 @@ def _the_other_opened(turn: Turn, cap: Any, request: dict[str, Any], rest: list[
         return False
     navigate(turn, cap, again, rest)
     return True
+
+
+_ONE = frozenset(lexicon.tokens("one ones"))
 
 
 def _free_text(cap: Any, name: str) -> bool:

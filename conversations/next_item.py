@@ -16,6 +16,7 @@ from typing import Any
 from . import lexicon
 from .dates import today
 from .picked import orderable
+from .plurals import plural_types
 from .question import field_answer, field_asked
 from .turns import Turn
 from .understanding import Extractor
@@ -33,7 +34,8 @@ def next_item(turn: Turn, parts: list[str], allowed: set[str], extractor: Extrac
             tuple(parts[i:i + 2]) in _COMING for i in range(end, min(len(parts), end + 4)))
         dates = [f for f, kind in orderable(turn.grammar, type_).items() if kind == "date"]
         listing = turn.reader.list_capability(type_)
-        if not said_next or len(dates) != 1 or listing is None or listing not in allowed:
+        if not said_next or len(dates) != 1 or listing is None or listing not in allowed \
+                or type_ in plural_types(turn.grammar, parts):  # ("which <entities> are coming up?" lists them)
             continue
         item = _soonest(turn, listing, parts, extractor, dates[0])
         show = next((c for c in turn.grammar.capabilities.values() if c.kind == "read" and c.intent == "show"

@@ -45,6 +45,9 @@ def _the_other_listed(situation: Situation, slot_type: str) -> dict[str, Any] | 
     return others[0] if len(items) == 2 and len(others) == 1 else None
 
 
+_NEXT = frozenset(tokens("proxima proximo next upcoming seguinte"))
+
+
 def spoken_before(situation: Situation, slot_type: str, parts: list[str], besides: Any) -> dict[str, Any] | None:
     """"não, na anterior", "the previous one", "a de antes": the item of the type spoken of before `besides` (the
     one a proposal is about), else None."""
@@ -176,6 +179,8 @@ class NumberedReferences:
                 cap, slot, parts, out, covering=found[0] if found else None):
             return
         if found is None:
+            if use_context and self._next_said(slot.type, parts):
+                return  # "remarca a próxima <entidade>": which one is next is asked, never the one in focus taken
             if use_context:
                 noun_said = self.noun_said(slot.type, parts)
                 ref = self._listed_in_state(cap, slot, self.data[0] or parts) or reference(
@@ -188,6 +193,11 @@ class NumberedReferences:
         out.used.add(index)
         out.used.update(self._noun_of(slot.type, parts, index))
         self.resolve_number(slot, number, parts, out)
+
+    def _next_said(self, type_: str, parts: list[str]) -> bool:
+        """"a próxima <entidade>", "the next <entity>": a word of order right before the type's noun."""
+        at = self.grammar.types_named_in(parts).get(type_)
+        return at is not None and bool(set(parts[max(0, at[0] - 1):at[0]]) & _NEXT)
 
     def _picked(self, slot: SlotSpec, parts: list[str], out: Extraction) -> bool:
         if not self.situation.listed or self.named_numbers(parts, frozenset({slot.type})):

@@ -36,6 +36,7 @@ __all__ = ["MASK", "Extraction", "Extractor", "Hints", "Ranked", "Situation", "S
            "number_positions",
            "parent_input", "rank", "reference"]
 _SET_TO = frozenset({"para", "pra", "pro", "to"})
+_DEFINITE = frozenset({"a", "o", "the"})  # ("a 340": the item; an amount takes no article)
 _VALUE_PARSES = frozenset({"reference", "integer", "enum", "entity_number"})  # read from words outside names
 
 
@@ -243,7 +244,8 @@ class Extractor(NumberedReferences):
         named = self.named_numbers(parts)
         of_field = self._field_words(cap, slot)
         numbers = [(i, d, u) for i, d, u in number_positions(parts) if i not in out.used and i not in named
-                   and not on_an_item(parts, i) and not (not u and _after_its_field(parts, i, of_field))]
+                   and not on_an_item(parts, i) and not (not u and _after_its_field(parts, i, of_field))
+                   and not (not u and self._an_item_said(cap, parts, i))]
         with_unit = [(i, d) for i, d, u in numbers if u]
         # "lost three days to the rain, so set its <field> to 40 days": of amounts said, the one said "to"
         set_to = [n for n in with_unit if n[0] > 0 and parts[n[0] - 1] in _SET_TO]
@@ -277,6 +279,14 @@ class Extractor(NumberedReferences):
             return
         # (no item yet, "add a week to <a number two items have>": counted once the item is known)
         out.values[slot.name] = [SlotValue(int(digits), digits, delta=delta)]
+
+    def _an_item_said(self, cap: CapabilityGrammar, parts: list[str], at: int) -> bool:
+        """"passa a 340 pro <pessoa>": a bare number after a definite article that an item of the capability's
+        entity has is that item — never an amount (it had become 340 days of the item in focus)."""
+        if not at or parts[at - 1] not in _DEFINITE:
+            return False
+        own = next((s for s in cap.slots if s.parse == "reference" and s.type == cap.entity), None)
+        return own is not None and bool(self.reader.search(own, parts[at]))
 
     def _scaled(self, cap: CapabilityGrammar, slot: SlotSpec, parts: list[str], out: Extraction,
                 schema: Mapping[str, Any] | None) -> None:

@@ -299,3 +299,21 @@ def test_undo_this_still_undoes_the_last_change(world, supervisor_client, start,
 
     assert reply["type"] == "confirmation", reply
     assert "Solda Elétrica" in reply["message"], reply
+
+
+def test_an_items_number_after_an_article_is_never_an_amount(world, supervisor_client, start, talk):
+    """"passa a 300 pra <pessoa>" with 802 open, when two items have 300, had proposed 300 days of validity on 802."""
+    for company in (world.delta, world.omega):
+        sst.permit_create(tenant=world.tenant, company=company, number="300", validity_days=20)
+    reply = said(supervisor_client, start, talk, "abre a 802", "passa a 300 pra Ana Costa")
+
+    assert reply["type"] == "clarification", reply  # which 300
+    assert "Delta" in reply["message"] and "Omega" in reply["message"], reply
+
+
+def test_the_next_item_in_a_write_is_never_the_one_in_focus(world, supervisor_client, start, talk):
+    """"remarca a próxima <entidade>" with 79 open had moved 79; the next one is 78."""
+    inspection_78(world)
+    reply = said(supervisor_client, start, talk, "abre a inspeção 79", "remarca a próxima inspeção pra daqui a 9 dias")
+
+    assert not (reply.get("confirmation") and "79" in reply["message"]), reply
