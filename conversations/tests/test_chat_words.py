@@ -90,7 +90,7 @@ def test_a_shift_by_a_fortnight(text, days):
 
 @pytest.mark.parametrize(("text", "said"), [
     ("extend permit 311 by one more week", "extend permit 311 by 7 days"),
-    ("give it one more week", "give it one more 7 days"),
+    ("give it one more week", "give it 7 more days"),
     ("by a week", "by 7 days"), ("next week", "next week"), ("mais uma semana", "mais 7 dias"),
 ])
 def test_weeks_said_as_days(text, said):
