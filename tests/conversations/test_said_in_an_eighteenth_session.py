@@ -302,7 +302,8 @@ def test_undo_this_still_undoes_the_last_change(world, supervisor_client, start,
 
 
 def test_an_items_number_after_an_article_is_never_an_amount(world, supervisor_client, start, talk):
-    """"passa a 300 pra <pessoa>" with 802 open, when two items have 300, had proposed 300 days of validity on 802."""
+    """"passa a 300 pra <pessoa>" with 802 open, when two items have 300, had proposed 300 days of validity on 802 in
+    some processes and asked which 300 in others (a tie between two writes' readings): it is now never an amount."""
     for company in (world.delta, world.omega):
         sst.permit_create(tenant=world.tenant, company=company, number="300", validity_days=20)
     reply = said(supervisor_client, start, talk, "abre a 802", "passa a 300 pra Ana Costa")
