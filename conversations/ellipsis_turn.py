@@ -286,8 +286,7 @@ def _request_again(turn: Turn, request: dict[str, Any], rest: list[str], allowed
     also = says_also(lexicon.after_lead_ins(lexicon.tokens(turn.text)))  # "now do the same for …"
     if cap is None or cap.id not in allowed or (cap.kind == "write" and not also):
         return False
-    if cap.intent == "count" and lexicon.after_lead_ins(lexicon.tokens(turn.text))[:1] and \
-            lexicon.after_lead_ins(lexicon.tokens(turn.text))[0] in _WHICH:
+    if cap.intent == "count" and set(lexicon.after_lead_ins(lexicon.tokens(turn.text))[:1]) & _WHICH:
         cap = _the_list_of(turn, cap, set(request.get("values") or {}), allowed) or cap
     extractor = _extractor(turn)
     fresh = extractor.extract(cap, rest, use_context=False)

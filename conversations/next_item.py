@@ -18,10 +18,10 @@ from .dates import today
 from .picked import orderable
 from .plurals import plural_types
 from .question import field_answer, field_asked
+from .references import NEXT
 from .turns import Turn
 from .understanding import Extractor
 
-_NEXT = frozenset(lexicon.tokens("proxima proximas proximo proximos next upcoming seguinte"))
 _COMING = (("coming", "up"), ("coming", "next"), ("vem", "agora"))
 
 
@@ -30,7 +30,7 @@ def next_item(turn: Turn, parts: list[str], allowed: set[str], extractor: Extrac
     if not lexicon.asks(parts, turn.text):
         return False
     for type_, (start, end) in turn.grammar.types_named_in(parts).items():
-        said_next = set(parts[max(0, start - 2):start]) & _NEXT or any(
+        said_next = set(parts[max(0, start - 2):start]) & NEXT or any(
             tuple(parts[i:i + 2]) in _COMING for i in range(end, min(len(parts), end + 4)))
         dates = [f for f, kind in orderable(turn.grammar, type_).items() if kind == "date"]
         listing = turn.reader.list_capability(type_)
@@ -57,7 +57,7 @@ def _soonest(turn: Turn, listing: str, parts: list[str], extractor: Extractor, d
     params = {(s.field or s.name): said.values[s.name][0].value for s in cap.slots
               if s.name in said.from_text and said.values.get(s.name)}
     for slot in cap.slots:  # the state a next item is in: the enum value said "upcoming" / "next"
-        upcoming = [v for v, phrases in slot.value_phrases.items() if any(set(p) & _NEXT for p in phrases)]
+        upcoming = [v for v, phrases in slot.value_phrases.items() if any(set(p) & NEXT for p in phrases)]
         if len(upcoming) == 1 and (slot.field or slot.name) not in params:
             params[slot.field or slot.name] = upcoming[0]
     rows = [r for r in turn.reader.children(listing, params) if str(r.get(day) or "") >= today().isoformat()]

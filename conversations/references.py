@@ -45,7 +45,8 @@ def _the_other_listed(situation: Situation, slot_type: str) -> dict[str, Any] | 
     return others[0] if len(items) == 2 and len(others) == 1 else None
 
 
-_NEXT = frozenset(tokens("proxima proximo next upcoming seguinte"))
+# "a próxima <entidade>", "the next <entity>": a word of order before a type's noun (next_item.py too)
+NEXT = frozenset(tokens("proxima proximas proximo proximos next upcoming seguinte"))
 
 
 def spoken_before(situation: Situation, slot_type: str, parts: list[str], besides: Any) -> dict[str, Any] | None:
@@ -197,7 +198,7 @@ class NumberedReferences:
     def _next_said(self, type_: str, parts: list[str]) -> bool:
         """"a próxima <entidade>", "the next <entity>": a word of order right before the type's noun."""
         at = self.grammar.types_named_in(parts).get(type_)
-        return at is not None and bool(set(parts[max(0, at[0] - 1):at[0]]) & _NEXT)
+        return at is not None and bool(set(parts[max(0, at[0] - 1):at[0]]) & NEXT)
 
     def _picked(self, slot: SlotSpec, parts: list[str], out: Extraction) -> bool:
         if not self.situation.listed or self.named_numbers(parts, frozenset({slot.type})):
