@@ -18,6 +18,7 @@ from .cancel import cancel, decline
 from .confirm import confirm
 from .control_composed import undo_opened
 from .data_spans import data_spans
+from .dates import MONTH_UNITS, UNIT_DAYS
 from .flow import pending_clarification, pending_confirmation
 from .grammar import same_word
 from .nominal import verb_of_noun
@@ -31,8 +32,7 @@ from .turns import Turn
 from .understanding import Extractor, known_items, rank
 from .undo import undo_request
 
-_AMOUNT_UNITS = lexicon.DAY_UNITS | frozenset(lexicon.tokens("semana semanas week weeks mes meses month months "
-                                                              "quinzena fortnight"))
+_AMOUNT_UNITS = frozenset(UNIT_DAYS) | MONTH_UNITS  # the units an amount is said in ("… adia uma semana")
 # "yes, Friday works", "sim, tá tudo certo", "yes, just like that": words that only agree with what is on screen
 _AGREEING = frozenset(lexicon.tokens("works work fine good great perfect right correct just like exactly mesmo certo "
                                      "certinho tudo otimo assim jeito"))

@@ -363,12 +363,6 @@ def _spoken_fractions(text: str, language: str) -> str:
 _ORDINAL = re.compile(r"\d+(?:ª|º|st|nd|rd|th)\b")
 
 
-def shift_problem(text: str) -> str | None:
-    """"negative" or "fraction" when the message shifts a date by such an amount, else None."""
-    said = shift_said_wrong(text)
-    return said[0] if said else None
-
-
 def shift_said_wrong(text: str) -> tuple[str, str] | None:
     """("negative" or "fraction", the amount as typed: "-2 dias") when the message shifts a date so, else None."""
     match = _SIGNED_OR_FRACTION.search(fold(text))

@@ -119,11 +119,11 @@ def weeks_as_days(text: str) -> str:
 # "<campo> de 2 meses", "<field> for a month", "mais um mês": an amount of months, as the 30 days a month counts
 # for in a day field (the proposal then says "60 dias": never "2" read as days). A date said in months stays a
 # date, counted by the calendar (dates.py): "daqui a um mês", "in 2 months", "um mês depois", "next month".
-_MONTHS = re.compile(r"(?i)\b(?P<n>\d+|um|uma|one|an?|dois|duas|two|tr[eê]s|three)\s+(?P<unit>m[eê]s|meses|months?)\b"
+# (numbers from three on are digits by now: dates.numbers_as_digits runs first)
+_MONTHS = re.compile(r"(?i)\b(?P<n>\d+|um|uma|one|an?|dois|duas|two)\s+(?P<unit>m[eê]s|meses|months?)\b"
                      r"(?!\s+(?:que vem|from|a partir|depois|after|later|antes|before|ago|atr[aá]s))")
 _DATE_LEADS = re.compile(r"(?i)\b(?:daqui(?:\s+a)?|in|within|dentro\s+de|ap[oó]s|after|h[aá])\s*$")
-_FEW = {"um": 1, "uma": 1, "one": 1, "a": 1, "an": 1, "dois": 2, "duas": 2, "two": 2, "três": 3, "tres": 3,
-        "three": 3}
+_FEW = {"um": 1, "uma": 1, "one": 1, "a": 1, "an": 1, "dois": 2, "duas": 2, "two": 2}
 
 
 def months_as_days(text: str) -> str:

@@ -38,7 +38,7 @@ from .models import Confirmation, Level
 from .relative_values import relative_settled
 from .state import confirmation_view
 from .statemachine import Status
-from .summary import describe, done_text
+from .summary import code_labels, describe, done_text
 from .turns import Turn
 from .understanding import Extraction
 from .undo_plan import is_undo, undo_plan
@@ -169,8 +169,7 @@ def plan_and_decide(turn: Turn, state: Mapping[str, Any], *, reuse_soft_of: str 
         turn.event("EXECUTION_FAILED", {"code": "POLICY_DENIED", "reasons": decision.codes},
                    operation_id=operation["operation_id"])
         turn.error("POLICY_DENIED", "policy.denied_action", action=action,
-                   reason=messages.reason_text(decision.codes, turn.language,
-                                               decision.says(turn.language, lambda f, v: _fact_label(turn, f, v))))
+                   reason=messages.reason_text(decision.codes, turn.language, _said_with_values(turn, decision)))
         return
     if already_so(turn, plan):  # the data already shows it done: saying yes could only fail
         answer_already_so(turn, operation, action, lead)
@@ -305,10 +304,7 @@ def plan_and_steps_for(turn: Turn, confirmation: Confirmation) -> tuple[Executio
     return plan_with_steps(tenant=turn.tenant, plan_id=confirmation.plan_id)
 
 
-def _fact_label(turn: Turn, fact: str, value: Any) -> str:
-    """A fact's value as the user reads it ("aprovada" for APPROVED): the label of a slot of that name that has it."""
-    for cap in turn.grammar.capabilities.values():
-        for slot in cap.slots:
-            if slot.name == fact and str(value) in slot.value_labels:
-                return slot.value_label(str(value), turn.language)
-    return str(value).lower()
+def _said_with_values(turn: Turn, decision: Any) -> dict[str, str]:
+    """The failed preconditions' own words, a fact's value in them as the user reads it ("aprovada" for APPROVED)."""
+    codes = code_labels(turn.grammar, turn.language)
+    return decision.says(turn.language, lambda _fact, value: codes.get(str(value), str(value).lower()))
