@@ -265,12 +265,13 @@ def _another_control_after(phrase: str) -> bool:
                for words in (lexicon.DECLINE, lexicon.CANCEL, lexicon.RETRY, lexicon.RESUME))  # (a yes asks the undo)
 
 
-def commands(turn: Turn, parts: list[str], allowed: set[str], *, reads: bool = True) -> bool:
+def commands(turn: Turn, parts: list[str], allowed: set[str], *, reads: bool = True, writes: bool = True) -> bool:
     """Does the message start a new request (a verb of a capability near its start)? `reads=False`:
-    only a request to act — "já conferi tudo" after a yes names a read verb but asks for nothing."""
+    only a request to act — "já conferi tudo" after a yes names a read verb but asks for nothing. `writes=False`:
+    only a request to look (a read or a navigation)."""
     ranked = rank(turn.grammar, parts, allowed, hints_for(turn.conversation, with_topic=False))
     return (bool(ranked) and ranked[0].verb_span is not None and ranked[0].verb_span[0] <= 2
-            and (reads or ranked[0].cap.kind != "read"))
+            and (reads or ranked[0].cap.kind != "read") and (writes or ranked[0].cap.kind != "write"))
 
 
 def stops_the_pending(turn: Turn, words: list[str]) -> bool:

@@ -160,6 +160,19 @@ def _in_state_said(turn: Turn, state: dict[str, Any], slot_name: str, candidates
     return found[0] if len(found) == 1 else None
 
 
+def picks_by_state(turn: Turn, clarification: Clarification, parts: list[str]) -> bool:
+    """"the draft one" while two items are offered: a short answer that picks the one in the state it says — an
+    answer, even when its word is also a verb ("draft" makes a new item)."""
+    said = [p for p in parts if p not in _AROUND_AN_ORDINAL]
+    slot_name = clarification.missing_fields[0] if clarification.missing_fields else None
+    if not clarification.candidates or slot_name is None or not 0 < len(said) <= _SHORT_ANSWER:
+        return False
+    return _in_state_said(turn, dict(clarification.intent), slot_name, clarification.candidates, parts) is not None
+
+
+_SHORT_ANSWER = 2  # words besides articles and "one": "a em rascunho", "the draft one", "the approved one"
+
+
 def _ordinal(parts: list[str]) -> int | None:
     """"a primeira", "a de cima", "the second one", "the last one": the place of the choice in the list shown."""
     return ANSWER_PLACES.get(tuple(p for p in parts if p not in _AROUND_AN_ORDINAL))

@@ -78,6 +78,8 @@ tranquilo
 show
 vamos
 vamos la
+vamos nessa
+bora la
 yes
 y
 yeah
@@ -88,6 +90,12 @@ confirm
 confirmed
 go ahead
 do it
+let s do it
+lets do it
+let s do that
+let s go
+lets go
+let s proceed
 proceed
 correct
 right

@@ -68,9 +68,25 @@ meant
 i meant to say
 should be
 should have been
+essa nao
+esse nao
+nao essa
+nao esse
+essa ai nao
 """.strip().splitlines()) + tuple(
     # "pode ser, mas 30 dias", "confirma, só que pra daqui a duas semanas", "sure, but make it Friday": a yes that
     # changes what it says yes to
     tuple(words(fold(f"{yes} {but}"))) for yes in ("sim", "ok", "pode ser", "confirma", "confirmo", "beleza", "certo",
                                                   "yes", "yeah", "sure", "fine", "okay", "si")
     for but in ("mas", "so que", "porem", "but", "pero", "except"))
+
+# "<entity> 52, foi mal", "Tiago instead": a correction said by its closing words
+_INSTEAD = ("instead",)
+CLOSING_APOLOGIES = tuple(tuple(words(fold(p))) for p in ("foi mal", "my bad", "sorry", "desculpa", "desculpe",
+                                                          "i mean", "i meant", "quis dizer", "me enganei", *_INSTEAD))
+
+
+def closed_by_instead(text: str) -> bool:
+    """"Tiago instead": the correction is said by its closing word (a request closed so — "open 311 instead" — is a
+    request: the caller checks)."""
+    return tuple(words(fold(text))[-1:]) in {(w,) for w in _INSTEAD}

@@ -50,6 +50,10 @@ def date_for_an_item(turn: Turn, parts: list[str], allowed: set[str], extractor:
 
 # What may stand beside an item and its value in a message with no verb: courtesy and "pls", "in 3 weeks' time".
 _BESIDE = frozenset(tokens("por favor pls please plz pfv pf ai aí time entao então"))
+# ... and what says when an item is to happen, with no verb of any capability: "<entity> 62 needs to happen in ten
+# days instead", "a <entidade> 62 tem que acontecer daqui a dez dias", "<entity> 62 should take place next friday".
+_TO_HAPPEN = frozenset(tokens("need needs to has have must should happen take place be held acontecer tem que precisa "
+                              "deve deveria ser feita feito realizada realizado instead ter ficar com be"))
 
 
 def value_for_an_item(turn: Turn, parts: list[str], allowed: set[str], extractor: Extractor) -> bool:
@@ -60,7 +64,7 @@ def value_for_an_item(turn: Turn, parts: list[str], allowed: set[str], extractor
     dated = {said[i] for start, end in date_spans(turn.text, turn.language) for i in range(start, end)}
     if not any(p.isdigit() for p in parts) or any(
             not (p.isdigit() or p in dated or p in DAY_UNITS or p in ARTICLES or p in _TO_A_DATE or p in FILLER
-                 or p in _BESIDE or p in turn.grammar.noun_words) for p in parts):
+                 or p in _BESIDE or p in _TO_HAPPEN or p in turn.grammar.noun_words) for p in parts):
         return False
     # "45 dias" alone, with an item on screen or just spoken of: that item's (no number names another)
     alone = not any(p.isdigit() and not (parts[i + 1:i + 2] and parts[i + 1] in DAY_UNITS)

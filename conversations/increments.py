@@ -65,4 +65,13 @@ def extension_said(parts: list[str], at: int) -> bool:
 
 
 def _said(word: str, verbs: frozenset[str]) -> bool:
-    return word in verbs or any(len(v) >= 5 and dropped_letter(word, v) for v in verbs)  # "extnd"
+    # "extnd"; "<entity> 310 extended by 10 days", "a 311 prorrogada em 5 dias": the participle says it too
+    return word in verbs or any(len(v) >= 5 and (dropped_letter(word, v) or _participle(word, v)) for v in verbs)
+
+
+def _participle(word: str, verb: str) -> bool:
+    if word.endswith("ed"):
+        return word[:-2] == verb or word[:-1] == verb  # extended, raised
+    # prorroga → prorrogada, estende → estendida, reduz → reduzida
+    stem = verb[:-1] if verb[-1:] in ("a", "e") else verb
+    return any(word == stem + end for end in ("ada", "ado", "ida", "ido"))

@@ -17,7 +17,7 @@ from rapidfuzz.distance import OSA
 from knowledge.text import fold, words
 
 from .control_phrases import CANCEL, COMPLAINTS, CONFIRM, DECLINE, RESUME, RETRY, UNDO  # noqa: F401 - lexicon.*
-from .correction_openers import CORRECTION_OPENERS
+from .correction_openers import CLOSING_APOLOGIES, CORRECTION_OPENERS, closed_by_instead  # noqa: F401 - lexicon.*
 from .phrase_runs import INTERJECTION_LEADS, end_to_end, run_of  # noqa: F401 - read as lexicon.*
 from .polite import asked_right_before, asked_to, asks_to_act, polite  # noqa: F401 - read as lexicon.*
 
@@ -87,6 +87,7 @@ def without_negated(parts: list[str]) -> list[str]:
     return out
 
 
+_THIS_ONE = frozenset(tokens("essa esse isso this that one ai"))
 _SORRY = frozenset(tokens("sorry desculpa desculpe perdao perdão oops opa"))
 
 
@@ -102,6 +103,9 @@ def denied_numbers(text: str) -> set[str]:
     if len(clauses) == 1 and said[:1] and said[0] in NEGATIONS and 1 <= len(value) <= 2 and value[0].isdigit() and (
             len(value) == 1 or value[1] in DAY_UNITS):
         return denied  # "nao 50", "não cinquenta dias": a no, then the value meant (as "não, 50")
+    lead = next((i for i, p in enumerate(said) if p not in NEGATIONS | _THIS_ONE), len(said))
+    if len(clauses) == 1 and set(said[:lead]) & NEGATIONS and set(said[:lead]) & _THIS_ONE:
+        return denied  # "não essa a 53", "essa não a 53": the one in view is denied, the number after it is meant
     for clause in clauses:
         said = tokens(clause)
         denied |= {p for p in said if p.isdigit()} - {p for p in without_negated(said) if p.isdigit()}
@@ -374,8 +378,6 @@ def phrase(text: str) -> str:
 # Words that hold the turn before what is meant: "perai", "wait", "hold on".
 HOLDS = frozenset(tokens("wait espera pera perai peraí hmm hum hm"))
 # (and laughter, slang and "hold on" said before a correction: "lol nope, 52", "eita kkk errei, é a 310")
-_CLOSING_APOLOGIES = tuple(tuple(tokens(p)) for p in ("foi mal", "my bad", "sorry", "desculpa", "desculpe",
-                                                      "i mean", "i meant", "quis dizer", "me enganei"))
 _INTERJECTIONS = frozenset(tokens("opa ih xi putz eita lol haha hahaha k kk kkk kkkk rs rsrs mano hold on")) | HOLDS
 _OPENERS_LONGEST_FIRST = sorted((o for o in CORRECTION_OPENERS if o), key=len, reverse=True)
 
@@ -395,7 +397,7 @@ def correction_remainder(text: str) -> list[str] | None:
     while parts[1:] and parts[0] in _INTERJECTIONS and correction_remainder(" ".join(parts[1:])) is not None:
         parts = parts[1:]
     opened = _opened(parts)
-    closing = next((c for c in _CLOSING_APOLOGIES if tuple(parts[-len(c):]) == c and len(parts) > len(c)), None)
+    closing = next((c for c in CLOSING_APOLOGIES if tuple(parts[-len(c):]) == c and len(parts) > len(c)), None)
     if opened is None and closing is not None:  # "<entidade> 52, foi mal", "<entity> 320 I mean": the apology closes it
         return urgency_off(parts[:-len(closing)])
     return opened

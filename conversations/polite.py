@@ -21,7 +21,7 @@ _POLITE = tuple(tuple(words(fold(p))) for p in (
 
 
 def polite(parts: list[str]) -> bool:
-    return any(tuple(parts[i:i + len(p)]) == p for p in _POLITE for i in range(len(parts)))
+    return any(tuple(parts[i:i + len(p)]) == p for p in _POLITE for i in range(len(parts))) or _passive_ask(parts)
 
 
 def asked_to(parts: list[str]) -> list[str] | None:
@@ -42,7 +42,19 @@ def asks_to_act(parts: list[str]) -> bool:
     """Do the words ask someone to do something other than tell ("…; would you cancel it, please?", "poderia
     concluí-la?") — a request in a question's clothes, not a question ("could you tell me if it was cancelled?")?"""
     return any(tuple(parts[i:i + len(o)]) == o and i + len(o) < len(parts) and parts[i + len(o)] not in _TELL
-               for o in _POLITE_ASKS for i in range(len(parts)))
+               for o in _POLITE_ASKS for i in range(len(parts))) or _passive_ask(parts)
+
+
+def _passive_ask(parts: list[str]) -> bool:
+    """"can <item> be pushed back a day?", "could it be moved to friday?": asked of the thing, not of someone — a
+    request all the same (a participle after "be"; "can it be that …" asks nothing)."""
+    if parts[:1] not in (["can"], ["could"]):
+        return False
+    return any(p == "be" and parts[i + 1:i + 2] and parts[i + 1].endswith(_PARTICIPLE)
+               for i, p in enumerate(parts[2:], start=2))
+
+
+_PARTICIPLE = ("ed", "en")  # pushed, moved, cancelled, rescheduled; taken, given
 
 
 _TELL = frozenset(words(fold("tell say check see confirm let verify find show me dizer diga dizer informar informa "

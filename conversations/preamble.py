@@ -29,7 +29,8 @@ from .state import hints_for
 from .turns import Turn
 from .understanding import Ranked, rank
 
-_SENTENCES = re.compile(r"(?<=[.!?])\s+|\s+[–—-]\s+")
+# ("I own this <owner>, so show me <entity> 320": a told reason, then what follows from it)
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\s+[–—-]\s+|,\s*(?:so|então|entao|por isso)\s+", re.IGNORECASE)
 _OPENING_WORDS = 2  # "pode aprovar", "por favor, agenda": the verb within the first words after any opening
 _ROUNDS = 4  # verbs left out of the told sentences, one capability's at a time
 _ASKING = frozenset(lexicon.tokens("pode poderia podes consegue can could would please pls kindly favor"))
@@ -78,11 +79,12 @@ def _undo_after(text: str) -> str | None:
 
 
 def _acting(turn: Turn, sentence: str, allowed: set[str]) -> Ranked | None:
-    """The sentence's best reading when it opens with a verb of acting (navigation or a write), else None."""
+    """The sentence's best reading when it opens with a verb of acting (navigation, a write, a show), else None."""
     words = lexicon.tokens(sentence)
     ranked = rank(turn.grammar, words, allowed, hints_for(turn.conversation, with_topic=False))
     top = ranked[0] if ranked else None
-    acts = (top is not None and top.verb_span is not None and top.cap.kind != "read"
+    # (a read that shows one item — "show me <entity> 320" — is a look asked for too)
+    acts = (top is not None and top.verb_span is not None and (top.cap.kind != "read" or top.cap.intent == "show")
             and top.verb_span[0] <= lexicon.lead_in(words) + _OPENING_WORDS)
     return top if acts else None
 

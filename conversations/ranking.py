@@ -40,6 +40,7 @@ class Hints:
     topic_words: list[str] = field(default_factory=list)
     entity_types: tuple[str, ...] = ()  # types of the entities on screen, in focus, then recent
     last_asked: str | None = None  # the capability (or entity type) of the last question asked
+    asked_field: str | None = None  # the field the last question asked about, when it was a field question
 
 
 @dataclass
@@ -124,6 +125,7 @@ def rank(grammar: Grammar, parts: list[str], allowed: set[str], hints: Hints) ->
     _same_verb_other_entity(grammar, ranked, allowed, named, parts)
     _children_shown(grammar, ranked, allowed, named, parts)
     _entity_asked_last(grammar, ranked, allowed, named, hints)
+    _field_asked_last(grammar, ranked, allowed, named, hints)
     _parts_just_listed(grammar, ranked, allowed, named, hints)
     for item in ranked.values():
         item.score += _evidence(grammar, item, parts, named, hints)
@@ -177,9 +179,12 @@ def _same_verb_other_entity(grammar: Grammar, ranked: dict[str, Ranked], allowed
     capabilities list other verbs, counts for that entity's capability of the same kind and intent."""
     # "pop open <entity> 62": a verb of the named entity's own right after another's write verb is what that
     # word opens — the write verb is no verb for this entity
-    own_starts = {r.verb_span[0] for r in ranked.values() if r.verb_span and r.cap.types & named.keys()}
+    own = [r.verb_span for r in ranked.values() if r.verb_span and r.cap.types & named.keys()]
+    own_starts = {span[0] for span in own}
     for base in list(ranked.values()):
-        if base.verb is None or base.cap.types & named.keys() or (
+        # ("assign <person> to <entity> 57": a verb the named entity's own capability reads is that one's — never
+        # lent to the entity's other capabilities of the intent it has for another entity, a child "<person>")
+        if base.verb is None or base.cap.types & named.keys() or base.verb_span in own or (
                 base.cap.kind == "write" and base.verb_span and base.verb_span[1] in own_starts):
             continue
         for other in grammar.capabilities.values():
@@ -218,6 +223,21 @@ def _entity_asked_last(grammar: Grammar, ranked: dict[str, Ranked], allowed: set
         for other in grammar.capabilities.values():
             if (other.id in allowed and other.id not in ranked and other.entity == entity
                     and other.kind == "read" and other.intent == base.cap.intent):
+                ranked[other.id] = Ranked(other, base.score, base.verb, base.verb_span)
+
+
+def _field_asked_last(grammar: Grammar, ranked: dict[str, Ranked], allowed: set[str],
+                      named: Mapping[str, tuple[int, int]], hints: Hints) -> None:
+    """"who is the <field> of <entity> 52?" then "change it to <value>": a write verb said with no entity named
+    counts for the write of the field just asked about, on that entity (the extraction then says which fills)."""
+    entity = asked_entity(grammar, hints)
+    if named or not entity or not hints.asked_field:
+        return
+    writes = [c for c in grammar.capabilities.values() if c.id in allowed and c.kind == "write" and c.entity == entity
+              and any(s.field == hints.asked_field and s.parse != "reference" for s in c.slots)]
+    for base in [r for r in ranked.values() if r.verb is not None and r.cap.kind == "write" and r.cap.entity != entity]:
+        for other in writes:
+            if other.id not in ranked:
                 ranked[other.id] = Ranked(other, base.score, base.verb, base.verb_span)
 
 

@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from . import lexicon
+from .another_one import another_one
 from .answer_remark import (
     CLAUSES,
     answer_with_a_remark,
@@ -28,7 +29,7 @@ from .answer_remark import (
 )
 from .cancel import cancel
 from .checked_yes import checks_then_confirms
-from .clarification import candidate_words, clarification_answer
+from .clarification import candidate_words, clarification_answer, picks_by_state
 from .confirm import confirm
 from .corrections import correction_apply, field_correction, labelled_value
 from .courtesy import courtesy
@@ -134,9 +135,12 @@ def message(turn: Turn) -> None:
         return courtesy(turn, social, allowed)
     clarification = pending_clarification(turn)
     named = candidate_words(clarification, parts) if clarification is not None else frozenset()
-    if clarification is not None and not commands(turn, [p for p in parts if p not in named], allowed):
+    if clarification is not None and (not commands(turn, [p for p in parts if p not in named], allowed)
+                                      or picks_by_state(turn, clarification, parts)):
         return clarification_answer(turn, clarification, parts)
     remainder = lexicon.correction_remainder(text)
+    if remainder is not None and lexicon.closed_by_instead(text) and commands(turn, remainder, allowed, writes=False):
+        remainder = None  # "open <entity> 311 instead": a look of its own, asked instead of the change on screen
     if _follow_up(turn, words, remainder if remainder is not None else parts, allowed):
         return None
     if remainder is not None and not commands(turn, remainder, allowed) and field_correction(turn, remainder, allowed):
@@ -259,6 +263,8 @@ def _follow_up(turn: Turn, words: list[str], parts: list[str], allowed: set[str]
             turn.grammar, turn.reader, rest_words)), allowed) and ellipsis_apply(turn, rest_words, allowed)):
         return True
     if pending_confirmation(turn) is None and number_again(turn, parts):  # "312" after "who is <field> of 310?"
+        return True
+    if pending_confirmation(turn) is None and another_one(turn, words, allowed):  # "and another one: '<text>'"
         return True
     if which_ones(turn, lexicon.strip_filler(lexicon.after_lead_ins(words)), allowed):  # "quais são?" after a count
         return True

@@ -24,8 +24,11 @@ _PAUSE = r"(?:\.{2,}|…|[,;—–?]|\s-)\s*"  # ("qual a <campo> da 310? digo, 
 _NO = r"(?:n[ãa]o|no|nope)"
 _WORDS = (r"espera|pera|wait|digo|ops|opa|oops|whoops|quer dizer|quero dizer|ou melhor|ali[áa]s|na verdade|i mean|"
           r"actually|sorry|or rather|rather|make (?:that|it)|scratch that|melhor dizendo|corrigindo|correction")
+# ("muda pra 40 não pera deixa pra lá": typed or dictated without a pause, a no then a hold is a repair too)
+_HOLD = r"(?:espera|pera|peraí|perai|wait|hold on)"
 _MARKER = re.compile(
-    rf"{_PAUSE}(?:{_NO}\s*,\s*(?:(?:{_WORDS})\b\s*,?\s*)?|(?:{_NO}\s+)?(?:{_WORDS})\b\s*[,:]?\s*)(?P<tail>[^.…]+?)[.!?\s]*$",
+    rf"(?:{_PAUSE}(?:{_NO}\s*,\s*(?:(?:{_WORDS})\b\s*,?\s*)?|(?:{_NO}\s+)?(?:{_WORDS})\b\s*[,:]?\s*)"
+    rf"|\s+{_NO}\s+{_HOLD}\b\s*[,:]?\s*)(?P<tail>[^.…]+?)[.!?\s]*$",
     re.IGNORECASE,
 )
 _TAIL_WORDS = 5

@@ -101,7 +101,7 @@ def hints_for(conversation: Conversation, *, with_topic: bool) -> Hints:
     in_focus = tuple(dict.fromkeys(str(r.get("type")) for r in refs if isinstance(r, Mapping) and r.get("type")))
     return Hints(focus_field=str(focus.get("fieldName")) if isinstance(focus, Mapping) and focus.get("fieldName")
                  else None, focus_words=words, topic_words=list(topic.get("words") or []) if with_topic else [],
-                 entity_types=in_focus, last_asked=_last_asked(context))
+                 entity_types=in_focus, last_asked=_last_asked(context), asked_field=_asked_field(context))
 
 
 def _last_asked(context: Mapping[str, Any]) -> str | None:
@@ -110,6 +110,13 @@ def _last_asked(context: Mapping[str, Any]) -> str | None:
     if not isinstance(request, Mapping):
         return None
     return str(request.get("capability") or request.get("type") or "") or None
+
+
+def _asked_field(context: Mapping[str, Any]) -> str | None:
+    request = context.get("last_request")
+    if not isinstance(request, Mapping) or request.get("kind") != "field":
+        return None
+    return str(request.get("field") or "") or None
 
 
 def entity_activate(conversation: Conversation, ref: Mapping[str, Any], *, version: int) -> None:

@@ -67,6 +67,10 @@ def _said_as_state(turn: Turn, parts: list[str]) -> bool:
     at = next((i for i, p in enumerate(parts) if p in _COPULAS), None)
     if at is None or len(parts) > 8 or "be" in parts[at + 1:]:
         return False
+    if at == 0:  # "is <entity> 320 <state> already": asked the English way, the item after the copula
+        nouns = {i for a, b in turn.grammar.types_named_in(parts).values() for i in range(a, b)}
+        return len([p for i, p in enumerate(parts[1:], start=1) if not (
+            p.isdigit() or p in lexicon.ARTICLES or p in lexicon.POINTING or p in _ASIDE or i in nouns)]) <= 1
     nouns = {i for a, b in turn.grammar.types_named_in(parts[:at]).values() for i in range(a, b)}
     if any(not (p.isdigit() or p in lexicon.ARTICLES or p in lexicon.POINTING or p in _ASIDE or i in nouns)
            for i, p in enumerate(parts[:at])):
@@ -74,7 +78,7 @@ def _said_as_state(turn: Turn, parts: list[str]) -> bool:
     return len([p for p in parts[at + 1:] if p not in lexicon.ARTICLES and p not in _ASIDE]) <= 2
 
 
-_ASIDE = frozenset(lexicon.tokens("ja ainda mesmo still already yet"))
+_ASIDE = frozenset(lexicon.tokens("ja ainda mesmo still already yet aqui here"))  # ("essa aqui tá …")
 
 
 _BEFORE_WHICH = frozenset(lexicon.tokens("em de da do para pra por com a o ate desde no na"))
