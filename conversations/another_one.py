@@ -17,7 +17,7 @@ from .understanding import Extractor
 # "and another one", "e outra", "mais um": a new one of the same kind (the words after it say its values)
 _ANOTHER = [tuple(lexicon.tokens(p)) for p in (
     "and another one", "and another", "another one", "one more", "and one more", "e outro", "e outra", "mais um",
-    "mais uma", "e mais um", "e mais uma", "outro", "outra")]
+    "mais uma", "e mais um", "e mais uma")]  # (a bare "outra" opens too much: "outra coisa, …")
 _ANOTHER.sort(key=len, reverse=True)
 
 

@@ -94,29 +94,27 @@ def _invalid_question(turn: Turn, cap: Any, slot_name: str, bad: Mapping[str, An
         problem = "range_min"
     why = turn.say(f"number.{problem}", minimum=bad.get("minimum", 0), maximum=bad.get("maximum"))
     field = _slot_term(turn, cap.slot(slot_name), slot_name)
-    target = _target_of(cap, extraction)
-    if target is not None:  # "<campo> da <entidade> 312", "<field> of <entity> 312"
-        of = turn.nouns(cap.entity)["of_noun"]  # ("da <entidade>" / "<entity>")
-        field = f"{field} {'of ' if turn.language.startswith('en') else ''}{of} {target.label}"
+    found = _item_of(cap, extraction)
+    if found is not None:  # "<campo> da <entidade> 312", "<field> of <entity> 312"
+        of = turn.nouns(found[0])["of_noun"]  # ("da <entidade>" / "<entity>")
+        field = f"{field} {'of ' if turn.language.startswith('en') else ''}{of} {found[1].label}"
     return turn.say("clarify.invalid_number", said=bad.get("said"), field=field, why=why)
 
 
 def _missing_question(turn: Turn, cap: Any, slot: Any, slot_name: str, extraction: Extraction) -> str:
     """"Qual data você deseja para a <entidade> 57?": the value asked for, and the item it is for when one is
     known — the user sees which item the answer will change (a reply that names none left them guessing)."""
-    field = _slot_term(turn, slot, slot_name)
-    # (a child's write is for its parent: "Which <field> do you want for <entity> 57?")
-    found = next(((s.type, v[0]) for s in sorted(cap.slots, key=lambda s: s.type != cap.entity)
-                  if s.parse == "reference" and (v := extraction.values.get(s.name))), None)
+    field, found = _slot_term(turn, slot, slot_name), _item_of(cap, extraction)
     if found is None:
         return turn.say("clarify.missing", field=field)
     return turn.say("clarify.missing_for", field=field, target=f"{turn.nouns(found[0])['noun']} {found[1].label}")
 
 
-def _target_of(cap: Any, extraction: Extraction) -> Any:
-    """The item of the capability's own entity the extraction found (said, in focus or selected), if any."""
-    return next((v[0] for s in cap.slots if s.parse == "reference" and s.type == cap.entity
-                 and (v := extraction.values.get(s.name))), None)
+def _item_of(cap: Any, extraction: Extraction) -> tuple[str, Any] | None:
+    """(type, value) of the item the write is for that the extraction found (said, in focus or selected): one of the
+    capability's own entity first, else its parent (a child's write: "Which <field> do you want for <entity> 57?")."""
+    return next(((s.type, v[0]) for s in sorted(cap.slots, key=lambda s: s.type != cap.entity)
+                 if s.parse == "reference" and (v := extraction.values.get(s.name))), None)
 
 
 def clarification_open(turn: Turn, state: Mapping[str, Any], *, question: str, template: str, missing: list[str],

@@ -89,4 +89,5 @@ CLOSING_APOLOGIES = tuple(tuple(words(fold(p))) for p in ("foi mal", "my bad", "
 def closed_by_instead(text: str) -> bool:
     """"Tiago instead": the correction is said by its closing word (a request closed so — "open 311 instead" — is a
     request: the caller checks)."""
-    return tuple(words(fold(text))[-1:]) in {(w,) for w in _INSTEAD}
+    said = words(fold(text))
+    return bool(said) and said[-1] in _INSTEAD
